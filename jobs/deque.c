@@ -1,0 +1,126 @@
+// deque.c: Chase-Lev work-stealing deque with the memory orders of Le et al. (PPoPP 2013),
+// "Correct and efficient work-stealing for weak memory models", figure 1. Indices are signed so
+// that bottom - 1 on an empty deque stays comparable with top.
+#include "deque.h"
+
+#include <stdlib.h>
+
+#if defined(VXK_TSAN) || defined(__SANITIZE_THREAD__)
+_Atomic uint32_t vxk_jobs_fence_word;
+#endif
+
+static vxk_deque_array* array_new(int64_t size)
+{
+    vxk_deque_array* a = malloc(sizeof(vxk_deque_array) + (size_t)size * sizeof(_Atomic uint32_t));
+    if (!a)
+        return NULL;
+    a->size = size;
+    a->retired = NULL;
+    return a;
+}
+
+bool vxk_deque_init(vxk_deque* deque, int64_t capacity)
+{
+    int64_t size = 16;
+    while (size < capacity)
+        size *= 2;
+    vxk_deque_array* a = array_new(size);
+    if (!a)
+        return false;
+    atomic_init(&deque->top, 0);
+    atomic_init(&deque->bottom, 0);
+    atomic_init(&deque->array, a);
+    deque->top_cache = 0;
+    return true;
+}
+
+void vxk_deque_free(vxk_deque* deque)
+{
+    vxk_deque_array* a = atomic_load_explicit(&deque->array, memory_order_relaxed);
+    while (a) {
+        vxk_deque_array* older = a->retired;
+        free(a);
+        a = older;
+    }
+    atomic_store_explicit(&deque->array, NULL, memory_order_relaxed);
+}
+
+// Owner only. The old array stays alive (chained) because a thief may still read from it.
+static vxk_deque_array* grow(vxk_deque* deque, vxk_deque_array* a, int64_t t, int64_t b)
+{
+    vxk_deque_array* bigger = array_new(a->size * 2);
+    if (!bigger)
+        return NULL;
+    for (int64_t i = t; i < b; ++i) {
+        uint32_t v = atomic_load_explicit(&a->items[i & (a->size - 1)], memory_order_relaxed);
+        atomic_store_explicit(&bigger->items[i & (bigger->size - 1)], v, memory_order_relaxed);
+    }
+    bigger->retired = a;
+    atomic_store_explicit(&deque->array, bigger, memory_order_release);
+    return bigger;
+}
+
+bool vxk_deque_push(vxk_deque* deque, uint32_t item)
+{
+    int64_t b = atomic_load_explicit(&deque->bottom, memory_order_relaxed);
+    vxk_deque_array* a = atomic_load_explicit(&deque->array, memory_order_relaxed);
+    // A stale top only underestimates the free room, so top is re-read only when the deque
+    // looks full; this keeps the thieves' cache line out of the owner's push path.
+    int64_t t = deque->top_cache;
+    if (b - t > a->size - 1) {
+        t = atomic_load_explicit(&deque->top, memory_order_acquire);
+        deque->top_cache = t;
+    }
+    if (b - t > a->size - 1) {
+        a = grow(deque, a, t, b);
+        if (!a)
+            return false;
+    }
+    atomic_store_explicit(&a->items[b & (a->size - 1)], item, memory_order_relaxed);
+    VXK_FENCE_RELEASE();
+    // The paper's store is relaxed after the release fence; a release store is equivalent here
+    // and lets ThreadSanitizer (which does not model fences) see the publication of the job.
+    atomic_store_explicit(&deque->bottom, b + 1, memory_order_release);
+    return true;
+}
+
+uint32_t vxk_deque_take(vxk_deque* deque)
+{
+    int64_t b = atomic_load_explicit(&deque->bottom, memory_order_relaxed) - 1;
+    vxk_deque_array* a = atomic_load_explicit(&deque->array, memory_order_relaxed);
+    atomic_store_explicit(&deque->bottom, b, memory_order_relaxed);
+    VXK_FENCE_SEQ_CST();
+    int64_t t = atomic_load_explicit(&deque->top, memory_order_relaxed);
+    uint32_t x;
+    if (t <= b) {
+        x = atomic_load_explicit(&a->items[b & (a->size - 1)], memory_order_relaxed);
+        if (t == b) {
+            // Last item: race the thieves for it through top.
+            if (!atomic_compare_exchange_strong_explicit(&deque->top, &t, t + 1,
+                                                         memory_order_seq_cst,
+                                                         memory_order_relaxed))
+                x = VXK_DEQUE_EMPTY;
+            atomic_store_explicit(&deque->bottom, b + 1, memory_order_relaxed);
+        }
+    } else {
+        x = VXK_DEQUE_EMPTY;
+        atomic_store_explicit(&deque->bottom, b + 1, memory_order_relaxed);
+    }
+    return x;
+}
+
+uint32_t vxk_deque_steal(vxk_deque* deque)
+{
+    int64_t t = atomic_load_explicit(&deque->top, memory_order_acquire);
+    VXK_FENCE_SEQ_CST();
+    int64_t b = atomic_load_explicit(&deque->bottom, memory_order_acquire);
+    if (t >= b)
+        return VXK_DEQUE_EMPTY;
+    // memory_order_consume in the paper; compilers promote it to acquire anyway.
+    vxk_deque_array* a = atomic_load_explicit(&deque->array, memory_order_acquire);
+    uint32_t x = atomic_load_explicit(&a->items[t & (a->size - 1)], memory_order_relaxed);
+    if (!atomic_compare_exchange_strong_explicit(&deque->top, &t, t + 1, memory_order_seq_cst,
+                                                 memory_order_relaxed))
+        return VXK_DEQUE_ABORT;
+    return x;
+}

@@ -1,0 +1,126 @@
+// jobs_internal.h: the scheduler's private state shared by jobs.c, trace.c and scratch.c:
+// job slots with generation-checked state words, per-thread state (deque, free-index caches,
+// scratch arena, trace ring) and the sleep/wake words.
+#ifndef VXK_JOBS_INTERNAL_H
+#define VXK_JOBS_INTERNAL_H
+
+#include <vxk/jobs.h>
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include "deque.h"
+
+#define VXK_JOBS_NIL UINT32_MAX
+#define VXK_JOBS_COOKIE 0x4A4F4253u
+// Per-thread free-index cache; half of it moves to or from the global stack at a time.
+#define VXK_JOBS_CACHE 128
+#define VXK_JOBS_BATCH (VXK_JOBS_CACHE / 2)
+
+// One job (64 bytes, one cache line). state = generation << 32 | head of the continuation list.
+// Finishing a job swaps in the next generation, which at once marks handles of the old one done
+// and makes late continuation pushes fail (they compare the generation too).
+typedef struct vxk_job_slot {
+    vxk_job_fn* fn;
+    void* ctx;
+    const char* name;
+    vxk_job_group* group;
+    _Atomic uint64_t state;
+    _Atomic uint32_t pending; // unfinished dependencies + 1 while the submitter attaches them
+    uint32_t pad[5];
+} vxk_job_slot;
+_Static_assert(sizeof(vxk_job_slot) == 64, "a job slot is one cache line");
+
+// A continuation: `job` waits for the job whose list holds this node.
+typedef struct vxk_job_node {
+    uint32_t job;
+    uint32_t next;
+} vxk_job_node;
+
+// Indices of a pool (job slots or nodes): a per-thread cache in front of a global stack under a
+// mutex, in front of a bump counter over never-used indices.
+typedef struct vxk_index_pool {
+    pthread_mutex_t lock;
+    uint32_t* stack;
+    uint32_t stack_count;
+    uint32_t capacity;
+    _Atomic uint32_t bump;
+} vxk_index_pool;
+
+typedef struct vxk_index_cache {
+    uint32_t count;
+    uint32_t items[VXK_JOBS_CACHE];
+} vxk_index_cache;
+
+typedef struct vxk_trace_event {
+    const char* name;
+    uint64_t start_ns;
+    uint64_t end_ns;
+} vxk_trace_event;
+
+typedef struct vxk_jobs_thread {
+    _Alignas(64) vxk_deque deque; // workers only
+    struct vxk_jobs* owner;
+    uint32_t index;
+    uint32_t depth;          // nesting of job runs inside waits on this thread
+    uint64_t rng;            // victim selection
+    vxk_index_cache slot_cache;
+    vxk_index_cache node_cache;
+    _Atomic uint64_t submitted; // written by this thread only
+    _Atomic uint64_t finished;  // written by this thread only
+    unsigned char* scratch;
+    size_t scratch_top;
+    vxk_trace_event* trace;
+    uint64_t trace_written;  // total events recorded; the ring keeps the last trace_capacity
+    pthread_t thread;        // the thread owning this index (under external_lock)
+    pthread_t handle;        // background workers: the join handle (creator only)
+    bool started;
+} vxk_jobs_thread;
+
+struct vxk_jobs {
+    uint64_t uid; // distinguishes schedulers in the thread-local index cache
+    uint32_t worker_count;
+    uint32_t thread_count;
+    uint32_t spin_count;
+    uint32_t trace_capacity;
+    size_t scratch_bytes;
+    uint64_t trace_base_ns;
+
+    vxk_job_slot* slots; // 64-byte aligned inside slots_memory
+    void* slots_memory;
+    vxk_job_node* nodes;
+    vxk_index_pool slot_pool;
+    vxk_index_pool node_pool;
+    vxk_jobs_thread* threads;
+
+    pthread_mutex_t external_lock;
+    uint32_t external_used;
+
+    // Injection queue (MPMC ring under a mutex) for jobs made ready on non-worker threads.
+    pthread_mutex_t inject_lock;
+    uint32_t* inject_items;
+    uint32_t inject_capacity; // a power of two
+    uint32_t inject_head;
+    _Atomic uint32_t inject_count;
+
+    // Sleep/wake: idle workers sleep on work_epoch, blocked waiters on done_epoch. A waker
+    // touches the futex only when the matching sleeper count is non-zero.
+    _Alignas(64) _Atomic uint32_t work_epoch;
+    _Atomic uint32_t sleeping_workers;
+    _Alignas(64) _Atomic uint32_t done_epoch;
+    _Atomic uint32_t sleeping_waiters;
+    _Alignas(64) _Atomic bool stop;
+};
+
+static inline void vxk_jobs_trace_record(vxk_jobs* jobs, vxk_jobs_thread* self, const char* name,
+                                         uint64_t start_ns, uint64_t end_ns)
+{
+    vxk_trace_event* e = &self->trace[self->trace_written % jobs->trace_capacity];
+    e->name = name ? name : "job";
+    e->start_ns = start_ns;
+    e->end_ns = end_ns;
+    ++self->trace_written;
+}
+
+#endif

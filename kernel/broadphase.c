@@ -1,0 +1,1061 @@
+// broadphase.c: the terrain's bit broadphase (seed 000, Roblox terrain physics, "Bit broadphase"):
+// dilated solid/water masks per chunk in a chunk map, built and regenerated as parallel jobs with
+// a merge in candidate order, and AABB overlap queries with per-slice mask tests.
+#include <vxk/broadphase.h>
+#include <vxk/simd_dilate.h>
+
+#include "chunk_map.h"
+#include "world_internal.h"
+
+#include <math.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#define BP_CHUNK_MIN (-(1 << 28))
+#define BP_CHUNK_MAX ((1 << 28) - 1)
+#define BP_TAG_SHIFT 30
+#define BP_INDEX_MASK ((1u << BP_TAG_SHIFT) - 1u)
+#define BP_BUILD_GRAIN 256u // candidates per parallel piece
+#define BP_DILATE_BATCH 32  // neighbourhoods gathered before one kernel call
+#define BP_QUERY_GRAIN 64u  // boxes per piece of a batch query
+
+_Static_assert((int)VXK_BROADPHASE_MASK == (int)VXK_DILATE_MASK, "tags mirror the dilation kinds");
+_Static_assert((int)VXK_BROADPHASE_FULL_SOLID == (int)VXK_DILATE_FULL_SOLID, "tags mirror kinds");
+_Static_assert((int)VXK_BROADPHASE_FULL_WATER == (int)VXK_DILATE_FULL_WATER, "tags mirror kinds");
+
+// Map value: tag << 30 | mask index (index meaningful for MASK only). Never VXK_CHUNK_MAP_EMPTY.
+typedef struct vxk_broadphase {
+    vxk_chunk_map map;
+    vxk_dilate_mask* masks; // mask_count slots in use or on the free list
+    uint32_t mask_count, mask_capacity;
+    uint32_t* free_slots; // mask slots released by updates, reused last-in first-out
+    uint32_t free_count, free_capacity;
+    uint32_t full_count;
+    // Per-thread hit buffers kept between batch queries (fresh pages cost more than the queries);
+    // taken by one batch at a time, a concurrent batch allocates its own.
+    atomic_bool batch_scratch_busy;
+    struct hit_sink* batch_scratch;
+    uint32_t batch_scratch_count;
+} vxk_broadphase;
+
+static const uint64_t g_zero_bits[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+static const uint64_t g_full_bits[8] = {~0ull, ~0ull, ~0ull, ~0ull, ~0ull, ~0ull, ~0ull, ~0ull};
+
+// ---- the subsystem slot ----------------------------------------------------------------------
+
+static void batch_scratch_free(struct hit_sink* sinks, uint32_t count);
+
+static void broadphase_release(vxk_broadphase* bp)
+{
+    batch_scratch_free(bp->batch_scratch, bp->batch_scratch_count);
+    vxk_chunk_map_free(&bp->map);
+    vxk_free(bp->masks, (size_t)bp->mask_capacity * sizeof(vxk_dilate_mask));
+    vxk_free(bp->free_slots, (size_t)bp->free_capacity * sizeof(uint32_t));
+    memset(bp, 0, sizeof(*bp));
+}
+
+static void broadphase_destroy(void* self)
+{
+    vxk_broadphase* bp = (vxk_broadphase*)self;
+    broadphase_release(bp);
+    vxk_free(bp, sizeof(*bp));
+}
+
+static uint64_t batch_scratch_bytes(const vxk_broadphase* bp);
+
+static uint64_t broadphase_bytes(const vxk_broadphase* bp)
+{
+    return sizeof(*bp) + vxk_chunk_map_bytes(&bp->map) +
+           (uint64_t)bp->mask_capacity * sizeof(vxk_dilate_mask) +
+           (uint64_t)bp->free_capacity * sizeof(uint32_t) + batch_scratch_bytes(bp);
+}
+
+static void broadphase_memory(const void* self, vxk_world_memory* stats)
+{
+    const vxk_broadphase* bp = (const vxk_broadphase*)self;
+    stats->broadphase_entries += bp->map.count;
+    stats->broadphase_full += bp->full_count;
+    stats->broadphase_bytes += broadphase_bytes(bp);
+}
+
+static vxk_broadphase* broadphase_slot(vxk_world* world)
+{
+    if (!world->broadphase.self) {
+        vxk_broadphase* bp = (vxk_broadphase*)vxk_calloc(sizeof(vxk_broadphase));
+        if (!bp)
+            return NULL;
+        world->broadphase.self = bp;
+        world->broadphase.destroy = broadphase_destroy;
+        world->broadphase.memory = broadphase_memory;
+    }
+    return (vxk_broadphase*)world->broadphase.self;
+}
+
+static const vxk_broadphase* broadphase_of(const vxk_world* world)
+{
+    return (const vxk_broadphase*)world->broadphase.self;
+}
+
+// ---- candidates ------------------------------------------------------------------------------
+
+static inline int compare_yzx(vxk_int3 a, vxk_int3 b)
+{
+    if (a.y != b.y)
+        return a.y < b.y ? -1 : 1;
+    if (a.z != b.z)
+        return a.z < b.z ? -1 : 1;
+    if (a.x != b.x)
+        return a.x < b.x ? -1 : 1;
+    return 0;
+}
+
+static int compare_yzx_qsort(const void* a, const void* b)
+{
+    return compare_yzx(*(const vxk_int3*)a, *(const vxk_int3*)b);
+}
+
+static inline bool chunk_in_range(vxk_int3 c)
+{
+    return c.x >= BP_CHUNK_MIN && c.x <= BP_CHUNK_MAX && c.y >= BP_CHUNK_MIN &&
+           c.y <= BP_CHUNK_MAX && c.z >= BP_CHUNK_MIN && c.z <= BP_CHUNK_MAX;
+}
+
+static inline vxk_int3 shifted(vxk_int3 c, int axis, int d)
+{
+    if (axis == 0)
+        c.x += d;
+    else if (axis == 1)
+        c.y += d;
+    else
+        c.z += d;
+    return c;
+}
+
+// out = in shifted by -1, 0, +1 along axis, sorted by (y, z, x) and unique. A constant shift keeps
+// the order of a sorted list, so this is a 3-way merge. out holds 3 * n. Returns the count.
+static uint32_t dilate_candidates(vxk_int3* out, const vxk_int3* in, uint32_t n, int axis)
+{
+    uint32_t head[3] = {0, 0, 0}, count = 0;
+    for (;;) {
+        int best = -1;
+        vxk_int3 best_c = {0, 0, 0};
+        for (int s = 0; s < 3; ++s) {
+            while (head[s] < n) {
+                vxk_int3 c = shifted(in[head[s]], axis, s - 1);
+                if (chunk_in_range(c)) {
+                    if (best < 0 || compare_yzx(c, best_c) < 0) {
+                        best = s;
+                        best_c = c;
+                    }
+                    break;
+                }
+                ++head[s];
+            }
+        }
+        if (best < 0)
+            return count;
+        ++head[best];
+        if (count == 0 || compare_yzx(out[count - 1], best_c) != 0)
+            out[count++] = best_c;
+    }
+}
+
+// Expands a sorted unique chunk list to the chunks and their 26 neighbours (sorted, unique).
+// Returns a vxk_alloc'd array (capacity in *capacity) or NULL when out of memory.
+static vxk_int3* expand_candidates(const vxk_int3* chunks, uint32_t n, uint32_t* out_count,
+                                   size_t* capacity)
+{
+    *out_count = 0;
+    *capacity = 0;
+    if (n == 0)
+        return NULL;
+    size_t cap1 = (size_t)n * 3, cap2 = 0, cap3 = 0;
+    vxk_int3* a = (vxk_int3*)vxk_alloc(cap1 * sizeof(vxk_int3));
+    if (!a)
+        return NULL;
+    uint32_t na = dilate_candidates(a, chunks, n, 0);
+    cap2 = (size_t)na * 3;
+    vxk_int3* b = (vxk_int3*)vxk_alloc(cap2 * sizeof(vxk_int3));
+    if (!b) {
+        vxk_free(a, cap1 * sizeof(vxk_int3));
+        return NULL;
+    }
+    uint32_t nb = dilate_candidates(b, a, na, 2);
+    vxk_free(a, cap1 * sizeof(vxk_int3));
+    cap3 = (size_t)nb * 3;
+    vxk_int3* c = (vxk_int3*)vxk_alloc(cap3 * sizeof(vxk_int3));
+    if (!c) {
+        vxk_free(b, cap2 * sizeof(vxk_int3));
+        return NULL;
+    }
+    uint32_t nc = dilate_candidates(c, b, nb, 1);
+    vxk_free(b, cap2 * sizeof(vxk_int3));
+    *out_count = nc;
+    *capacity = cap3;
+    return c;
+}
+
+// ---- gather + dilate as jobs -----------------------------------------------------------------
+
+static inline void chunk_bits(const vxk_world* world, int32_t cx, int32_t cy, int32_t cz,
+                              const uint64_t** solid, const uint64_t** water)
+{
+    *solid = g_zero_bits;
+    *water = g_zero_bits;
+    vxk_int3 c = {cx, cy, cz};
+    if (!chunk_in_range(c))
+        return;
+    const vxk_chunk* chunk = vxk_terrain_find(world, cx, cy, cz);
+    if (!chunk)
+        return;
+    if (chunk->payload) {
+        *solid = vxk_chunk_solid_bits(chunk);
+        *water = vxk_chunk_water_bits(chunk);
+    } else {
+        uint8_t kind = world->material_kind[chunk->uniform_material];
+        if (kind == VXK_MATERIAL_SOLID)
+            *solid = g_full_bits;
+        else if (kind == VXK_MATERIAL_WATER)
+            *water = g_full_bits;
+    }
+}
+
+// The 27 chunks around a candidate. Walking along +x reuses 18 of them (9 lookups, not 27).
+typedef struct neighbourhood {
+    vxk_int3 at;
+    bool valid;
+    const uint64_t* solid[27]; // index (dx+1) + 3*(dz+1) + 9*(dy+1), as vxk_dilate_gather
+    const uint64_t* water[27];
+} neighbourhood;
+
+static void neighbourhood_move(const vxk_world* world, neighbourhood* nb, vxk_int3 c)
+{
+    bool slide = nb->valid && c.x == nb->at.x + 1 && c.y == nb->at.y && c.z == nb->at.z;
+    for (int dy = -1; dy <= 1; ++dy) {
+        for (int dz = -1; dz <= 1; ++dz) {
+            int row = 3 * (dz + 1) + 9 * (dy + 1);
+            if (slide) {
+                nb->solid[row] = nb->solid[row + 1];
+                nb->water[row] = nb->water[row + 1];
+                nb->solid[row + 1] = nb->solid[row + 2];
+                nb->water[row + 1] = nb->water[row + 2];
+                chunk_bits(world, c.x + 1, c.y + dy, c.z + dz, &nb->solid[row + 2],
+                           &nb->water[row + 2]);
+            } else {
+                for (int dx = -1; dx <= 1; ++dx)
+                    chunk_bits(world, c.x + dx, c.y + dy, c.z + dz, &nb->solid[row + dx + 1],
+                               &nb->water[row + dx + 1]);
+            }
+        }
+    }
+    nb->at = c;
+    nb->valid = true;
+}
+
+// Neighbourhoods made only of absent or uniform chunks classify without a gather.
+static int neighbourhood_uniform_kind(const neighbourhood* nb)
+{
+    const uint64_t* s = nb->solid[0];
+    const uint64_t* w = nb->water[0];
+    for (int i = 1; i < 27; ++i)
+        if (nb->solid[i] != s || nb->water[i] != w)
+            return -1;
+    if (s == g_zero_bits && w == g_zero_bits)
+        return VXK_DILATE_EMPTY;
+    if (s == g_full_bits && w == g_zero_bits)
+        return VXK_DILATE_FULL_SOLID;
+    if (s == g_zero_bits && w == g_full_bits)
+        return VXK_DILATE_FULL_WATER;
+    return -1;
+}
+
+typedef struct piece_masks {
+    vxk_dilate_mask* masks; // masks of this piece's MASK candidates, in candidate order
+    uint32_t count, capacity;
+    bool failed;
+} piece_masks;
+
+typedef struct build_job {
+    const vxk_world* world;
+    const vxk_int3* candidates;
+    uint8_t* kinds; // one per candidate
+    piece_masks* pieces;
+} build_job;
+
+static bool piece_push(piece_masks* p, const vxk_dilate_mask* m)
+{
+    if (p->count == p->capacity) {
+        uint32_t grown = p->capacity ? p->capacity * 2 : 16;
+        vxk_dilate_mask* next = (vxk_dilate_mask*)vxk_realloc(
+            p->masks, (size_t)p->capacity * sizeof(*m), (size_t)grown * sizeof(*m));
+        if (!next)
+            return false;
+        p->masks = next;
+        p->capacity = grown;
+    }
+    p->masks[p->count++] = *m;
+    return true;
+}
+
+static void flush_batch(build_job* job, piece_masks* piece, const vxk_dilate_rows* rows,
+                        const uint32_t* index, uint32_t n)
+{
+    vxk_dilate_mask masks[BP_DILATE_BATCH];
+    uint8_t kinds[BP_DILATE_BATCH];
+    vxk_dilate_chunks(masks, kinds, rows, n);
+    for (uint32_t j = 0; j < n; ++j) {
+        job->kinds[index[j]] = kinds[j];
+        if (kinds[j] == VXK_DILATE_MASK && !piece_push(piece, &masks[j]))
+            piece->failed = true;
+    }
+}
+
+static void build_piece(void* ctx, uint32_t begin, uint32_t end, uint32_t thread)
+{
+    (void)thread;
+    build_job* job = (build_job*)ctx;
+    piece_masks* piece = &job->pieces[begin / BP_BUILD_GRAIN];
+    neighbourhood nb;
+    nb.valid = false;
+    vxk_dilate_rows rows[BP_DILATE_BATCH];
+    uint32_t index[BP_DILATE_BATCH];
+    uint32_t pending = 0;
+    for (uint32_t i = begin; i < end; ++i) {
+        neighbourhood_move(job->world, &nb, job->candidates[i]);
+        int kind = neighbourhood_uniform_kind(&nb);
+        if (kind >= 0) {
+            // Keep candidate order of the masks: flush what is pending first.
+            if (pending) {
+                flush_batch(job, piece, rows, index, pending);
+                pending = 0;
+            }
+            job->kinds[i] = (uint8_t)kind;
+            continue;
+        }
+        vxk_dilate_gather(&rows[pending], nb.solid, nb.water);
+        index[pending++] = i;
+        if (pending == BP_DILATE_BATCH) {
+            flush_batch(job, piece, rows, index, pending);
+            pending = 0;
+        }
+    }
+    if (pending)
+        flush_batch(job, piece, rows, index, pending);
+}
+
+// Runs the gather + dilation of all candidates. On success *pieces_out holds per-piece masks
+// (free with free_pieces) and kinds[] the kind of every candidate.
+static vxk_status compute_candidates(const vxk_world* world, const vxk_int3* candidates,
+                                     uint32_t count, uint8_t* kinds, piece_masks** pieces_out,
+                                     uint32_t* piece_count_out)
+{
+    uint32_t piece_count = vxk_parallel_for_pieces(count, BP_BUILD_GRAIN);
+    piece_masks* pieces =
+        (piece_masks*)vxk_calloc((size_t)(piece_count ? piece_count : 1) * sizeof(piece_masks));
+    if (!pieces)
+        return VXK_ERR_OUT_OF_MEMORY;
+    build_job job = {world, candidates, kinds, pieces};
+    vxk_parallel_for(vxk_world_jobs(world), "broadphase_dilate", count, BP_BUILD_GRAIN, build_piece,
+                     &job);
+    *pieces_out = pieces;
+    *piece_count_out = piece_count;
+    for (uint32_t p = 0; p < piece_count; ++p)
+        if (pieces[p].failed)
+            return VXK_ERR_OUT_OF_MEMORY;
+    return VXK_OK;
+}
+
+static void free_pieces(piece_masks* pieces, uint32_t piece_count)
+{
+    if (!pieces)
+        return;
+    for (uint32_t p = 0; p < piece_count; ++p)
+        vxk_free(pieces[p].masks, (size_t)pieces[p].capacity * sizeof(vxk_dilate_mask));
+    vxk_free(pieces, (size_t)(piece_count ? piece_count : 1) * sizeof(piece_masks));
+}
+
+vxk_status vxk_broadphase_compute(const vxk_world* world, const vxk_int3* chunks, uint32_t count,
+                                  vxk_broadphase_entry* out)
+{
+    if (!world || ((!chunks || !out) && count > 0))
+        return VXK_ERR_INVALID_ARGUMENT;
+    for (uint32_t i = 0; i < count; ++i)
+        if (!chunk_in_range(chunks[i]))
+            return VXK_ERR_OUT_OF_RANGE;
+    neighbourhood nb;
+    nb.valid = false;
+    vxk_dilate_rows rows[BP_DILATE_BATCH];
+    vxk_dilate_mask masks[BP_DILATE_BATCH];
+    uint8_t kinds[BP_DILATE_BATCH];
+    for (uint32_t begin = 0; begin < count; begin += BP_DILATE_BATCH) {
+        uint32_t n = VXK_MIN(count - begin, (uint32_t)BP_DILATE_BATCH);
+        for (uint32_t j = 0; j < n; ++j) {
+            neighbourhood_move(world, &nb, chunks[begin + j]);
+            vxk_dilate_gather(&rows[j], nb.solid, nb.water);
+        }
+        vxk_dilate_chunks(masks, kinds, rows, n);
+        for (uint32_t j = 0; j < n; ++j) {
+            vxk_broadphase_entry* e = &out[begin + j];
+            memset(e, 0, sizeof(*e));
+            e->tag = kinds[j];
+            memcpy(e->solid, masks[j].solid, sizeof(e->solid));
+            memcpy(e->water, masks[j].water, sizeof(e->water));
+        }
+    }
+    return VXK_OK;
+}
+
+static inline uint32_t entry_value(uint8_t kind, uint32_t mask_index)
+{
+    return ((uint32_t)kind << BP_TAG_SHIFT) | (kind == VXK_DILATE_MASK ? mask_index : 0u);
+}
+
+// ---- build -----------------------------------------------------------------------------------
+
+static vxk_status build_from_candidates(vxk_world* world, vxk_broadphase* bp,
+                                        const vxk_int3* candidates, uint32_t count)
+{
+    uint8_t* kinds = (uint8_t*)vxk_alloc(count ? count : 1);
+    if (!kinds)
+        return VXK_ERR_OUT_OF_MEMORY;
+    piece_masks* pieces = NULL;
+    uint32_t piece_count = 0;
+    vxk_status status = compute_candidates(world, candidates, count, kinds, &pieces, &piece_count);
+    vxk_broadphase next;
+    memset(&next, 0, sizeof(next));
+    if (status == VXK_OK) {
+        uint32_t entries = 0, masks = 0;
+        for (uint32_t i = 0; i < count; ++i)
+            entries += kinds[i] != VXK_DILATE_EMPTY;
+        for (uint32_t p = 0; p < piece_count; ++p)
+            masks += pieces[p].count;
+        next.mask_capacity = masks;
+        next.masks =
+            masks ? (vxk_dilate_mask*)vxk_alloc((size_t)masks * sizeof(vxk_dilate_mask)) : NULL;
+        if ((masks && !next.masks) || !vxk_chunk_map_reserve(&next.map, entries))
+            status = VXK_ERR_OUT_OF_MEMORY;
+    }
+    if (status == VXK_OK) {
+        for (uint32_t p = 0; p < piece_count; ++p) {
+            if (pieces[p].count)
+                memcpy(next.masks + next.mask_count, pieces[p].masks,
+                       (size_t)pieces[p].count * sizeof(vxk_dilate_mask));
+            next.mask_count += pieces[p].count;
+        }
+        // Sequential inserts in candidate order: the map layout is independent of threads.
+        uint32_t mask_index = 0;
+        for (uint32_t i = 0; i < count; ++i) {
+            uint8_t kind = kinds[i];
+            if (kind == VXK_DILATE_EMPTY)
+                continue;
+            bool ok = vxk_chunk_map_insert(&next.map, candidates[i].x, candidates[i].y,
+                                           candidates[i].z, entry_value(kind, mask_index));
+            VXK_ASSERT(ok); // reserved above
+            (void)ok;
+            if (kind == VXK_DILATE_MASK)
+                ++mask_index;
+            else
+                ++next.full_count;
+        }
+        VXK_ASSERT(mask_index == next.mask_count);
+        broadphase_release(bp);
+        *bp = next;
+    } else {
+        broadphase_release(&next);
+    }
+    free_pieces(pieces, piece_count);
+    vxk_free(kinds, count ? count : 1);
+    return status;
+}
+
+vxk_status vxk_broadphase_build(vxk_world* world)
+{
+    if (!world)
+        return VXK_ERR_INVALID_ARGUMENT;
+    vxk_broadphase* bp = broadphase_slot(world);
+    if (!bp)
+        return VXK_ERR_OUT_OF_MEMORY;
+    uint32_t chunk_count = 0;
+    const vxk_chunk* const* chunks = vxk_terrain_sorted_chunks(world, &chunk_count);
+    vxk_int3* coords =
+        (vxk_int3*)vxk_alloc((size_t)(chunk_count ? chunk_count : 1) * sizeof(vxk_int3));
+    if (!coords)
+        return VXK_ERR_OUT_OF_MEMORY;
+    for (uint32_t i = 0; i < chunk_count; ++i)
+        coords[i] = (vxk_int3){chunks[i]->cx, chunks[i]->cy, chunks[i]->cz};
+    uint32_t count = 0;
+    size_t capacity = 0;
+    vxk_int3* candidates = expand_candidates(coords, chunk_count, &count, &capacity);
+    vxk_free(coords, (size_t)(chunk_count ? chunk_count : 1) * sizeof(vxk_int3));
+    if (chunk_count && !candidates)
+        return VXK_ERR_OUT_OF_MEMORY;
+    vxk_status status = build_from_candidates(world, bp, candidates, count);
+    vxk_free(candidates, capacity * sizeof(vxk_int3));
+    if (status == VXK_OK) {
+        uint32_t dirty_count;
+        (void)vxk_world_take_dirty(world, &dirty_count);
+    }
+    return status;
+}
+
+// ---- update ----------------------------------------------------------------------------------
+
+static bool grow_array(void** array, uint32_t* capacity, uint32_t needed, size_t element)
+{
+    if (needed <= *capacity)
+        return true;
+    uint64_t grown = *capacity ? (uint64_t)*capacity * 2 : 64;
+    if (grown < needed)
+        grown = needed;
+    if (grown > BP_INDEX_MASK + 1ull)
+        grown = BP_INDEX_MASK + 1ull;
+    if (grown < needed)
+        return false;
+    void* next = vxk_realloc(*array, (size_t)*capacity * element, (size_t)grown * element);
+    if (!next)
+        return false;
+    *array = next;
+    *capacity = (uint32_t)grown;
+    return true;
+}
+
+static void release_mask(vxk_broadphase* bp, uint32_t value)
+{
+    uint32_t tag = value >> BP_TAG_SHIFT;
+    if (tag == VXK_DILATE_MASK)
+        bp->free_slots[bp->free_count++] = value & BP_INDEX_MASK;
+    else
+        --bp->full_count;
+}
+
+static vxk_status update_candidates(vxk_world* world, vxk_broadphase* bp,
+                                    const vxk_int3* candidates, uint32_t count)
+{
+    uint8_t* kinds = (uint8_t*)vxk_alloc(count);
+    if (!kinds)
+        return VXK_ERR_OUT_OF_MEMORY;
+    piece_masks* pieces = NULL;
+    uint32_t piece_count = 0;
+    vxk_status status = compute_candidates(world, candidates, count, kinds, &pieces, &piece_count);
+    if (status == VXK_OK) {
+        // Reserve everything first so that applying cannot fail half-way.
+        uint32_t new_masks = 0, new_entries = 0;
+        for (uint32_t p = 0; p < piece_count; ++p)
+            new_masks += pieces[p].count;
+        for (uint32_t i = 0; i < count; ++i)
+            new_entries += kinds[i] != VXK_DILATE_EMPTY;
+        uint64_t mask_need = (uint64_t)bp->mask_count + new_masks;
+        uint64_t free_need = (uint64_t)bp->free_count + count;
+        if (mask_need > BP_INDEX_MASK || free_need > BP_INDEX_MASK ||
+            !grow_array((void**)&bp->masks, &bp->mask_capacity, (uint32_t)mask_need,
+                        sizeof(vxk_dilate_mask)) ||
+            !grow_array((void**)&bp->free_slots, &bp->free_capacity, (uint32_t)free_need,
+                        sizeof(uint32_t)) ||
+            !vxk_chunk_map_reserve(&bp->map, bp->map.count + new_entries))
+            status = VXK_ERR_OUT_OF_MEMORY;
+    }
+    if (status == VXK_OK) {
+        uint32_t piece = 0, in_piece = 0;
+        for (uint32_t i = 0; i < count; ++i) {
+            vxk_int3 c = candidates[i];
+            uint8_t kind = kinds[i];
+            uint32_t old = vxk_chunk_map_find(&bp->map, c.x, c.y, c.z);
+            const vxk_dilate_mask* mask = NULL;
+            if (kind == VXK_DILATE_MASK) {
+                while (in_piece == pieces[piece].count) {
+                    ++piece;
+                    in_piece = 0;
+                }
+                mask = &pieces[piece].masks[in_piece++];
+            }
+            if (kind == VXK_DILATE_EMPTY) {
+                if (old != VXK_CHUNK_MAP_EMPTY) {
+                    release_mask(bp, old);
+                    vxk_chunk_map_remove(&bp->map, c.x, c.y, c.z, NULL);
+                }
+                continue;
+            }
+            uint32_t slot = 0;
+            if (kind == VXK_DILATE_MASK) {
+                if (old != VXK_CHUNK_MAP_EMPTY && (old >> BP_TAG_SHIFT) == VXK_DILATE_MASK)
+                    slot = old & BP_INDEX_MASK;
+                else {
+                    if (old != VXK_CHUNK_MAP_EMPTY)
+                        release_mask(bp, old); // a full tag: nothing to free but the count
+                    slot = bp->free_count ? bp->free_slots[--bp->free_count] : bp->mask_count++;
+                }
+                bp->masks[slot] = *mask;
+            } else {
+                if (old != VXK_CHUNK_MAP_EMPTY)
+                    release_mask(bp, old);
+                ++bp->full_count;
+            }
+            bool ok = vxk_chunk_map_insert(&bp->map, c.x, c.y, c.z, entry_value(kind, slot));
+            VXK_ASSERT(ok); // reserved above
+            (void)ok;
+        }
+    }
+    free_pieces(pieces, piece_count);
+    vxk_free(kinds, count);
+    return status;
+}
+
+vxk_status vxk_broadphase_update(vxk_world* world, const vxk_int3* dirty_chunks, uint32_t count)
+{
+    if (!world || (!dirty_chunks && count > 0))
+        return VXK_ERR_INVALID_ARGUMENT;
+    for (uint32_t i = 0; i < count; ++i)
+        if (!chunk_in_range(dirty_chunks[i]))
+            return VXK_ERR_OUT_OF_RANGE;
+    if (!world->broadphase.self)
+        return vxk_broadphase_build(world);
+    if (count == 0)
+        return VXK_OK;
+    vxk_broadphase* bp = (vxk_broadphase*)world->broadphase.self;
+    vxk_int3* sorted = (vxk_int3*)vxk_alloc((size_t)count * sizeof(vxk_int3));
+    if (!sorted)
+        return VXK_ERR_OUT_OF_MEMORY;
+    memcpy(sorted, dirty_chunks, (size_t)count * sizeof(vxk_int3));
+    qsort(sorted, count, sizeof(vxk_int3), compare_yzx_qsort);
+    uint32_t unique = 1;
+    for (uint32_t i = 1; i < count; ++i)
+        if (compare_yzx(sorted[i], sorted[unique - 1]) != 0)
+            sorted[unique++] = sorted[i];
+    uint32_t candidate_count = 0;
+    size_t capacity = 0;
+    vxk_int3* candidates = expand_candidates(sorted, unique, &candidate_count, &capacity);
+    vxk_free(sorted, (size_t)count * sizeof(vxk_int3));
+    if (!candidates)
+        return VXK_ERR_OUT_OF_MEMORY;
+    vxk_status status = update_candidates(world, bp, candidates, candidate_count);
+    vxk_free(candidates, capacity * sizeof(vxk_int3));
+    return status;
+}
+
+vxk_status vxk_broadphase_update_dirty(vxk_world* world)
+{
+    if (!world)
+        return VXK_ERR_INVALID_ARGUMENT;
+    if (!world->broadphase.self)
+        return vxk_broadphase_build(world);
+    uint32_t count = 0;
+    const vxk_int3* dirty = vxk_world_take_dirty(world, &count);
+    return vxk_broadphase_update(world, dirty, count);
+}
+
+// ---- reading ---------------------------------------------------------------------------------
+
+static void entry_from_value(const vxk_broadphase* bp, uint32_t value, vxk_broadphase_entry* out)
+{
+    memset(out, 0, sizeof(*out));
+    if (value == VXK_CHUNK_MAP_EMPTY)
+        return;
+    out->tag = (uint8_t)(value >> BP_TAG_SHIFT);
+    if (out->tag == VXK_BROADPHASE_MASK) {
+        const vxk_dilate_mask* m = &bp->masks[value & BP_INDEX_MASK];
+        memcpy(out->solid, m->solid, sizeof(out->solid));
+        memcpy(out->water, m->water, sizeof(out->water));
+    } else if (out->tag == VXK_BROADPHASE_FULL_SOLID) {
+        memcpy(out->solid, g_full_bits, sizeof(out->solid));
+    } else {
+        memcpy(out->water, g_full_bits, sizeof(out->water));
+    }
+}
+
+vxk_status vxk_broadphase_get(const vxk_world* world, vxk_int3 chunk, vxk_broadphase_entry* out)
+{
+    if (!world || !out)
+        return VXK_ERR_INVALID_ARGUMENT;
+    const vxk_broadphase* bp = broadphase_of(world);
+    uint32_t value =
+        bp ? vxk_chunk_map_find(&bp->map, chunk.x, chunk.y, chunk.z) : VXK_CHUNK_MAP_EMPTY;
+    if (bp)
+        entry_from_value(bp, value, out);
+    else
+        memset(out, 0, sizeof(*out));
+    return VXK_OK;
+}
+
+// All entry coordinates sorted; NULL with *n = 0 when empty. Caller frees n * sizeof(vxk_int3).
+static vxk_int3* sorted_entries(const vxk_broadphase* bp, uint32_t* n, bool* oom)
+{
+    *n = 0;
+    *oom = false;
+    if (!bp || bp->map.count == 0)
+        return NULL;
+    vxk_int3* coords = (vxk_int3*)vxk_alloc((size_t)bp->map.count * sizeof(vxk_int3));
+    if (!coords) {
+        *oom = true;
+        return NULL;
+    }
+    uint32_t cursor = 0, k = 0;
+    const vxk_chunk_map_slot* slot;
+    while ((slot = vxk_chunk_map_next(&bp->map, &cursor)) != NULL)
+        coords[k++] = (vxk_int3){slot->x, slot->y, slot->z};
+    VXK_ASSERT(k == bp->map.count);
+    qsort(coords, k, sizeof(vxk_int3), compare_yzx_qsort);
+    *n = k;
+    return coords;
+}
+
+vxk_status vxk_broadphase_list(const vxk_world* world, vxk_int3* out, uint32_t capacity,
+                               uint32_t* count)
+{
+    if (!world || !count || (!out && capacity > 0))
+        return VXK_ERR_INVALID_ARGUMENT;
+    const vxk_broadphase* bp = broadphase_of(world);
+    uint32_t n;
+    bool oom;
+    vxk_int3* coords = sorted_entries(bp, &n, &oom);
+    if (oom)
+        return VXK_ERR_OUT_OF_MEMORY;
+    *count = n;
+    uint32_t written = n < capacity ? n : capacity;
+    if (written)
+        memcpy(out, coords, (size_t)written * sizeof(vxk_int3));
+    vxk_free(coords, (size_t)n * sizeof(vxk_int3));
+    return n > capacity ? VXK_ERR_CAPACITY : VXK_OK;
+}
+
+void vxk_broadphase_stats(const vxk_world* world, uint64_t* entries, uint64_t* full,
+                          uint64_t* bytes)
+{
+    const vxk_broadphase* bp = world ? broadphase_of(world) : NULL;
+    if (entries)
+        *entries = bp ? bp->map.count : 0;
+    if (full)
+        *full = bp ? bp->full_count : 0;
+    if (bytes)
+        *bytes = bp ? broadphase_bytes(bp) : 0;
+}
+
+uint64_t vxk_broadphase_hash(const vxk_world* world)
+{
+    uint64_t hash = VXK_HASH_SEED;
+    if (!world)
+        return hash;
+    const vxk_broadphase* bp = broadphase_of(world);
+    uint32_t n;
+    bool oom;
+    vxk_int3* coords = sorted_entries(bp, &n, &oom);
+    VXK_ASSERT(!oom && "out of memory hashing the broadphase");
+    for (uint32_t i = 0; i < n; ++i) {
+        uint32_t value = vxk_chunk_map_find(&bp->map, coords[i].x, coords[i].y, coords[i].z);
+        uint8_t tag = (uint8_t)(value >> BP_TAG_SHIFT);
+        hash = vxk_hash_bytes(hash, &coords[i], sizeof(coords[i]));
+        hash = vxk_hash_bytes(hash, &tag, 1);
+        if (tag == VXK_BROADPHASE_MASK)
+            hash = vxk_hash_bytes(hash, &bp->masks[value & BP_INDEX_MASK], sizeof(vxk_dilate_mask));
+    }
+    vxk_free(coords, (size_t)n * sizeof(vxk_int3));
+    return hash;
+}
+
+// ---- overlap queries -------------------------------------------------------------------------
+
+// XZ masks of a voxel range inside a chunk: masks_x[a][b] has bits x in [a, b] of every row,
+// masks_z[a][b] has rows z in [a, b]. Entries with a > b are unused.
+#define BP_MX(a, b) \
+    ((uint64_t)((0xFFu >> (7 - (b))) & (0xFFu << (a)) & 0xFFu) * 0x0101010101010101ull)
+#define BP_MZ(a, b) ((~0ull >> (8 * (7 - (b)))) & (~0ull << (8 * (a))))
+#define BP_ROW(M, a)                                                           \
+    {                                                                          \
+        M(a, 0), M(a, 1), M(a, 2), M(a, 3), M(a, 4), M(a, 5), M(a, 6), M(a, 7) \
+    }
+#define BP_TABLE(M)                                                                         \
+    {                                                                                       \
+        BP_ROW(M, 0), BP_ROW(M, 1), BP_ROW(M, 2), BP_ROW(M, 3), BP_ROW(M, 4), BP_ROW(M, 5), \
+            BP_ROW(M, 6), BP_ROW(M, 7)                                                      \
+    }
+static const uint64_t g_masks_x[8][8] = BP_TABLE(BP_MX);
+static const uint64_t g_masks_z[8][8] = BP_TABLE(BP_MZ);
+
+typedef struct voxel_range {
+    int32_t lo[3], hi[3]; // inclusive voxel range, x y z
+} voxel_range;
+
+static vxk_status query_range(const vxk_world* world, vxk_aabb box, voxel_range* out)
+{
+    if (!vxk_vec3_is_finite(box.min) || !vxk_vec3_is_finite(box.max))
+        return VXK_ERR_NOT_FINITE;
+    const float mins[3] = {box.min.x, box.min.y, box.min.z};
+    const float maxs[3] = {box.max.x, box.max.y, box.max.z};
+    const double voxel = (double)world->voxel_size;
+    for (int a = 0; a < 3; ++a) {
+        if (mins[a] > maxs[a])
+            return VXK_ERR_INVALID_ARGUMENT;
+        double lo = floor((double)mins[a] / voxel);
+        double hi = ceil((double)maxs[a] / voxel);
+        if (!(lo >= -2147483648.0) || !(hi <= 2147483648.0))
+            return VXK_ERR_OUT_OF_RANGE;
+        // The one-voxel expansion: cells [floor(min) - 1, ceil(max) + 1), clamped to int32.
+        double elo = lo - 1.0, ehi = hi;
+        out->lo[a] = elo < -2147483648.0 ? INT32_MIN : (int32_t)elo;
+        out->hi[a] = ehi > 2147483647.0 ? INT32_MAX : (int32_t)ehi;
+    }
+    return VXK_OK;
+}
+
+// Flags of one chunk entry against the voxel range (the chunk overlaps the range).
+static inline uint32_t chunk_hit_flags(const vxk_broadphase* bp, uint32_t value,
+                                       const voxel_range* r, int32_t cx, int32_t cy, int32_t cz)
+{
+    uint32_t tag = value >> BP_TAG_SHIFT;
+    if (tag == VXK_BROADPHASE_FULL_SOLID)
+        return VXK_BROADPHASE_HIT_SOLID;
+    if (tag == VXK_BROADPHASE_FULL_WATER)
+        return VXK_BROADPHASE_HIT_WATER;
+    int64_t bx = (int64_t)cx * 8, by = (int64_t)cy * 8, bz = (int64_t)cz * 8;
+    int x0 = (int)VXK_MAX((int64_t)r->lo[0] - bx, 0), x1 = (int)VXK_MIN((int64_t)r->hi[0] - bx, 7);
+    int y0 = (int)VXK_MAX((int64_t)r->lo[1] - by, 0), y1 = (int)VXK_MIN((int64_t)r->hi[1] - by, 7);
+    int z0 = (int)VXK_MAX((int64_t)r->lo[2] - bz, 0), z1 = (int)VXK_MIN((int64_t)r->hi[2] - bz, 7);
+    uint64_t mask = g_masks_x[x0][x1] & g_masks_z[z0][z1];
+    const vxk_dilate_mask* m = &bp->masks[value & BP_INDEX_MASK];
+    uint64_t solid = 0, water = 0;
+    for (int y = y0; y <= y1; ++y) {
+        solid |= m->solid[y] & mask;
+        water |= m->water[y] & mask;
+    }
+    return (solid ? VXK_BROADPHASE_HIT_SOLID : 0u) | (water ? VXK_BROADPHASE_HIT_WATER : 0u);
+}
+
+// Where hits go: a fixed buffer that counts past its capacity, or a growable one.
+struct hit_sink {
+    vxk_broadphase_hit* hits;
+    uint64_t count;
+    uint32_t capacity;
+    bool growable;
+    bool failed;
+};
+typedef struct hit_sink hit_sink;
+
+static void sink_push(hit_sink* s, vxk_broadphase_hit hit)
+{
+    if (s->count >= s->capacity && s->growable && !s->failed) {
+        uint32_t grown = s->capacity ? s->capacity * 2 : 64;
+        vxk_broadphase_hit* next =
+            s->capacity < (1u << 30)
+                ? (vxk_broadphase_hit*)vxk_realloc(s->hits, (size_t)s->capacity * sizeof(hit),
+                                                   (size_t)grown * sizeof(hit))
+                : NULL;
+        if (next) {
+            s->hits = next;
+            s->capacity = grown;
+        } else {
+            s->failed = true;
+        }
+    }
+    if (s->count < s->capacity)
+        s->hits[s->count] = hit;
+    ++s->count;
+}
+
+static void sink_free(hit_sink* s)
+{
+    vxk_free(s->hits, (size_t)s->capacity * sizeof(vxk_broadphase_hit));
+    s->hits = NULL;
+    s->capacity = 0;
+}
+
+static int compare_hits(const void* a, const void* b)
+{
+    const vxk_broadphase_hit* ha = (const vxk_broadphase_hit*)a;
+    const vxk_broadphase_hit* hb = (const vxk_broadphase_hit*)b;
+    return compare_yzx(ha->chunk, hb->chunk);
+}
+
+// Appends the hits of one range to the sink in (cy, cz, cx) order. Returns false when out of
+// memory (the entry-scan path of huge boxes allocates).
+static bool query_core(const vxk_broadphase* bp, const voxel_range* r, hit_sink* sink)
+{
+    if (!bp || bp->map.count == 0)
+        return true;
+    int32_t c0[3], c1[3];
+    double volume = 1.0;
+    for (int a = 0; a < 3; ++a) {
+        c0[a] = vxk_floor_div8(r->lo[a]);
+        c1[a] = vxk_floor_div8(r->hi[a]);
+        volume *= (double)c1[a] - (double)c0[a] + 1.0;
+    }
+    if (volume <= 4.0 * (double)bp->map.count + 64.0) {
+        for (int32_t cy = c0[1]; cy <= c1[1]; ++cy)
+            for (int32_t cz = c0[2]; cz <= c1[2]; ++cz)
+                for (int32_t cx = c0[0]; cx <= c1[0]; ++cx) {
+                    uint32_t value = vxk_chunk_map_find(&bp->map, cx, cy, cz);
+                    if (value == VXK_CHUNK_MAP_EMPTY)
+                        continue;
+                    uint32_t flags = chunk_hit_flags(bp, value, r, cx, cy, cz);
+                    if (flags)
+                        sink_push(sink, (vxk_broadphase_hit){{cx, cy, cz}, flags});
+                }
+        return true;
+    }
+    // More chunks in range than entries: scan the entries, then sort the hits.
+    hit_sink scan = {NULL, 0, 0, true, false};
+    uint32_t cursor = 0;
+    const vxk_chunk_map_slot* slot;
+    while ((slot = vxk_chunk_map_next(&bp->map, &cursor)) != NULL) {
+        if (slot->x < c0[0] || slot->x > c1[0] || slot->y < c0[1] || slot->y > c1[1] ||
+            slot->z < c0[2] || slot->z > c1[2])
+            continue;
+        uint32_t flags = chunk_hit_flags(bp, slot->value, r, slot->x, slot->y, slot->z);
+        if (flags)
+            sink_push(&scan, (vxk_broadphase_hit){{slot->x, slot->y, slot->z}, flags});
+    }
+    if (scan.failed) {
+        sink_free(&scan);
+        return false;
+    }
+    qsort(scan.hits, (size_t)scan.count, sizeof(vxk_broadphase_hit), compare_hits);
+    for (uint64_t i = 0; i < scan.count; ++i)
+        sink_push(sink, scan.hits[i]);
+    sink_free(&scan);
+    return !sink->failed;
+}
+
+vxk_status vxk_broadphase_query_aabb(const vxk_world* world, vxk_aabb box,
+                                     vxk_broadphase_hit* results, uint32_t capacity,
+                                     uint32_t* count)
+{
+    if (count)
+        *count = 0;
+    if (!world || !count || (!results && capacity > 0))
+        return VXK_ERR_INVALID_ARGUMENT;
+    voxel_range range;
+    vxk_status status = query_range(world, box, &range);
+    if (status != VXK_OK)
+        return status;
+    hit_sink sink = {results, 0, capacity, false, false};
+    if (!query_core(broadphase_of(world), &range, &sink))
+        return VXK_ERR_OUT_OF_MEMORY;
+    if (sink.count > UINT32_MAX)
+        return VXK_ERR_CAPACITY;
+    *count = (uint32_t)sink.count;
+    return sink.count > capacity ? VXK_ERR_CAPACITY : VXK_OK;
+}
+
+// Hits go to one growable buffer per thread (reused by all the pieces that thread runs, so a
+// batch allocates a handful of times, not once per piece); each piece records where its hits
+// landed, and the merge copies them in piece order.
+typedef struct batch_piece_record {
+    uint32_t thread;
+    uint64_t start, count;
+} batch_piece_record;
+
+typedef struct batch_job {
+    const vxk_world* world;
+    const vxk_broadphase* bp;
+    const vxk_aabb* boxes;
+    uint32_t* offsets;           // offsets[i + 1] receives box i's hit count
+    hit_sink* thread_sinks;      // one per thread index
+    batch_piece_record* records; // one per piece
+} batch_job;
+
+static void batch_piece(void* ctx, uint32_t begin, uint32_t end, uint32_t thread)
+{
+    batch_job* job = (batch_job*)ctx;
+    hit_sink* sink = &job->thread_sinks[thread];
+    batch_piece_record* record = &job->records[begin / BP_QUERY_GRAIN];
+    record->thread = thread;
+    record->start = sink->count;
+    for (uint32_t i = begin; i < end; ++i) {
+        voxel_range range;
+        vxk_status status = query_range(job->world, job->boxes[i], &range);
+        VXK_ASSERT(status == VXK_OK); // validated before the jobs
+        (void)status;
+        uint64_t before = sink->count;
+        if (!query_core(job->bp, &range, sink))
+            sink->failed = true;
+        uint64_t hits = sink->count - before;
+        job->offsets[i + 1] = hits > UINT32_MAX ? UINT32_MAX : (uint32_t)hits;
+    }
+    record->count = sink->count - record->start;
+}
+
+vxk_status vxk_broadphase_query_batch(const vxk_world* world, vxk_broadphase_hit* results,
+                                      uint32_t capacity, uint32_t* offsets, const vxk_aabb* boxes,
+                                      uint32_t count)
+{
+    if (!world || !offsets || (!boxes && count > 0) || (!results && capacity > 0))
+        return VXK_ERR_INVALID_ARGUMENT;
+    for (uint32_t i = 0; i < count; ++i) {
+        voxel_range range;
+        vxk_status status = query_range(world, boxes[i], &range);
+        if (status != VXK_OK)
+            return status;
+    }
+    offsets[0] = 0;
+    if (count == 0)
+        return VXK_OK;
+    vxk_jobs* jobs = vxk_world_jobs(world);
+    uint32_t thread_count = vxk_jobs_thread_count(jobs);
+    uint32_t piece_count = vxk_parallel_for_pieces(count, BP_QUERY_GRAIN);
+    // The broadphase object is never const itself; only its scratch changes here.
+    vxk_broadphase* bp = (vxk_broadphase*)broadphase_of(world);
+    bool cached = bp && !atomic_exchange(&bp->batch_scratch_busy, true);
+    if (cached && bp->batch_scratch_count < thread_count) {
+        batch_scratch_free(bp->batch_scratch, bp->batch_scratch_count);
+        bp->batch_scratch = (hit_sink*)vxk_calloc((size_t)thread_count * sizeof(hit_sink));
+        bp->batch_scratch_count = bp->batch_scratch ? thread_count : 0;
+    }
+    hit_sink* sinks =
+        cached ? bp->batch_scratch : (hit_sink*)vxk_calloc((size_t)thread_count * sizeof(hit_sink));
+    for (uint32_t t = 0; sinks && t < thread_count; ++t) {
+        sinks[t].count = 0;
+        sinks[t].failed = false;
+    }
+    batch_piece_record* records =
+        (batch_piece_record*)vxk_calloc((size_t)piece_count * sizeof(batch_piece_record));
+    vxk_status status = VXK_OK;
+    if (!sinks || !records)
+        status = VXK_ERR_OUT_OF_MEMORY;
+    if (status == VXK_OK) {
+        for (uint32_t t = 0; t < thread_count; ++t)
+            sinks[t].growable = true;
+        batch_job job = {world, broadphase_of(world), boxes, offsets, sinks, records};
+        vxk_parallel_for(jobs, "broadphase_query", count, BP_QUERY_GRAIN, batch_piece, &job);
+        uint64_t total = 0;
+        for (uint32_t t = 0; t < thread_count; ++t) {
+            if (sinks[t].failed)
+                status = VXK_ERR_OUT_OF_MEMORY;
+            total += sinks[t].count;
+        }
+        if (status == VXK_OK && total > UINT32_MAX)
+            status = VXK_ERR_CAPACITY;
+        if (status == VXK_OK) {
+            for (uint32_t i = 0; i < count; ++i)
+                offsets[i + 1] += offsets[i];
+            if (total > capacity)
+                status = VXK_ERR_CAPACITY;
+            else
+                for (uint32_t p = 0; p < piece_count; ++p)
+                    if (records[p].count)
+                        memcpy(results + offsets[p * BP_QUERY_GRAIN],
+                               sinks[records[p].thread].hits + records[p].start,
+                               (size_t)records[p].count * sizeof(vxk_broadphase_hit));
+        }
+    }
+    if (cached)
+        atomic_store(&bp->batch_scratch_busy, false);
+    else
+        batch_scratch_free(sinks, thread_count);
+    vxk_free(records, (size_t)piece_count * sizeof(batch_piece_record));
+    return status;
+}
+
+static void batch_scratch_free(hit_sink* sinks, uint32_t count)
+{
+    if (!sinks)
+        return;
+    for (uint32_t t = 0; t < count; ++t)
+        sink_free(&sinks[t]);
+    vxk_free(sinks, (size_t)count * sizeof(hit_sink));
+}
+
+static uint64_t batch_scratch_bytes(const vxk_broadphase* bp)
+{
+    uint64_t bytes = (uint64_t)bp->batch_scratch_count * sizeof(hit_sink);
+    for (uint32_t t = 0; t < bp->batch_scratch_count; ++t)
+        bytes += (uint64_t)bp->batch_scratch[t].capacity * sizeof(vxk_broadphase_hit);
+    return bytes;
+}

@@ -1,0 +1,139 @@
+// core.c: status strings, the allocator hook with its byte counter, the assert handler.
+#include "core.h"
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+const char* vxk_version_string(void)
+{
+    return "0.1.0";
+}
+
+const char* vxk_status_string(vxk_status status)
+{
+    switch (status) {
+    case VXK_OK: return "ok";
+    case VXK_ERR_INVALID_ARGUMENT: return "invalid argument";
+    case VXK_ERR_BAD_DEF: return "def not made by its vxk_default_*_def function";
+    case VXK_ERR_NOT_FINITE: return "NaN or infinite value";
+    case VXK_ERR_OUT_OF_RANGE: return "coordinate or size out of range";
+    case VXK_ERR_BAD_MATERIAL: return "material id not defined";
+    case VXK_ERR_STALE_ID: return "stale or invalid id";
+    case VXK_ERR_OUT_OF_MEMORY: return "out of memory";
+    case VXK_ERR_IO: return "file could not be opened, read or written";
+    case VXK_ERR_MALFORMED: return "malformed data";
+    case VXK_ERR_TRUNCATED: return "data ends early (truncated)";
+    case VXK_ERR_UNSUPPORTED: return "unsupported";
+    case VXK_ERR_CAPACITY: return "output buffer too small";
+    case VXK_STATUS_COUNT: break;
+    }
+    return "unknown status";
+}
+
+static void* default_alloc(size_t size, void* user)
+{
+    (void)user;
+    return malloc(size);
+}
+
+static void default_free(void* pointer, size_t size, void* user)
+{
+    (void)size;
+    (void)user;
+    free(pointer);
+}
+
+static vxk_allocator g_allocator = {default_alloc, default_free, NULL};
+static atomic_size_t g_allocated;
+
+void vxk_set_allocator(const vxk_allocator* allocator)
+{
+    if (allocator && allocator->alloc && allocator->free)
+        g_allocator = *allocator;
+    else
+        g_allocator = (vxk_allocator){default_alloc, default_free, NULL};
+}
+
+size_t vxk_allocated_bytes(void)
+{
+    return atomic_load_explicit(&g_allocated, memory_order_relaxed);
+}
+
+void* vxk_alloc(size_t size)
+{
+    if (size == 0)
+        size = 1;
+    void* p = g_allocator.alloc(size, g_allocator.user);
+    if (p)
+        atomic_fetch_add_explicit(&g_allocated, size, memory_order_relaxed);
+    return p;
+}
+
+void* vxk_calloc(size_t size)
+{
+    void* p = vxk_alloc(size);
+    if (p)
+        memset(p, 0, size);
+    return p;
+}
+
+void* vxk_realloc(void* pointer, size_t old_size, size_t new_size)
+{
+    void* p = vxk_alloc(new_size);
+    if (!p)
+        return NULL;
+    if (pointer) {
+        memcpy(p, pointer, VXK_MIN(old_size, new_size));
+        vxk_free(pointer, old_size);
+    }
+    return p;
+}
+
+void vxk_free(void* pointer, size_t size)
+{
+    if (!pointer)
+        return;
+    if (size == 0)
+        size = 1;
+    atomic_fetch_sub_explicit(&g_allocated, size, memory_order_relaxed);
+    g_allocator.free(pointer, size, g_allocator.user);
+}
+
+// 64-byte alignment on top of the hook: over-allocate and keep the offset just before the block.
+void* vxk_alloc_aligned64(size_t size)
+{
+    uint8_t* raw = (uint8_t*)vxk_alloc(size + 64);
+    if (!raw)
+        return NULL;
+    size_t offset = 64 - ((uintptr_t)raw & 63);
+    uint8_t* p = raw + offset;
+    p[-1] = (uint8_t)offset;
+    return p;
+}
+
+void vxk_free_aligned64(void* pointer, size_t size)
+{
+    if (!pointer)
+        return;
+    uint8_t* p = (uint8_t*)pointer;
+    vxk_free(p - p[-1], size + 64);
+}
+
+static int default_assert(const char* condition, const char* file, int line)
+{
+    fprintf(stderr, "vxk assert failed: %s (%s:%d)\n", condition, file, line);
+    abort();
+}
+
+static vxk_assert_fn* g_assert = default_assert;
+
+void vxk_set_assert_handler(vxk_assert_fn* handler)
+{
+    g_assert = handler ? handler : default_assert;
+}
+
+int vxk_assert_failed(const char* condition, const char* file, int line)
+{
+    return g_assert(condition, file, line);
+}

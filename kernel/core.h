@@ -1,0 +1,76 @@
+// core.h: kernel-internal helpers: allocation through the hook, asserts, small utilities.
+#ifndef VXK_CORE_H
+#define VXK_CORE_H
+
+#include <vxk/base.h>
+
+#include <string.h>
+
+int vxk_assert_failed(const char* condition, const char* file, int line);
+
+#if !defined(NDEBUG) || defined(VXK_ENABLE_ASSERT)
+#define VXK_ASSERT(c) \
+    ((c) ? (void)0 : (vxk_assert_failed(#c, __FILE__, __LINE__) ? __builtin_trap() : (void)0))
+#else
+#define VXK_ASSERT(c) ((void)0)
+#endif
+
+// Heavy consistency checks, compiled in only with -DVXK_VALIDATE.
+#ifdef VXK_VALIDATE
+#define VXK_VALIDATE_ONLY(x) x
+#else
+#define VXK_VALIDATE_ONLY(x)
+#endif
+
+// Allocation through the user hook; 16-byte aligned (64 with vxk_alloc_aligned64). Sizes are
+// passed back to vxk_free so the counter stays exact.
+void* vxk_alloc(size_t size);
+void* vxk_calloc(size_t size);
+void* vxk_realloc(void* pointer, size_t old_size, size_t new_size);
+void vxk_free(void* pointer, size_t size);
+void* vxk_alloc_aligned64(size_t size);
+void vxk_free_aligned64(void* pointer, size_t size);
+
+#define VXK_MIN(a, b) ((a) < (b) ? (a) : (b))
+#define VXK_MAX(a, b) ((a) > (b) ? (a) : (b))
+
+static inline bool vxk_is_finite(float f)
+{
+    return f - f == 0.0f;
+}
+
+static inline bool vxk_vec3_is_finite(vxk_vec3 v)
+{
+    return vxk_is_finite(v.x) && vxk_is_finite(v.y) && vxk_is_finite(v.z);
+}
+
+// Floor division and modulo for int32 (chunk coordinate from voxel coordinate).
+static inline int32_t vxk_floor_div8(int32_t v)
+{
+    return v >> 3; // arithmetic shift: floor for negatives
+}
+static inline int32_t vxk_mod8(int32_t v)
+{
+    return v & 7;
+}
+
+// SplitMix64: the seeded PRNG used everywhere (tests, generators).
+static inline uint64_t vxk_splitmix64(uint64_t* state)
+{
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+// 64-bit FNV-1a, the digest behind vxk_*_hash functions.
+static inline uint64_t vxk_hash_bytes(uint64_t hash, const void* data, size_t size)
+{
+    const uint8_t* p = (const uint8_t*)data;
+    for (size_t i = 0; i < size; ++i)
+        hash = (hash ^ p[i]) * 0x100000001B3ull;
+    return hash;
+}
+#define VXK_HASH_SEED 0xCBF29CE484222325ull
+
+#endif

@@ -1,0 +1,180 @@
+// vxk/kdtree.h: the loose kD tree of a chunk mesh (seed 000, Roblox terrain physics): two split
+// planes per node, 12-byte nodes, at most two primitives per leaf, stackless AABB and ray queries
+// with front-to-back early exit. Primitives are triangles or planar quads (parallelograms); a
+// 16-bit quantized variant stores vertices, indices and 6-byte nodes in about 15 bytes a triangle.
+#ifndef VXK_KDTREE_H
+#define VXK_KDTREE_H
+
+#include <vxk/base.h>
+#include <vxk/mesh.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// Deepest tree the builder makes (the 25% balance rule bounds depth by log4/3(n/2) + 1, so this
+// holds for any primitive count the 30-bit child index allows). Query stacks never exceed
+// depth + 1 entries.
+#define VXK_KD_MAX_DEPTH 96
+#define VXK_KD_MAX_PRIMITIVES (1u << 28)
+#define VXK_KD_LEAF 3u            // the axis tag of a leaf
+#define VXK_KD_NO_PRIMITIVE 0xFFFFFFFFu
+
+// One node, 12 bytes. info: bits 0-1 axis (0 = x, 1 = y, 2 = z, 3 = leaf), bits 2-31 the index
+// of the first child (branch; children at child + 0 and child + 1) or the primitive count (leaf).
+// Branch: splits[0] bounds the left subtree from above (every left primitive lies at
+// axis <= splits[0]), splits[1] bounds the right one from below (axis >= splits[1]).
+// Leaf: primitives[0 .. count) are primitive indices of the mesh.
+typedef struct vxk_kd_node {
+    union {
+        float splits[2];
+        uint32_t primitives[2];
+    };
+    uint32_t info;
+} vxk_kd_node;
+
+// A tree over a mesh it does not own: the mesh arrays must stay alive and unchanged while the tree
+// is used. All fields are read-only for users.
+typedef struct vxk_kdtree {
+    vxk_kd_node* nodes;        // node_count nodes, root at 0 (allocated through vxk_alloc)
+    uint32_t node_count;
+    uint32_t depth;            // edges on the longest root-to-leaf path (0 for a lone leaf)
+    vxk_aabb bounds;           // tight bounds of all primitives (empty mesh: min > max)
+    const vxk_vec3* vertices;  // the mesh's arrays
+    const uint32_t* indices;
+    uint32_t vertex_count;
+    uint32_t primitive_count;
+    uint32_t corners;          // 3 or 4
+} vxk_kdtree;
+
+// A ray segment: points origin + t * dir for t in [0, tmax]. dir need not be normalised; t is in
+// units of dir.
+typedef struct vxk_kd_ray {
+    vxk_vec3 origin;
+    vxk_vec3 dir;
+    float tmax;
+} vxk_kd_ray;
+
+// The closest hit: primitive is VXK_KD_NO_PRIMITIVE on a miss. (u, v) are the barycentric
+// coordinates of the hit on (v1 - v0, v2 - v0) for a triangle, or the parallelogram coordinates
+// on (v1 - v0, v3 - v0) for a quad.
+typedef struct vxk_kd_hit {
+    float t, u, v;
+    uint32_t primitive;
+} vxk_kd_hit;
+
+// Bytes of builder scratch for vxk_kdtree_build over primitive_count primitives (work arrays of
+// indices, centroids and bounds). Cost O(1).
+size_t vxk_kdtree_build_scratch_size(uint32_t primitive_count);
+
+// Builds the tree of a triangle (corners 3) or quad (corners 4) mesh: longest axis, split at the
+// mean centroid, both planes refitted from all vertices, median split when one side would hold
+// under 25%, leaves of at most 2 primitives. scratch: at least
+// vxk_kdtree_build_scratch_size(mesh->primitive_count) bytes aligned to 8, or NULL to allocate it
+// through vxk_alloc for the duration of the call. Validates the mesh (corners, index range, finite
+// vertices, primitive_count <= VXK_KD_MAX_PRIMITIVES) and leaves *tree untouched on error.
+// Empty meshes give a single empty leaf. Cost O(n log n); thread-safe for distinct trees.
+vxk_status vxk_kdtree_build(vxk_kdtree* tree, const vxk_mesh* mesh, void* scratch,
+                            size_t scratch_size);
+
+// Releases the nodes and zeroes the tree (the mesh is untouched). NULL-safe.
+void vxk_kdtree_free(vxk_kdtree* tree);
+
+// Bytes of the node array (the tree alone).
+size_t vxk_kdtree_bytes(const vxk_kdtree* tree);
+
+// Bytes of query scratch a query on this tree needs: (depth + 1) stack entries. Queries accept
+// NULL scratch and then use a stack array of VXK_KD_MAX_DEPTH + 1 entries.
+size_t vxk_kdtree_query_scratch_size(const vxk_kdtree* tree);
+
+// Reports in out[0 .. min(count, capacity)) the indices of every primitive whose bounding box
+// overlaps box (touching counts), in traversal order, and returns count (which may exceed
+// capacity; nothing past capacity is written). A box with NaN or min > max yields 0. scratch: see
+// vxk_kdtree_query_scratch_size. Thread-safe (read-only on the tree).
+uint32_t vxk_kdtree_query_aabb(const vxk_kdtree* tree, uint32_t* out, uint32_t capacity,
+                               const vxk_aabb* box, void* scratch);
+
+// Closest hit of the ray segment; returns true on a hit and fills *hit (on a miss *hit has
+// primitive VXK_KD_NO_PRIMITIVE and t = ray->tmax). Ties in t go to the lower primitive index, so
+// the result equals a brute-force scan with vxk_kd_intersect. A ray with NaN/Inf components,
+// tmax < 0 or a zero direction misses. Thread-safe.
+bool vxk_kdtree_raycast(const vxk_kdtree* tree, vxk_kd_hit* hit, const vxk_kd_ray* ray,
+                        void* scratch);
+
+// Whether the ray segment hits any primitive (shadow ray): stops at the first hit found.
+bool vxk_kdtree_raycast_any(const vxk_kdtree* tree, const vxk_kd_ray* ray, void* scratch);
+
+// Checks the tree's invariants: node indices in range, every primitive in exactly one leaf, leaf
+// counts <= 2, every primitive of a left (right) subtree at or below splits[0] (at or above
+// splits[1]) on the node's axis, the stored depth and bounds. VXK_OK or VXK_ERR_MALFORMED.
+// Allocates primitive_count bytes. Cost O(n depth).
+vxk_status vxk_kdtree_validate(const vxk_kdtree* tree);
+
+// The primitive test the queries use (Moller-Trumbore; quads as the parallelogram v0, v1 - v0,
+// v3 - v0 with u, v in [0, 1]). Returns true and fills *hit when 0 <= t <= tmax. Corners are the
+// primitive's vertices in order. Two-sided.
+bool vxk_kd_intersect_triangle(const vxk_kd_ray* ray, vxk_vec3 v0, vxk_vec3 v1, vxk_vec3 v2,
+                               float tmax, float* t, float* u, float* v);
+bool vxk_kd_intersect_quad(const vxk_kd_ray* ray, vxk_vec3 v0, vxk_vec3 v1, vxk_vec3 v3,
+                           float tmax, float* t, float* u, float* v);
+
+// ---- 16-bit quantized variant ------------------------------------------------------------------
+//
+// Vertices are stored as uint16 on a per-axis grid origin + q * step with step a power of two
+// (integer voxel coordinates are exact when the chunk spans <= 65535 / 2^k voxels for k chosen as
+// large as fits), indices as uint16, nodes as 6 bytes. The tree is the float tree of the
+// dequantized mesh with its split planes rounded outward to the grid, so its query results equal
+// those of vxk_kdtree over vxk_kdtree16_dequantize's mesh exactly.
+
+#define VXK_KD16_MAX_PRIMITIVES 16384u
+#define VXK_KD16_MAX_VERTICES 65535u
+
+// One node, 6 bytes. info: bits 0-1 axis (3 = leaf), bits 2-15: branch: pair index p, the children
+// are nodes 2p + 1 and 2p + 2; leaf: primitive count. a, b: branch: quantized splits[0] and
+// splits[1]; leaf: primitive indices.
+typedef struct vxk_kd_node16 {
+    uint16_t a, b;
+    uint16_t info;
+} vxk_kd_node16;
+
+typedef struct vxk_kdtree16 {
+    vxk_kd_node16* nodes;
+    uint32_t node_count;
+    uint32_t depth;
+    uint16_t* vertices;        // 3 * vertex_count: x, y, z per vertex
+    uint16_t* indices;         // corners * primitive_count
+    uint32_t vertex_count;
+    uint32_t primitive_count;
+    uint32_t corners;
+    vxk_vec3 origin;           // dequantized coordinate = origin + q * step (per axis)
+    vxk_vec3 step;             // powers of two
+    vxk_aabb bounds;           // bounds of the dequantized primitives
+} vxk_kdtree16;
+
+// Quantizes the mesh and builds its tree; owns all its arrays. Errors as vxk_kdtree_build, plus
+// VXK_ERR_UNSUPPORTED past VXK_KD16_MAX_PRIMITIVES primitives or VXK_KD16_MAX_VERTICES vertices.
+// scratch: vxk_kdtree_build_scratch_size(mesh->primitive_count) bytes or NULL. Thread-safe for
+// distinct trees.
+vxk_status vxk_kdtree16_build(vxk_kdtree16* tree, const vxk_mesh* mesh, void* scratch,
+                              size_t scratch_size);
+void vxk_kdtree16_free(vxk_kdtree16* tree);
+// Bytes of the nodes alone, and of nodes + quantized vertices + indices.
+size_t vxk_kdtree16_bytes(const vxk_kdtree16* tree);
+size_t vxk_kdtree16_total_bytes(const vxk_kdtree16* tree);
+// Writes the dequantized mesh into *out (arrays allocated through vxk_alloc; free with
+// vxk_mesh_free). Materials are NULL.
+vxk_status vxk_kdtree16_dequantize(const vxk_kdtree16* tree, vxk_mesh* out);
+size_t vxk_kdtree16_query_scratch_size(const vxk_kdtree16* tree);
+// As the float queries (same contracts, same results on the dequantized mesh).
+uint32_t vxk_kdtree16_query_aabb(const vxk_kdtree16* tree, uint32_t* out, uint32_t capacity,
+                                 const vxk_aabb* box, void* scratch);
+bool vxk_kdtree16_raycast(const vxk_kdtree16* tree, vxk_kd_hit* hit, const vxk_kd_ray* ray,
+                          void* scratch);
+bool vxk_kdtree16_raycast_any(const vxk_kdtree16* tree, const vxk_kd_ray* ray, void* scratch);
+// Invariants of the quantized tree against its dequantized geometry (as vxk_kdtree_validate).
+vxk_status vxk_kdtree16_validate(const vxk_kdtree16* tree);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

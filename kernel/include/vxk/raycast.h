@@ -1,0 +1,89 @@
+// vxk/raycast.h: ray queries against the voxel terrain (seed 000, Roblox terrain physics): a 3D
+// DDA (Amanatides & Woo 1987) over the 8^3-voxel chunk grid skips chunks whose bit broadphase
+// mask has no bit near the ray, then the chunk's loose kD tree (built lazily through the
+// narrowphase cache) is queried front to back, stopping at the first chunk with a hit.
+//
+// Geometry: the terrain surface is the mesher's greedy quads (faces between a solid voxel and a
+// non-solid one, vxk/mesher.h); water and air are not hit. Hits are two-sided.
+//
+// Distances: a ray is origin + s * normalize(direction); distance and max_distance are in world
+// units along the normalized direction. Rays are tested in each chunk's local voxel frame:
+// origin_voxel = origin * (1 / voxel_size), dir_voxel = direction * (1 / |direction|) *
+// (1 / voxel_size), local origin = origin_voxel - 8 * chunk, with t in world units (all float,
+// -ffp-contract=off), then vxk_kdtree_raycast with tmax = max_distance.
+//
+// Rays that start inside solid: when the voxel containing the origin (floor of origin_voxel) is
+// solid, the result is a hit at distance 0 at the origin, with normal -normalize(direction), the
+// voxel's material and chunk. (A physics user asking "what is in front of me" from inside terrain
+// is told: terrain, here.) An origin exactly on a face of a solid voxel with air below it counts as
+// outside when floor() places it in the air voxel and hits that face at distance 0.
+//
+// Precondition: the bit broadphase is current (vxk_broadphase_build once, then
+// vxk_broadphase_update_dirty after terrain writes): chunks without a broadphase entry, or whose
+// dilated mask has no bit near the ray, are skipped. Infinite rays are clipped to the terrain's
+// y range in O(1); near-horizontal ones also to its x/z chunk bounds (a scan of the chunk list
+// per vxk_raycast call, once per vxk_raycast_batch call).
+//
+// Thread-safety: all functions may run concurrently with each other and with other world reads;
+// not with terrain writes. They fill the world's narrowphase cache (internally synchronized).
+#ifndef VXK_RAYCAST_H
+#define VXK_RAYCAST_H
+
+#include <vxk/base.h>
+#include <vxk/world.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct vxk_ray {
+    vxk_vec3 origin;     // world units, finite
+    vxk_vec3 direction;  // finite, not zero; need not be unit length
+    float max_distance;  // >= 0 along the normalized direction; +infinity allowed (no limit)
+} vxk_ray;
+
+typedef struct vxk_ray_hit {
+    vxk_vec3 point;      // origin + distance * normalize(direction)
+    vxk_vec3 normal;     // unit outward normal of the face hit (axis-aligned), or -dir inside
+    float distance;      // world units along the normalized direction
+    uint8_t hit;         // 1 on a hit, 0 on a miss (then the other fields are zero)
+    uint8_t material;    // material id of the solid voxel whose face was hit
+    uint8_t pad[2];
+    vxk_int3 chunk;      // chunk coordinate owning the face (the solid voxel's chunk)
+} vxk_ray_hit;           // 44 bytes
+
+// Closest hit along the ray within max_distance. On VXK_OK *hit is filled (hit->hit says
+// whether anything was hit). Errors, with *hit untouched: NULL pointers ->
+// VXK_ERR_INVALID_ARGUMENT; NaN/Inf in origin or direction, or a NaN max_distance ->
+// VXK_ERR_NOT_FINITE; a zero direction (or one whose length underflows) or a negative
+// max_distance -> VXK_ERR_OUT_OF_RANGE; VXK_ERR_OUT_OF_MEMORY when a chunk's data cannot be built.
+// Cost: the chunks crossed (one map lookup and a bit test each), plus one kD query per chunk with
+// bits near the ray; the first query of a chunk builds its mesh and tree (cached).
+vxk_status vxk_raycast(const vxk_world* world, const vxk_ray* ray, vxk_ray_hit* hit);
+
+// Whether the ray hits anything within max_distance (shadow/occlusion query; stops at the first
+// hit found, in any order inside a chunk). Same errors as vxk_raycast; *hit_any untouched on error.
+vxk_status vxk_raycast_any(const vxk_world* world, const vxk_ray* ray, bool* hit_any);
+
+// Closest hits of count rays: hits[i] = the vxk_raycast result of rays[i]. Runs over the world's
+// jobs in fixed pieces of rays; the results do not depend on the worker count (each ray's result
+// is computed independently and written to its own slot). Every ray is validated first: on an
+// error nothing is written. Errors: as vxk_raycast for any ray; NULL arrays with count > 0 ->
+// VXK_ERR_INVALID_ARGUMENT. count 0 is VXK_OK. Callable from inside a job.
+vxk_status vxk_raycast_batch(const vxk_world* world, vxk_ray_hit* hits, const vxk_ray* rays,
+                             uint32_t count);
+
+// Statistics of the world's ray/narrowphase cache: resident chunks, bytes, hits and misses since
+// the world was created. Thread-safe.
+typedef struct vxk_raycast_cache_stats {
+    uint64_t hits, misses, builds, evictions, entries, bytes, budget;
+} vxk_ray_cache_stats;
+void vxk_raycast_cache_stats(const vxk_world* world, vxk_ray_cache_stats* out);
+
+// Drops every cached chunk mesh/tree not in use (benchmarks measure cold rays with it).
+void vxk_raycast_cache_clear(const vxk_world* world);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

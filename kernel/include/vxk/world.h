@@ -1,0 +1,143 @@
+// vxk/world.h: the world object, its material table and its voxel terrain.
+//
+// Terrain is a sparse, unbounded grid of 8x8x8-voxel chunks in an open-addressing hash map keyed
+// by int32 chunk coordinates. A chunk is uniform (one material, no payload) or mixed (512 bytes,
+// index x + 8*z + 64*y). An all-air chunk has no entry. Each chunk keeps occupancy bits for solid
+// and water (bit x + 8*z of slice y), maintained on every write, so derived data reads bits.
+//
+// Thread-safety: functions that write terrain (fill, load) must not run concurrently with any
+// other call on the same world. Read functions may run concurrently with each other.
+#ifndef VXK_WORLD_H
+#define VXK_WORLD_H
+
+#include <vxk/base.h>
+#include <vxk/jobs.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// ---- Materials -------------------------------------------------------------------------------
+
+typedef enum vxk_material_kind {
+    VXK_MATERIAL_AIR = 0,
+    VXK_MATERIAL_SOLID = 1,
+    VXK_MATERIAL_WATER = 2,
+} vxk_material_kind;
+
+typedef struct vxk_material {
+    uint8_t kind;        // vxk_material_kind
+    uint8_t defined;     // 1 if the id may be used
+    uint8_t color[3];    // sRGB, for export and .vox mapping
+    float density;       // kg/m^3
+    float friction;      // Coulomb coefficient
+    float restitution;   // 0..1
+    char name[24];
+} vxk_material;
+
+#define VXK_MATERIAL_COUNT 256
+// Default ids in vxk_default_material_table().
+enum {
+    VXK_MAT_AIR = 0,
+    VXK_MAT_BEDROCK = 1,
+    VXK_MAT_STONE = 2,
+    VXK_MAT_DIRT = 3,
+    VXK_MAT_GRASS = 4,
+    VXK_MAT_SAND = 5,
+    VXK_MAT_GRAVEL = 6,
+    VXK_MAT_CLAY = 7,
+    VXK_MAT_ICE = 8,
+    VXK_MAT_WOOD = 9,
+    VXK_MAT_METAL = 10,
+    VXK_MAT_WATER = 11,
+    VXK_MAT_DEFAULT_COUNT = 12
+};
+
+typedef struct vxk_material_table {
+    vxk_material materials[VXK_MATERIAL_COUNT];
+} vxk_material_table;
+
+// The default table: ids above, every other id undefined (id 0 is always air).
+void vxk_default_material_table(vxk_material_table* table);
+// Checks a table: id 0 is air, finite non-negative density/friction, restitution in [0,1].
+// Also: no defined id other than 0 has kind air, names are NUL-terminated. NULL -> invalid arg.
+vxk_status vxk_material_table_validate(const vxk_material_table* table);
+
+// ---- World -----------------------------------------------------------------------------------
+
+typedef struct vxk_world vxk_world;
+
+typedef struct vxk_world_def {
+    uint32_t cookie;                      // set by vxk_default_world_def
+    float voxel_size;                     // metres per voxel edge (default 1)
+    const vxk_material_table* materials;  // copied; NULL = vxk_default_material_table
+    vxk_jobs* jobs;                       // NULL = run everything inline on the caller
+    size_t narrow_cache_bytes;            // budget of the lazy mesh/kD cache (default 64 MiB)
+} vxk_world_def;
+
+vxk_world_def vxk_default_world_def(void);
+vxk_status vxk_world_create(const vxk_world_def* def, vxk_world** out);
+void vxk_world_destroy(vxk_world* world);
+
+float vxk_world_voxel_size(const vxk_world* world);
+const vxk_material_table* vxk_world_materials(const vxk_world* world);
+vxk_jobs* vxk_world_jobs(const vxk_world* world); // never NULL (an inline scheduler if none given)
+
+// Voxel coordinates are int32; chunk coordinates are voxel >> 3 (floor).
+
+// Reads one voxel's material id (0 = air). Never fails for in-range int32 coordinates.
+uint8_t vxk_world_get_voxel(const vxk_world* world, int32_t x, int32_t y, int32_t z);
+
+// Reads the box [min, min+size) of material ids into out (index x + sx*(z + sz*y)... see below).
+// out holds size.x*size.y*size.z bytes, index (x - min.x) + size.x*((z - min.z) + size.z*(y - min.y)).
+// Errors: size components <= 0 or the box leaving the int32 range -> VXK_ERR_OUT_OF_RANGE.
+vxk_status vxk_world_read_box(const vxk_world* world, vxk_int3 min, vxk_int3 size, uint8_t* out);
+
+// Fills the voxel box [min, max] (inclusive) with one material. Bulk path: whole chunks become
+// uniform without a payload, chunks that become all air are removed, mixed chunks that become
+// uniform are collapsed. Errors (nothing changed): max < min on an axis, a coordinate outside
+// int32 (use int64 inputs so that callers can pass anything), an undefined material.
+vxk_status vxk_world_fill_box(vxk_world* world, const int64_t min[3], const int64_t max[3],
+                              uint8_t material);
+
+// Writes a dense box of material ids (same layout as vxk_world_read_box); id 0 writes air.
+// (The loaders' path.) Same errors as fill_box; every id is checked before anything is written.
+vxk_status vxk_world_write_box(vxk_world* world, vxk_int3 min, vxk_int3 size, const uint8_t* ids);
+
+// Chunk iteration in a deterministic order: sorted by (cy, cz, cx). info is valid during the call.
+typedef struct vxk_chunk_info {
+    vxk_int3 coord;           // chunk coordinate
+    uint8_t uniform_material; // the material if uniform, else 0
+    uint8_t is_mixed;
+    uint32_t version;         // bumped on every write to the chunk (a write call that changes
+                              // a chunk gives it a new, larger value; no-op writes keep it)
+    const uint8_t* voxels;    // 512 bytes if mixed, else NULL
+} vxk_chunk_info;
+typedef void vxk_chunk_visit_fn(void* ctx, const vxk_chunk_info* info);
+void vxk_world_for_each_chunk(const vxk_world* world, vxk_chunk_visit_fn* fn, void* ctx);
+
+typedef struct vxk_world_memory {
+    uint64_t chunk_count;          // chunks with an entry
+    uint64_t uniform_chunks;
+    uint64_t mixed_chunks;
+    uint64_t map_bytes;            // hash map slots
+    uint64_t chunk_entry_bytes;    // chunk entry pool (32 bytes + a free-list index per entry)
+    uint64_t voxel_bytes;          // mixed payloads
+    uint64_t occupancy_bytes;      // per-chunk solid/water bits
+    uint64_t terrain_other_bytes;  // sorted chunk view, dirty list, bookkeeping
+    uint64_t broadphase_entries;   // chunks with broadphase data
+    uint64_t broadphase_full;      // of which tagged full (no mask)
+    uint64_t broadphase_bytes;     // masks and their map
+    uint64_t narrow_bytes;         // lazy mesh/kD cache in use
+    uint64_t total_bytes;          // everything the world holds
+} vxk_world_memory;
+void vxk_world_memory_stats(const vxk_world* world, vxk_world_memory* out);
+
+// Digest of the terrain (chunk coordinates, materials, payloads) in chunk order: identical
+// worlds give identical hashes.
+uint64_t vxk_world_terrain_hash(const vxk_world* world);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

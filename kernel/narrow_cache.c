@@ -1,0 +1,569 @@
+// narrow_cache.c: lazily built per-chunk mesh + loose kD tree, cached under a byte budget with
+// LRU eviction, single-flight builds and pinning (seed 000: "lazy generation of collision objects
+// ... a cache of the resulting objects so that the memory overhead remained manageable").
+#include "narrow_cache.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#define NARROW_SHARDS 64
+#define PIN_DETACHED 0x80000000u
+
+enum { ENTRY_BUILDING = 0, ENTRY_READY = 1, ENTRY_FAILED = 2 };
+
+typedef struct narrow_entry {
+    vxk_narrow_chunk data; // the public view (first member)
+    struct narrow_entry* next;
+    struct vxk_narrow_cache* cache;
+    _Atomic uint32_t state;
+    _Atomic uint32_t pins;  // pin count | PIN_DETACHED once out of the table
+    _Atomic uint64_t last_use;
+    pthread_t builder;
+    vxk_status build_status;
+} narrow_entry;
+
+typedef struct narrow_shard {
+    pthread_mutex_t lock;
+    narrow_entry** buckets; // bucket_count heads
+    uint32_t bucket_count;  // power of two
+    uint32_t count;
+    uint64_t hits; // under the lock: no shared counter is written on the hot path
+    char pad[64];
+} narrow_shard;
+
+struct vxk_narrow_cache {
+    narrow_shard shards[NARROW_SHARDS];
+    pthread_mutex_t evict_lock;
+    _Atomic uint64_t tick;
+    _Atomic uint64_t bytes;
+    _Atomic uint64_t budget;
+    _Atomic uint64_t entries;
+    _Atomic uint64_t misses, builds, waits, evictions, stale, serial;
+};
+
+static uint64_t coord_hash(int32_t x, int32_t y, int32_t z)
+{
+    uint64_t h = (uint64_t)(uint32_t)x * 0x9E3779B97F4A7C15ull;
+    h ^= (uint64_t)(uint32_t)y * 0xC2B2AE3D27D4EB4Full;
+    h ^= (uint64_t)(uint32_t)z * 0x165667B19E3779F9ull;
+    h ^= h >> 29;
+    h *= 0xBF58476D1CE4E5B9ull;
+    h ^= h >> 32;
+    return h;
+}
+
+// ---- building ---------------------------------------------------------------------------------
+
+static size_t chunk_data_bytes(const vxk_narrow_chunk* c)
+{
+    size_t mesh = (size_t)c->mesh.vertex_count * sizeof(vxk_vec3) +
+                  (size_t)c->mesh.primitive_count * c->mesh.corners * sizeof(uint32_t) +
+                  (size_t)c->mesh.primitive_count;
+    return (size_t)c->quad_count * sizeof(vxk_quad) + mesh + vxk_kdtree_bytes(&c->tree);
+}
+
+vxk_status vxk_narrow_build_chunk(const vxk_world* world, int32_t cx, int32_t cy, int32_t cz,
+                                  vxk_narrow_chunk* out)
+{
+    memset(out, 0, sizeof(*out));
+    out->coord = (vxk_int3){cx, cy, cz};
+    out->stamp = vxk_narrow_stamp(world, cx, cy, cz);
+    vxk_quad quads[VXK_MESHER_MAX_QUADS];
+    uint32_t count = 0;
+    vxk_status status =
+        vxk_mesh_world_chunk(world, cx, cy, cz, quads, VXK_MESHER_MAX_QUADS, &count);
+    if (status != VXK_OK)
+        return status;
+    if (count) {
+        out->quads = (vxk_quad*)vxk_alloc((size_t)count * sizeof(vxk_quad));
+        if (!out->quads)
+            return VXK_ERR_OUT_OF_MEMORY;
+        memcpy(out->quads, quads, (size_t)count * sizeof(vxk_quad));
+        out->quad_count = count;
+    }
+    status = vxk_quads_to_mesh(&out->mesh, quads, count, 4, (vxk_vec3){0, 0, 0}, 1.0f);
+    if (status == VXK_OK) {
+        // Builder scratch on the stack when it fits (the common case), else allocated.
+        _Alignas(8) uint8_t scratch[64 * 1024];
+        size_t need = vxk_kdtree_build_scratch_size(count);
+        status = vxk_kdtree_build(&out->tree, &out->mesh, need <= sizeof(scratch) ? scratch : NULL,
+                                  need <= sizeof(scratch) ? sizeof(scratch) : 0);
+        if (status != VXK_OK)
+            vxk_mesh_free(&out->mesh);
+    }
+    if (status != VXK_OK) {
+        vxk_free(out->quads, (size_t)out->quad_count * sizeof(vxk_quad));
+        out->quads = NULL;
+        out->quad_count = 0;
+        return status;
+    }
+    out->bytes = chunk_data_bytes(out) + sizeof(narrow_entry);
+    return VXK_OK;
+}
+
+void vxk_narrow_free_chunk(vxk_narrow_chunk* chunk)
+{
+    vxk_kdtree_free(&chunk->tree);
+    vxk_mesh_free(&chunk->mesh);
+    vxk_free(chunk->quads, (size_t)chunk->quad_count * sizeof(vxk_quad));
+    chunk->quads = NULL;
+    chunk->quad_count = 0;
+}
+
+// ---- stamps -----------------------------------------------------------------------------------
+
+uint64_t vxk_narrow_stamp(const vxk_world* world, int32_t cx, int32_t cy, int32_t cz)
+{
+    const vxk_chunk* self = vxk_terrain_find(world, cx, cy, cz);
+    if (!self)
+        return 0;
+    // Face and edge neighbours (offsets with one or two nonzero components); an absent one
+    // contributes 0, a present one its version tagged as present.
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ self->version;
+    h = (h ^ (h >> 31)) * 0xBF58476D1CE4E5B9ull;
+    for (int dy = -1; dy <= 1; ++dy)
+        for (int dz = -1; dz <= 1; ++dz)
+            for (int dx = -1; dx <= 1; ++dx) {
+                int nonzero = (dx != 0) + (dy != 0) + (dz != 0);
+                if (nonzero == 0 || nonzero == 3)
+                    continue;
+                const vxk_chunk* n = vxk_terrain_find(world, cx + dx, cy + dy, cz + dz);
+                uint64_t v = n ? ((uint64_t)n->version << 1 | 1u) : 0u;
+                h = (h ^ v) * 0x94D049BB133111EBull;
+                h ^= h >> 29;
+            }
+    return h ? h : 1;
+}
+
+// ---- the cache object ---------------------------------------------------------------------------
+
+static void cache_destroy(void* self);
+static void cache_memory(const void* self, vxk_world_memory* stats);
+
+static vxk_narrow_cache* cache_create(size_t budget)
+{
+    vxk_narrow_cache* cache = (vxk_narrow_cache*)vxk_alloc_aligned64(sizeof(vxk_narrow_cache));
+    if (!cache)
+        return NULL;
+    memset(cache, 0, sizeof(*cache));
+    for (int i = 0; i < NARROW_SHARDS; ++i)
+        pthread_mutex_init(&cache->shards[i].lock, NULL);
+    pthread_mutex_init(&cache->evict_lock, NULL);
+    atomic_store(&cache->budget, budget);
+    return cache;
+}
+
+static void entry_free(narrow_entry* e)
+{
+    vxk_narrow_cache* cache = e->cache;
+    atomic_fetch_sub_explicit(&cache->bytes, e->data.bytes, memory_order_relaxed);
+    vxk_narrow_free_chunk(&e->data);
+    vxk_free(e, sizeof(*e));
+}
+
+static void cache_destroy(void* self)
+{
+    vxk_narrow_cache* cache = (vxk_narrow_cache*)self;
+    for (int s = 0; s < NARROW_SHARDS; ++s) {
+        narrow_shard* shard = &cache->shards[s];
+        for (uint32_t b = 0; b < shard->bucket_count; ++b) {
+            narrow_entry* e = shard->buckets[b];
+            while (e) {
+                narrow_entry* next = e->next;
+                VXK_ASSERT(atomic_load(&e->pins) == 0);
+                entry_free(e);
+                e = next;
+            }
+        }
+        vxk_free(shard->buckets, (size_t)shard->bucket_count * sizeof(narrow_entry*));
+        pthread_mutex_destroy(&shard->lock);
+    }
+    pthread_mutex_destroy(&cache->evict_lock);
+    vxk_free_aligned64(cache, sizeof(*cache));
+}
+
+static void cache_memory(const void* self, vxk_world_memory* stats)
+{
+    const vxk_narrow_cache* cache = (const vxk_narrow_cache*)self;
+    uint64_t bytes = atomic_load_explicit(&((vxk_narrow_cache*)cache)->bytes,
+                                          memory_order_relaxed) + sizeof(*cache);
+    for (int s = 0; s < NARROW_SHARDS; ++s)
+        bytes += (uint64_t)cache->shards[s].bucket_count * sizeof(narrow_entry*);
+    stats->narrow_bytes += bytes;
+}
+
+vxk_narrow_cache* vxk_narrow_cache_get(const vxk_world* cworld)
+{
+    vxk_world* world = (vxk_world*)cworld;
+    vxk_narrow_cache* cache =
+        (vxk_narrow_cache*)__atomic_load_n(&world->narrow.self, __ATOMIC_ACQUIRE);
+    if (cache)
+        return cache;
+    vxk_narrow_cache* fresh = cache_create(world->narrow_cache_bytes);
+    if (!fresh)
+        return NULL;
+    __atomic_store_n(&world->narrow.destroy, cache_destroy, __ATOMIC_RELEASE);
+    __atomic_store_n(&world->narrow.memory, cache_memory, __ATOMIC_RELEASE);
+    void* expected = NULL;
+    if (__atomic_compare_exchange_n(&world->narrow.self, &expected, (void*)fresh, false,
+                                    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+        return fresh;
+    cache_destroy(fresh);
+    return (vxk_narrow_cache*)expected;
+}
+
+// ---- table --------------------------------------------------------------------------------------
+
+static narrow_shard* shard_of(vxk_narrow_cache* cache, uint64_t h)
+{
+    return &cache->shards[h & (NARROW_SHARDS - 1)];
+}
+
+static narrow_entry** bucket_of(narrow_shard* shard, uint64_t h)
+{
+    return &shard->buckets[(h >> 6) & (shard->bucket_count - 1)];
+}
+
+static narrow_entry* shard_find(narrow_shard* shard, uint64_t h, int32_t x, int32_t y, int32_t z)
+{
+    if (!shard->bucket_count)
+        return NULL;
+    for (narrow_entry* e = *bucket_of(shard, h); e; e = e->next)
+        if (e->data.coord.x == x && e->data.coord.y == y && e->data.coord.z == z)
+            return e;
+    return NULL;
+}
+
+static void shard_unlink(narrow_shard* shard, narrow_entry* entry)
+{
+    uint64_t h = coord_hash(entry->data.coord.x, entry->data.coord.y, entry->data.coord.z);
+    narrow_entry** link = bucket_of(shard, h);
+    while (*link != entry)
+        link = &(*link)->next;
+    *link = entry->next;
+    entry->next = NULL;
+    --shard->count;
+    atomic_fetch_sub_explicit(&entry->cache->entries, 1, memory_order_relaxed);
+}
+
+static bool shard_insert(narrow_shard* shard, uint64_t h, narrow_entry* entry)
+{
+    if (shard->count + 1 > shard->bucket_count) {
+        uint32_t count = shard->bucket_count ? shard->bucket_count * 2 : 16;
+        narrow_entry** buckets = (narrow_entry**)vxk_calloc((size_t)count * sizeof(*buckets));
+        if (!buckets)
+            return false;
+        for (uint32_t b = 0; b < shard->bucket_count; ++b) {
+            narrow_entry* e = shard->buckets[b];
+            while (e) {
+                narrow_entry* next = e->next;
+                uint64_t eh = coord_hash(e->data.coord.x, e->data.coord.y, e->data.coord.z);
+                narrow_entry** head = &buckets[(eh >> 6) & (count - 1)];
+                e->next = *head;
+                *head = e;
+                e = next;
+            }
+        }
+        vxk_free(shard->buckets, (size_t)shard->bucket_count * sizeof(narrow_entry*));
+        shard->buckets = buckets;
+        shard->bucket_count = count;
+    }
+    narrow_entry** head = bucket_of(shard, h);
+    entry->next = *head;
+    *head = entry;
+    ++shard->count;
+    atomic_fetch_add_explicit(&entry->cache->entries, 1, memory_order_relaxed);
+    return true;
+}
+
+// Takes an entry out of the table (shard lock held). Whoever drops the last pin frees it; returns
+// true when the caller must free it now (no pins were held).
+static bool entry_detach(narrow_shard* shard, narrow_entry* entry)
+{
+    shard_unlink(shard, entry);
+    uint32_t old = atomic_fetch_or_explicit(&entry->pins, PIN_DETACHED, memory_order_acq_rel);
+    return old == 0;
+}
+
+static void cache_evict(vxk_narrow_cache* cache, uint64_t target, bool count_as_eviction);
+
+void vxk_narrow_release(vxk_narrow_ref* ref)
+{
+    narrow_entry* e = (narrow_entry*)ref->entry;
+    ref->entry = NULL;
+    if (!e)
+        return;
+    vxk_narrow_cache* cache = e->cache; // read before the pin drops: e may go right after
+    uint32_t old = atomic_fetch_sub_explicit(&e->pins, 1, memory_order_acq_rel);
+    VXK_ASSERT((old & ~PIN_DETACHED) > 0);
+    if (old == (PIN_DETACHED | 1u)) {
+        entry_free(e);
+        return;
+    }
+    // Entries pinned during the last eviction may have left the cache over budget.
+    uint64_t budget = atomic_load_explicit(&cache->budget, memory_order_relaxed);
+    if (old == 1u && atomic_load_explicit(&cache->bytes, memory_order_relaxed) > budget)
+        cache_evict(cache, budget - budget / 8, true);
+}
+
+// ---- eviction -----------------------------------------------------------------------------------
+
+typedef struct evict_candidate {
+    uint64_t last_use;
+    narrow_entry* entry;
+} evict_candidate;
+
+static int compare_candidates(const void* a, const void* b)
+{
+    const evict_candidate* x = (const evict_candidate*)a;
+    const evict_candidate* y = (const evict_candidate*)b;
+    return (x->last_use > y->last_use) - (x->last_use < y->last_use);
+}
+
+// Evicts least recently used unpinned entries until bytes <= target. Entries are only pinned
+// under their shard lock, so an entry seen unpinned under that lock can be detached safely.
+static void cache_evict(vxk_narrow_cache* cache, uint64_t target, bool count_as_eviction)
+{
+    pthread_mutex_lock(&cache->evict_lock);
+    if (atomic_load(&cache->bytes) <= target) {
+        pthread_mutex_unlock(&cache->evict_lock);
+        return;
+    }
+    size_t capacity = (size_t)atomic_load(&cache->entries) + 16;
+    evict_candidate* candidates = (evict_candidate*)vxk_alloc(capacity * sizeof(*candidates));
+    size_t count = 0;
+    if (candidates) {
+        for (int s = 0; s < NARROW_SHARDS; ++s) {
+            narrow_shard* shard = &cache->shards[s];
+            pthread_mutex_lock(&shard->lock);
+            for (uint32_t b = 0; b < shard->bucket_count && count < capacity; ++b)
+                for (narrow_entry* e = shard->buckets[b]; e && count < capacity; e = e->next)
+                    if (atomic_load_explicit(&e->pins, memory_order_relaxed) == 0 &&
+                        atomic_load_explicit(&e->state, memory_order_acquire) == ENTRY_READY)
+                        candidates[count++] = (evict_candidate){
+                            atomic_load_explicit(&e->last_use, memory_order_relaxed), e};
+            pthread_mutex_unlock(&shard->lock);
+        }
+        qsort(candidates, count, sizeof(*candidates), compare_candidates);
+    }
+    for (size_t i = 0; i < count && atomic_load(&cache->bytes) > target; ++i) {
+        narrow_entry* e = candidates[i].entry;
+        uint64_t h = coord_hash(e->data.coord.x, e->data.coord.y, e->data.coord.z);
+        narrow_shard* shard = shard_of(cache, h);
+        pthread_mutex_lock(&shard->lock);
+        // The entry may have been pinned, touched or dropped since the scan: recheck it is still
+        // in the table, unpinned and untouched.
+        bool present = shard_find(shard, h, e->data.coord.x, e->data.coord.y,
+                                  e->data.coord.z) == e;
+        bool evict = present && atomic_load(&e->pins) == 0 &&
+                     atomic_load(&e->last_use) == candidates[i].last_use;
+        if (evict)
+            entry_detach(shard, e);
+        pthread_mutex_unlock(&shard->lock);
+        if (evict) {
+            if (count_as_eviction)
+                atomic_fetch_add_explicit(&cache->evictions, 1, memory_order_relaxed);
+            entry_free(e);
+        }
+    }
+    vxk_free(candidates, capacity * sizeof(*candidates));
+    pthread_mutex_unlock(&cache->evict_lock);
+}
+
+void vxk_narrow_cache_set_budget(vxk_narrow_cache* cache, size_t bytes)
+{
+    atomic_store(&cache->budget, bytes);
+    cache_evict(cache, bytes, true);
+}
+
+void vxk_narrow_cache_clear(vxk_narrow_cache* cache)
+{
+    cache_evict(cache, 0, false);
+}
+
+void vxk_narrow_cache_stats(const vxk_narrow_cache* ccache, vxk_narrow_stats* out)
+{
+    vxk_narrow_cache* cache = (vxk_narrow_cache*)ccache;
+    out->hits = 0;
+    for (int i = 0; i < NARROW_SHARDS; ++i) {
+        pthread_mutex_lock(&cache->shards[i].lock);
+        out->hits += cache->shards[i].hits;
+        pthread_mutex_unlock(&cache->shards[i].lock);
+    }
+    out->misses = atomic_load(&cache->misses);
+    out->builds = atomic_load(&cache->builds);
+    out->waits = atomic_load(&cache->waits);
+    out->evictions = atomic_load(&cache->evictions);
+    out->stale = atomic_load(&cache->stale);
+    out->entries = atomic_load(&cache->entries);
+    out->bytes = atomic_load(&cache->bytes);
+    out->budget = atomic_load(&cache->budget);
+}
+
+bool vxk_narrow_cache_contains(vxk_narrow_cache* cache, int32_t cx, int32_t cy, int32_t cz,
+                               uint64_t stamp)
+{
+    uint64_t h = coord_hash(cx, cy, cz);
+    narrow_shard* shard = shard_of(cache, h);
+    pthread_mutex_lock(&shard->lock);
+    narrow_entry* e = shard_find(shard, h, cx, cy, cz);
+    bool found = e && e->data.stamp == stamp &&
+                 atomic_load(&e->state) == ENTRY_READY;
+    pthread_mutex_unlock(&shard->lock);
+    return found;
+}
+
+// ---- acquire ------------------------------------------------------------------------------------
+
+static vxk_status wait_ready(vxk_narrow_cache* cache, narrow_entry* e)
+{
+    uint32_t state = atomic_load_explicit(&e->state, memory_order_acquire);
+    if (state == ENTRY_BUILDING) {
+        atomic_fetch_add_explicit(&cache->waits, 1, memory_order_relaxed);
+        // The builder holds no lock and waits on nothing, so it always finishes.
+        for (uint32_t spin = 0; state == ENTRY_BUILDING; ++spin) {
+            if (spin >= 64)
+                sched_yield();
+            state = atomic_load_explicit(&e->state, memory_order_acquire);
+        }
+    }
+    return state == ENTRY_READY ? VXK_OK : e->build_status;
+}
+
+// A build for a thread that would otherwise wait on its own unfinished build further up its
+// stack (a job run while the builder waited): private, never in the table.
+static vxk_status build_private(vxk_narrow_cache* cache, const vxk_world* world, int32_t cx,
+                                int32_t cy, int32_t cz, const vxk_narrow_chunk** out,
+                                vxk_narrow_ref* ref)
+{
+    narrow_entry* e = (narrow_entry*)vxk_calloc(sizeof(narrow_entry));
+    if (!e)
+        return VXK_ERR_OUT_OF_MEMORY;
+    e->cache = cache;
+    vxk_status status = vxk_narrow_build_chunk(world, cx, cy, cz, &e->data);
+    if (status != VXK_OK) {
+        vxk_free(e, sizeof(*e));
+        return status;
+    }
+    atomic_fetch_add_explicit(&cache->bytes, e->data.bytes, memory_order_relaxed);
+    atomic_store(&e->state, ENTRY_READY);
+    atomic_store(&e->pins, PIN_DETACHED | 1u);
+    *out = &e->data;
+    ref->entry = e;
+    return VXK_OK;
+}
+
+vxk_status vxk_narrow_acquire_stamped(vxk_narrow_cache* cache, const vxk_world* world,
+                                      int32_t cx, int32_t cy, int32_t cz, uint64_t stamp,
+                                      const vxk_narrow_chunk** out, vxk_narrow_ref* ref)
+{
+    VXK_ASSERT(stamp != 0);
+    uint64_t h = coord_hash(cx, cy, cz);
+    narrow_shard* shard = shard_of(cache, h);
+    uint64_t now = atomic_fetch_add_explicit(&cache->tick, 1, memory_order_relaxed) + 1;
+    narrow_entry* stale = NULL;
+
+    pthread_mutex_lock(&shard->lock);
+    narrow_entry* e = shard_find(shard, h, cx, cy, cz);
+    if (e && e->data.stamp == stamp) {
+        atomic_fetch_add_explicit(&e->pins, 1, memory_order_relaxed);
+        atomic_store_explicit(&e->last_use, now, memory_order_relaxed);
+        ++shard->hits;
+        bool own_build = atomic_load_explicit(&e->state, memory_order_acquire) ==
+                             ENTRY_BUILDING && pthread_equal(e->builder, pthread_self());
+        pthread_mutex_unlock(&shard->lock);
+        if (own_build) {
+            vxk_narrow_ref pin = {e};
+            vxk_narrow_release(&pin);
+            return build_private(cache, world, cx, cy, cz, out, ref);
+        }
+        vxk_status status = wait_ready(cache, e);
+        if (status != VXK_OK) {
+            vxk_narrow_ref pin = {e};
+            vxk_narrow_release(&pin);
+            return status;
+        }
+        *out = &e->data;
+        ref->entry = e;
+        return VXK_OK;
+    }
+    if (e) {
+        // The chunk changed: drop the old data (freed now, or by its last pin holder).
+        if (entry_detach(shard, e))
+            stale = e;
+        atomic_fetch_add_explicit(&cache->stale, 1, memory_order_relaxed);
+    }
+    narrow_entry* fresh = (narrow_entry*)vxk_calloc(sizeof(narrow_entry));
+    if (fresh) {
+        fresh->cache = cache;
+        fresh->data.coord = (vxk_int3){cx, cy, cz};
+    }
+    if (!fresh || !shard_insert(shard, h, fresh)) {
+        pthread_mutex_unlock(&shard->lock);
+        if (fresh)
+            vxk_free(fresh, sizeof(*fresh));
+        if (stale)
+            entry_free(stale);
+        return VXK_ERR_OUT_OF_MEMORY;
+    }
+    fresh->data.stamp = stamp;
+    fresh->builder = pthread_self();
+    atomic_store_explicit(&fresh->pins, 1, memory_order_relaxed);
+    atomic_store_explicit(&fresh->last_use, now, memory_order_relaxed);
+    atomic_store_explicit(&fresh->state, ENTRY_BUILDING, memory_order_relaxed);
+    pthread_mutex_unlock(&shard->lock);
+    if (stale)
+        entry_free(stale);
+    atomic_fetch_add_explicit(&cache->misses, 1, memory_order_relaxed);
+
+    // Build without any lock held; waiters spin on fresh->state.
+    vxk_narrow_chunk built;
+    vxk_status status = vxk_narrow_build_chunk(world, cx, cy, cz, &built);
+    VXK_ASSERT(status != VXK_OK || built.stamp == stamp);
+    uint64_t serial = atomic_fetch_add_explicit(&cache->serial, 1, memory_order_relaxed) + 1;
+    atomic_fetch_add_explicit(&cache->builds, 1, memory_order_relaxed);
+    if (status != VXK_OK) {
+        fresh->build_status = status;
+        pthread_mutex_lock(&shard->lock);
+        bool in_table = !(atomic_load(&fresh->pins) & PIN_DETACHED);
+        if (in_table)
+            entry_detach(shard, fresh);
+        pthread_mutex_unlock(&shard->lock);
+        atomic_store_explicit(&fresh->state, ENTRY_FAILED, memory_order_release);
+        vxk_narrow_ref pin = {fresh};
+        vxk_narrow_release(&pin);
+        return status;
+    }
+    // Key fields (coord, stamp) are read under the shard lock by others: leave them alone.
+    fresh->data.quads = built.quads;
+    fresh->data.quad_count = built.quad_count;
+    fresh->data.mesh = built.mesh;
+    fresh->data.tree = built.tree;
+    fresh->data.bytes = built.bytes;
+    fresh->data.build_serial = serial;
+    atomic_fetch_add_explicit(&cache->bytes, built.bytes, memory_order_relaxed);
+    atomic_store_explicit(&fresh->state, ENTRY_READY, memory_order_release);
+
+    uint64_t budget = atomic_load_explicit(&cache->budget, memory_order_relaxed);
+    if (atomic_load_explicit(&cache->bytes, memory_order_relaxed) > budget)
+        cache_evict(cache, budget - budget / 8, true);
+    *out = &fresh->data;
+    ref->entry = fresh;
+    return VXK_OK;
+}
+
+vxk_status vxk_narrow_acquire(const vxk_world* world, int32_t cx, int32_t cy, int32_t cz,
+                              const vxk_narrow_chunk** out, vxk_narrow_ref* ref)
+{
+    *out = NULL;
+    ref->entry = NULL;
+    uint64_t stamp = vxk_narrow_stamp(world, cx, cy, cz);
+    if (!stamp)
+        return VXK_OK;
+    vxk_narrow_cache* cache = vxk_narrow_cache_get(world);
+    if (!cache)
+        return VXK_ERR_OUT_OF_MEMORY;
+    return vxk_narrow_acquire_stamped(cache, world, cx, cy, cz, stamp, out, ref);
+}

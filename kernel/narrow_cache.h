@@ -1,0 +1,99 @@
+// narrow_cache.h: the lazy narrowphase data of terrain chunks (seed 000, "Narrowphase: analysis
+// & plan"): a chunk's mesh and loose kD tree are built on first need (a contact or a ray), kept in
+// a thread-safe cache under a byte budget with LRU eviction, and rebuilt after an edit.
+//
+// Keys: a chunk coordinate plus a stamp of the voxel data the quads depend on: the versions of the
+// chunk and of its 18 face and edge neighbours (face neighbours hide faces, edge neighbours decide
+// the interior-edge flags; corner neighbours are never read by the mesher). Versions are terrain
+// write epochs, so a removed and re-created neighbour changes the stamp too. A stale stamp is
+// never returned. Chunks without a terrain entry hold only air; the mesher emits faces for a
+// chunk's own solid voxels, so such a chunk has no geometry and no cache entry (see
+// vxk_narrow_acquire) even when neighbour geometry gives it broadphase bits: every face lies in
+// the closed box of the chunk that owns the voxel, so a ray finds it in that chunk's segment.
+//
+// Concurrency: 64 shards, each a mutex over a chained hash table; a hit takes one shard lock and
+// allocates nothing. A miss inserts a BUILDING entry and builds without any lock; a second thread
+// asking for the same (chunk, stamp) waits on the entry's atomic state (spin, then yield), so
+// every (chunk, stamp) is built once while resident (single flight). Entries handed out are
+// pinned (reference count) and never evicted while pinned. Eviction removes the least recently
+// used unpinned entries until the bytes fall to 7/8 of the budget (a scan per batch, amortised).
+#ifndef VXK_NARROW_CACHE_H
+#define VXK_NARROW_CACHE_H
+
+#include <vxk/kdtree.h>
+#include <vxk/mesh.h>
+#include <vxk/mesher.h>
+
+#include "world_internal.h"
+
+// The narrowphase data of one chunk: immutable while pinned. The mesh is in chunk-local voxel
+// units (vertices are small exact integers; world = (8 * coord + local) * voxel_size), one quad
+// primitive per mesher quad, so primitive i is quads[i] (with its edge flags for contacts).
+typedef struct vxk_narrow_chunk {
+    vxk_int3 coord;
+    uint32_t quad_count;
+    uint64_t stamp;          // version stamp the data was built from
+    uint64_t build_serial;   // 1 + index of the build in this cache (tests count builds)
+    vxk_quad* quads;         // quad_count mesher quads
+    vxk_mesh mesh;           // corners 4, chunk-local voxel units, materials per quad
+    vxk_kdtree tree;         // loose kD tree over mesh
+    size_t bytes;            // what the entry holds (quads + mesh + tree + entry)
+} vxk_narrow_chunk;
+
+typedef struct vxk_narrow_cache vxk_narrow_cache;
+
+// A pin on an entry; release it with vxk_narrow_release. Zero-initialised = nothing pinned.
+typedef struct vxk_narrow_ref {
+    void* entry;
+} vxk_narrow_ref;
+
+typedef struct vxk_narrow_stats {
+    uint64_t hits;        // acquires served by a resident entry (including waits on a build)
+    uint64_t misses;      // acquires that started a build
+    uint64_t builds;      // builds completed (successful or not)
+    uint64_t waits;       // acquires that waited for another thread's build
+    uint64_t evictions;   // entries evicted for the budget
+    uint64_t stale;       // entries dropped because the chunk changed
+    uint64_t entries;     // resident entries now
+    uint64_t bytes;       // bytes held now (resident + detached but pinned)
+    uint64_t budget;      // byte budget
+} vxk_narrow_stats;
+
+// The world's cache, created on first use (thread-safe) and destroyed with the world. NULL only
+// when out of memory.
+vxk_narrow_cache* vxk_narrow_cache_get(const vxk_world* world);
+
+// The version stamp of a chunk's narrowphase data: 0 when the chunk has no terrain entry (no
+// geometry), else a nonzero digest of the versions of the chunk and its 18 face and edge
+// neighbours (19 map lookups).
+uint64_t vxk_narrow_stamp(const vxk_world* world, int32_t cx, int32_t cy, int32_t cz);
+
+// Pins the current narrowphase data of chunk (cx, cy, cz), building it if needed. On VXK_OK,
+// *out is the data (NULL when the chunk has no terrain entry: no geometry, nothing pinned) and
+// *ref must be released. Errors: VXK_ERR_OUT_OF_MEMORY (nothing pinned). Thread-safe against
+// other acquires/releases; the terrain must not be written meanwhile. Cost: one shard lock on a
+// hit; a mesh + kD build on a miss.
+vxk_status vxk_narrow_acquire(const vxk_world* world, int32_t cx, int32_t cy, int32_t cz,
+                              const vxk_narrow_chunk** out, vxk_narrow_ref* ref);
+// Same with a known stamp (vxk_narrow_stamp of the chunk, nonzero).
+vxk_status vxk_narrow_acquire_stamped(vxk_narrow_cache* cache, const vxk_world* world,
+                                      int32_t cx, int32_t cy, int32_t cz, uint64_t stamp,
+                                      const vxk_narrow_chunk** out, vxk_narrow_ref* ref);
+// Unpins; safe on a zeroed ref. Lock-free.
+void vxk_narrow_release(vxk_narrow_ref* ref);
+
+// Builds a chunk's narrowphase data outside the cache (tests compare against it).
+vxk_status vxk_narrow_build_chunk(const vxk_world* world, int32_t cx, int32_t cy, int32_t cz,
+                                  vxk_narrow_chunk* out);
+void vxk_narrow_free_chunk(vxk_narrow_chunk* chunk);
+
+// Changes the budget and evicts down to it (unpinned entries). Thread-safe.
+void vxk_narrow_cache_set_budget(vxk_narrow_cache* cache, size_t bytes);
+// Drops every unpinned entry (a cold cache for benchmarks). Thread-safe.
+void vxk_narrow_cache_clear(vxk_narrow_cache* cache);
+void vxk_narrow_cache_stats(const vxk_narrow_cache* cache, vxk_narrow_stats* out);
+// Whether (chunk, stamp) is resident (tests: LRU order).
+bool vxk_narrow_cache_contains(vxk_narrow_cache* cache, int32_t cx, int32_t cy, int32_t cz,
+                               uint64_t stamp);
+
+#endif

@@ -1,0 +1,603 @@
+// raycast.c: world ray queries (seed 000, Roblox terrain physics, "Loose kD tree: queries"): a
+// chunk-level 3D DDA (Amanatides & Woo 1987) in voxel units, a bit-broadphase mask test per
+// chunk, then the chunk's lazily built kD tree front to back with early exit.
+#include <vxk/broadphase.h>
+#include <vxk/raycast.h>
+
+#include <float.h>
+#include <stdatomic.h>
+#include <math.h>
+
+#include "narrow_cache.h"
+
+_Static_assert(sizeof(vxk_ray_hit) == 44, "vxk_ray_hit is 44 bytes");
+
+// Origins and clipped segments stay within +-2^30 voxels: chunk coordinates fit the broadphase
+// range and local offsets stay exact in float.
+#define RAY_VOXEL_LIMIT 1073741824.0
+// Rays expected to cross more chunks than this clip against the terrain's chunk bounds first.
+#define RAY_LONG_CHUNKS 2048.0
+#define RAY_MEMO 8
+#define RAY_SEEN 8
+#define RAY_GRAIN 64
+
+// A prepared ray: voxel-unit origin, voxel-unit direction per world unit, world-unit direction.
+typedef struct ray_setup {
+    float o[3];   // origin / voxel_size
+    float dv[3];  // normalize(direction) / voxel_size
+    float dn[3];  // normalize(direction)
+    float tmax;   // max_distance (world units), FLT_MAX for +inf
+    vxk_vec3 origin;
+} ray_setup;
+
+// Pins held for the duration of one call (single ray) or one batch piece: the terrain cannot
+// change meanwhile, so a chunk's data found once stays current.
+typedef struct ray_memo {
+    vxk_int3 coord[RAY_MEMO];
+    const vxk_narrow_chunk* data[RAY_MEMO];
+    vxk_narrow_ref ref[RAY_MEMO];
+    uint32_t count, next;
+} ray_memo;
+
+typedef struct ray_bounds {
+    bool known;
+    bool empty;
+    int32_t min[3], max[3]; // chunk coordinates, inclusive
+} ray_bounds;
+
+typedef struct ray_context {
+    const vxk_world* world;
+    vxk_narrow_cache* cache;
+    ray_bounds* bounds;
+    ray_memo memo;
+} ray_context;
+
+static vxk_status ray_validate(const vxk_world* world, const vxk_ray* ray, ray_setup* out)
+{
+    if (!vxk_vec3_is_finite(ray->origin) || !vxk_vec3_is_finite(ray->direction) ||
+        isnan(ray->max_distance))
+        return VXK_ERR_NOT_FINITE;
+    if (ray->max_distance < 0.0f)
+        return VXK_ERR_OUT_OF_RANGE;
+    float d[3] = {ray->direction.x, ray->direction.y, ray->direction.z};
+    float m = fmaxf(fabsf(d[0]), fmaxf(fabsf(d[1]), fabsf(d[2])));
+    if (m == 0.0f)
+        return VXK_ERR_OUT_OF_RANGE;
+    float s[3] = {d[0] / m, d[1] / m, d[2] / m};
+    float len2 = (s[0] * s[0] + s[1] * s[1]) + s[2] * s[2];
+    float inv_len = 1.0f / sqrtf(len2);
+    float inv_vs = world->inv_voxel_size;
+    float o[3] = {ray->origin.x, ray->origin.y, ray->origin.z};
+    for (int i = 0; i < 3; ++i) {
+        out->dn[i] = s[i] * inv_len;
+        out->dv[i] = out->dn[i] * inv_vs;
+        out->o[i] = o[i] * inv_vs;
+        if (!(fabsf(out->o[i]) < (float)RAY_VOXEL_LIMIT))
+            return VXK_ERR_OUT_OF_RANGE;
+    }
+    if (out->dv[0] == 0.0f && out->dv[1] == 0.0f && out->dv[2] == 0.0f)
+        return VXK_ERR_OUT_OF_RANGE;
+    out->tmax = isinf(ray->max_distance) ? FLT_MAX : ray->max_distance;
+    out->origin = ray->origin;
+    return VXK_OK;
+}
+
+// ---- terrain bounds for long rays -------------------------------------------------------------
+
+static void bounds_compute(const vxk_world* world, ray_bounds* b)
+{
+    uint32_t count = 0;
+    const vxk_chunk* const* chunks = vxk_terrain_sorted_chunks(world, &count);
+    b->known = true;
+    b->empty = count == 0 || !chunks;
+    if (b->empty)
+        return;
+    for (int a = 0; a < 3; ++a) {
+        b->min[a] = INT32_MAX;
+        b->max[a] = INT32_MIN;
+    }
+    for (uint32_t i = 0; i < count; ++i) {
+        const int32_t c[3] = {chunks[i]->cx, chunks[i]->cy, chunks[i]->cz};
+        for (int a = 0; a < 3; ++a) {
+            b->min[a] = VXK_MIN(b->min[a], c[a]);
+            b->max[a] = VXK_MAX(b->max[a], c[a]);
+        }
+    }
+}
+
+// Clips [*t0, *t1] (world units) to a box in voxel units; false when the segment misses it.
+static bool clip_box(const ray_setup* r, const double lo[3], const double hi[3], double* t0,
+                     double* t1)
+{
+    for (int a = 0; a < 3; ++a) {
+        double o = r->o[a], d = r->dv[a];
+        if (d == 0.0) {
+            if (o < lo[a] || o > hi[a])
+                return false;
+            continue;
+        }
+        double ta = (lo[a] - o) / d, tb = (hi[a] - o) / d;
+        if (ta > tb) {
+            double x = ta;
+            ta = tb;
+            tb = x;
+        }
+        *t0 = ta > *t0 ? ta : *t0;
+        *t1 = tb < *t1 ? tb : *t1;
+    }
+    return *t0 <= *t1;
+}
+
+// ---- per-chunk work ---------------------------------------------------------------------------
+
+static vxk_status memo_get(ray_context* ctx, int32_t cx, int32_t cy, int32_t cz,
+                           const vxk_narrow_chunk** out)
+{
+    ray_memo* m = &ctx->memo;
+    for (uint32_t i = 0; i < m->count; ++i)
+        if (m->coord[i].x == cx && m->coord[i].y == cy && m->coord[i].z == cz) {
+            *out = m->data[i];
+            return VXK_OK;
+        }
+    uint64_t stamp = vxk_narrow_stamp(ctx->world, cx, cy, cz);
+    if (!stamp) {
+        *out = NULL;
+        return VXK_OK;
+    }
+    if (!ctx->cache) {
+        ctx->cache = vxk_narrow_cache_get(ctx->world);
+        if (!ctx->cache)
+            return VXK_ERR_OUT_OF_MEMORY;
+    }
+    const vxk_narrow_chunk* data = NULL;
+    vxk_narrow_ref ref = {0};
+    vxk_status status =
+        vxk_narrow_acquire_stamped(ctx->cache, ctx->world, cx, cy, cz, stamp, &data, &ref);
+    if (status != VXK_OK)
+        return status;
+    uint32_t slot;
+    if (m->count < RAY_MEMO) {
+        slot = m->count++;
+    } else {
+        slot = m->next;
+        m->next = (m->next + 1) % RAY_MEMO;
+        vxk_narrow_release(&m->ref[slot]);
+    }
+    m->coord[slot] = (vxk_int3){cx, cy, cz};
+    m->data[slot] = data;
+    m->ref[slot] = ref;
+    *out = data;
+    return VXK_OK;
+}
+
+static void memo_release(ray_memo* m)
+{
+    for (uint32_t i = 0; i < m->count; ++i)
+        vxk_narrow_release(&m->ref[i]);
+    m->count = 0;
+    m->next = 0;
+}
+
+// Bits x0..x1 of every row (row masks of the article: masks for a cell range along x or z).
+static inline uint64_t row_mask_x(int x0, int x1)
+{
+    uint64_t row = ((2ull << x1) - 1) & ~((1ull << x0) - 1);
+    return row * 0x0101010101010101ull;
+}
+static inline uint64_t row_mask_z(int z0, int z1)
+{
+    // 2 << 63 wraps to 0, so z1 = 7 gives all bits from row z0 up.
+    return ((2ull << (8 * z1 + 7)) - 1) & ~((1ull << (8 * z0)) - 1);
+}
+
+// Does the ray, over t in [ta, tb] (world units) and thickened by ev voxels, pass any set bit of
+// the chunk's dilated solid mask? The span is cut at the integer planes of the dominant axis so
+// that each piece's box covers at most 2 cells per axis (plus the thickening).
+static bool mask_touched(const ray_setup* r, const float local_o[3], const uint64_t solid[8],
+                         double ta, double tb, double ev)
+{
+    int k = 0;
+    for (int a = 1; a < 3; ++a)
+        if (fabsf(r->dv[a]) > fabsf(r->dv[k]))
+            k = a;
+    // Whole span first: one box test; thin spans (at most 2 cells across the dominant axis)
+    // need no refinement.
+    {
+        int c0[3], c1[3];
+        bool wide = false;
+        for (int a = 0; a < 3; ++a) {
+            double p0 = local_o[a] + ta * (double)r->dv[a];
+            double p1 = local_o[a] + tb * (double)r->dv[a];
+            double lo = (p0 < p1 ? p0 : p1) - ev, hi = (p0 < p1 ? p1 : p0) + ev;
+            if (hi < 0.0 || lo > 8.0)
+                return false;
+            double f0 = floor(lo), f1 = floor(hi);
+            c0[a] = f0 < 0.0 ? 0 : (f0 > 7.0 ? 7 : (int)f0);
+            c1[a] = f1 < 0.0 ? 0 : (f1 > 7.0 ? 7 : (int)f1);
+            wide |= a != k && c1[a] - c0[a] > 1;
+        }
+        uint64_t xz = row_mask_x(c0[0], c1[0]) & row_mask_z(c0[2], c1[2]);
+        bool any = false;
+        for (int y = c0[1]; y <= c1[1] && !any; ++y)
+            any = (solid[y] & xz) != 0;
+        if (!any || !wide)
+            return any;
+    }
+    double dk = r->dv[k];
+    double ok = local_o[k];
+    // Pieces: t at which the dominant coordinate crosses integers.
+    double s = ta;
+    for (int guard = 0; s <= tb; ++guard) {
+        if (guard > 16)
+            return true; // never expected: be conservative
+        double pk = ok + s * dk;
+        double next_plane = dk > 0 ? floor(pk) + 1.0 : ceil(pk) - 1.0;
+        double e = (next_plane - ok) / dk;
+        if (!(e > s))
+            e = s + 1.0 / fabs(dk);
+        if (e > tb)
+            e = tb;
+        double lo[3], hi[3];
+        for (int a = 0; a < 3; ++a) {
+            double p0 = local_o[a] + s * (double)r->dv[a];
+            double p1 = local_o[a] + e * (double)r->dv[a];
+            lo[a] = (p0 < p1 ? p0 : p1) - ev;
+            hi[a] = (p0 < p1 ? p1 : p0) + ev;
+        }
+        bool outside = false;
+        int c0[3], c1[3];
+        for (int a = 0; a < 3; ++a) {
+            if (hi[a] < 0.0 || lo[a] > 8.0) {
+                outside = true;
+                break;
+            }
+            double f0 = floor(lo[a]), f1 = floor(hi[a]);
+            c0[a] = f0 < 0.0 ? 0 : (f0 > 7.0 ? 7 : (int)f0);
+            c1[a] = f1 < 0.0 ? 0 : (f1 > 7.0 ? 7 : (int)f1);
+        }
+        if (!outside) {
+            uint64_t xz = row_mask_x(c0[0], c1[0]) & row_mask_z(c0[2], c1[2]);
+            for (int y = c0[1]; y <= c1[1]; ++y)
+                if (solid[y] & xz)
+                    return true;
+        }
+        if (e >= tb)
+            break;
+        s = e;
+    }
+    return false;
+}
+
+// The best hit so far, copied out of the chunk data (the memo may unpin that chunk later).
+typedef struct ray_result {
+    float t;
+    bool found;
+    vxk_quad quad;
+    vxk_int3 chunk;
+} ray_result;
+
+// Queries chunk c if the ray passes near its mask bits over [ta, tb]; *queried tells whether the
+// chunk's tree was searched (over the whole ray, so the chunk is done). any = first hit only.
+static vxk_status visit_chunk(ray_context* ctx, const ray_setup* r, int32_t cx, int32_t cy,
+                              int32_t cz, double ta, double tb, double ev, bool any,
+                              ray_result* best, bool* queried)
+{
+    *queried = false;
+    vxk_broadphase_entry entry;
+    vxk_broadphase_get(ctx->world, (vxk_int3){cx, cy, cz}, &entry);
+    // No entry: all air around; full solid: no faces (the mesher needs a non-solid neighbour).
+    if (entry.tag != VXK_BROADPHASE_MASK)
+        return VXK_OK;
+    float local_o[3] = {r->o[0] - 8.0f * (float)cx, r->o[1] - 8.0f * (float)cy,
+                        r->o[2] - 8.0f * (float)cz};
+    if (!mask_touched(r, local_o, entry.solid, ta, tb, ev))
+        return VXK_OK;
+    const vxk_narrow_chunk* data = NULL;
+    vxk_status status = memo_get(ctx, cx, cy, cz, &data);
+    if (status != VXK_OK)
+        return status;
+    *queried = true;
+    if (!data || data->quad_count == 0)
+        return VXK_OK;
+    vxk_kd_ray kr = {{local_o[0], local_o[1], local_o[2]},
+                     {r->dv[0], r->dv[1], r->dv[2]},
+                     best->found ? best->t : r->tmax};
+    if (any) {
+        best->found |= vxk_kdtree_raycast_any(&data->tree, &kr, NULL);
+        return VXK_OK;
+    }
+    vxk_kd_hit hit;
+    if (vxk_kdtree_raycast(&data->tree, &hit, &kr, NULL) && (!best->found || hit.t < best->t)) {
+        best->t = hit.t;
+        best->found = true;
+        best->quad = data->quads[hit.primitive];
+        best->chunk = data->coord;
+    }
+    return VXK_OK;
+}
+
+// ---- the traversal ------------------------------------------------------------------------------
+
+static bool start_inside(const vxk_world* world, const ray_setup* r, vxk_ray_hit* hit)
+{
+    int32_t v[3];
+    for (int a = 0; a < 3; ++a)
+        v[a] = (int32_t)floorf(r->o[a]);
+    uint8_t id = vxk_world_get_voxel(world, v[0], v[1], v[2]);
+    if (world->material_kind[id] != VXK_MATERIAL_SOLID)
+        return false;
+    if (hit) {
+        memset(hit, 0, sizeof(*hit));
+        hit->hit = 1;
+        hit->point = r->origin;
+        hit->normal = (vxk_vec3){-r->dn[0], -r->dn[1], -r->dn[2]};
+        hit->distance = 0.0f;
+        hit->material = id;
+        hit->chunk = (vxk_int3){vxk_floor_div8(v[0]), vxk_floor_div8(v[1]), vxk_floor_div8(v[2])};
+    }
+    return true;
+}
+
+static vxk_status ray_trace(ray_context* ctx, const ray_setup* r, bool any, vxk_ray_hit* hit,
+                            bool* hit_any)
+{
+    if (start_inside(ctx->world, r, hit)) {
+        if (hit_any)
+            *hit_any = true;
+        return VXK_OK;
+    }
+    double t0 = 0.0, t1 = r->tmax;
+    double maxdv = fmax(fabs(r->dv[0]), fmax(fabs(r->dv[1]), fabs(r->dv[2])));
+    const double lim[3] = {-RAY_VOXEL_LIMIT, -RAY_VOXEL_LIMIT, -RAY_VOXEL_LIMIT};
+    const double lim_hi[3] = {RAY_VOXEL_LIMIT, RAY_VOXEL_LIMIT, RAY_VOXEL_LIMIT};
+    bool live = clip_box(r, lim, lim_hi, &t0, &t1);
+    if (live && (t1 - t0) * maxdv > RAY_LONG_CHUNKS * 8.0) {
+        // The sorted chunk view gives the y range in O(1) (first and last chunk): most long rays
+        // end there; near-horizontal ones still need the x/z bounds (a scan of the chunks).
+        uint32_t count = 0;
+        const vxk_chunk* const* sorted = vxk_terrain_sorted_chunks(ctx->world, &count);
+        if (!sorted || count == 0) {
+            live = false;
+        } else {
+            double lo[3] = {-RAY_VOXEL_LIMIT, 8.0 * (double)sorted[0]->cy - 1.0,
+                            -RAY_VOXEL_LIMIT};
+            double hi[3] = {RAY_VOXEL_LIMIT, 8.0 * ((double)sorted[count - 1]->cy + 1.0) + 1.0,
+                            RAY_VOXEL_LIMIT};
+            live = clip_box(r, lo, hi, &t0, &t1);
+        }
+    }
+    if (live && (t1 - t0) * maxdv > RAY_LONG_CHUNKS * 8.0) {
+        ray_bounds local = {0};
+        ray_bounds* b = ctx->bounds ? ctx->bounds : &local;
+        if (!b->known)
+            bounds_compute(ctx->world, b);
+        if (b->empty) {
+            live = false;
+        } else {
+            double lo[3], hi[3];
+            for (int a = 0; a < 3; ++a) {
+                lo[a] = 8.0 * (double)b->min[a] - 1.0;
+                hi[a] = 8.0 * ((double)b->max[a] + 1.0) + 1.0;
+            }
+            live = clip_box(r, lo, hi, &t0, &t1);
+        }
+    }
+    ray_result best = {0};
+    vxk_status status = VXK_OK;
+    if (live) {
+        // Thickness (voxel units) covering float error of positions and hits along the ray.
+        double mag = fmax(fabs(r->o[0]), fmax(fabs(r->o[1]), fabs(r->o[2]))) + t1 * maxdv;
+        double ev = 1e-5 * (1.0 + mag);
+        double et = ev / maxdv;
+        int32_t c[3];
+        int step[3];
+        double t_next[3], t_delta[3];
+        for (int a = 0; a < 3; ++a) {
+            double p = (double)r->o[a] + t0 * (double)r->dv[a];
+            c[a] = (int32_t)floor(p / 8.0);
+            double d = r->dv[a];
+            step[a] = d > 0 ? 1 : (d < 0 ? -1 : 0);
+            t_delta[a] = d != 0 ? 8.0 / fabs(d) : INFINITY;
+            if (d > 0)
+                t_next[a] = (8.0 * ((double)c[a] + 1.0) - (double)r->o[a]) / d;
+            else if (d < 0)
+                t_next[a] = (8.0 * (double)c[a] - (double)r->o[a]) / d;
+            else
+                t_next[a] = INFINITY;
+        }
+        vxk_int3 seen[RAY_SEEN];
+        uint32_t seen_count = 0, seen_next = 0;
+        double ta = t0;
+        int prev_axis = -1; // none before the first cell
+        for (;;) {
+            double tb = fmin(t_next[0], fmin(t_next[1], t_next[2]));
+            double te = fmin(tb, t1);
+            int next_axis = t_next[0] <= t_next[1] ? (t_next[0] <= t_next[2] ? 0 : 2)
+                                                   : (t_next[1] <= t_next[2] ? 1 : 2);
+            // The chunks within ev of the ray over [ta, te]: usually the cell alone.
+            int32_t lo[3], hi[3];
+            for (int a = 0; a < 3; ++a) {
+                double p0 = (double)r->o[a] + (ta - et) * (double)r->dv[a];
+                double p1 = (double)r->o[a] + (te + et) * (double)r->dv[a];
+                double mn = fmin(p0, p1) - ev, mx = fmax(p0, p1) + ev;
+                lo[a] = (int32_t)floor(mn / 8.0);
+                hi[a] = (int32_t)floor(mx / 8.0);
+                lo[a] = VXK_MAX(lo[a], c[a] - 1);
+                hi[a] = VXK_MIN(hi[a], c[a] + 1);
+            }
+            for (int32_t y = lo[1]; y <= hi[1] && status == VXK_OK; ++y)
+                for (int32_t z = lo[2]; z <= hi[2] && status == VXK_OK; ++z)
+                    for (int32_t x = lo[0]; x <= hi[0] && status == VXK_OK; ++x) {
+                        // The DDA's previous and next cells get their own full test.
+                        int32_t off[3] = {x - c[0], y - c[1], z - c[2]};
+                        int nonzero = (off[0] != 0) + (off[1] != 0) + (off[2] != 0);
+                        if (nonzero == 1 && prev_axis >= 0 &&
+                            off[prev_axis] == -step[prev_axis])
+                            continue;
+                        if (nonzero == 1 && tb < t1 && off[next_axis] == step[next_axis])
+                            continue;
+                        bool dup = false;
+                        for (uint32_t i = 0; i < seen_count; ++i)
+                            dup |= seen[i].x == x && seen[i].y == y && seen[i].z == z;
+                        if (dup)
+                            continue;
+                        // A chunk whose mask the span misses is tested again on a later span;
+                        // one whose tree was searched is done for the whole ray.
+                        bool queried = false;
+                        status = visit_chunk(ctx, r, x, y, z, ta - et, te + et, ev, any, &best,
+                                             &queried);
+                        if (queried) {
+                            seen[seen_next] = (vxk_int3){x, y, z};
+                            seen_next = (seen_next + 1) % RAY_SEEN;
+                            seen_count = VXK_MIN(seen_count + 1, RAY_SEEN);
+                        }
+                    }
+            if (status != VXK_OK || (any && best.found))
+                break;
+            if (tb >= t1 || (best.found && tb - et > (double)best.t))
+                break;
+            int a = next_axis;
+            prev_axis = a;
+            c[a] += step[a];
+            ta = t_next[a];
+            t_next[a] += t_delta[a];
+        }
+    }
+    if (status != VXK_OK)
+        return status;
+    if (hit_any)
+        *hit_any = best.found;
+    if (hit) {
+        memset(hit, 0, sizeof(*hit));
+        if (best.found) {
+            vxk_quad q = best.quad;
+            uint32_t axis = vxk_quad_axis(q);
+            float n[3] = {0.0f, 0.0f, 0.0f};
+            n[axis] = vxk_quad_positive(q) ? 1.0f : -1.0f;
+            hit->hit = 1;
+            hit->distance = best.t;
+            hit->point = (vxk_vec3){r->origin.x + best.t * r->dn[0],
+                                    r->origin.y + best.t * r->dn[1],
+                                    r->origin.z + best.t * r->dn[2]};
+            hit->normal = (vxk_vec3){n[0], n[1], n[2]};
+            hit->material = q.material;
+            hit->chunk = best.chunk;
+        }
+    }
+    return VXK_OK;
+}
+
+// ---- public API ---------------------------------------------------------------------------------
+
+vxk_status vxk_raycast(const vxk_world* world, const vxk_ray* ray, vxk_ray_hit* hit)
+{
+    if (!world || !ray || !hit)
+        return VXK_ERR_INVALID_ARGUMENT;
+    ray_setup r;
+    vxk_status status = ray_validate(world, ray, &r);
+    if (status != VXK_OK)
+        return status;
+    ray_context ctx = {.world = world};
+    vxk_ray_hit result;
+    status = ray_trace(&ctx, &r, false, &result, NULL);
+    memo_release(&ctx.memo);
+    if (status == VXK_OK)
+        *hit = result;
+    return status;
+}
+
+vxk_status vxk_raycast_any(const vxk_world* world, const vxk_ray* ray, bool* hit_any)
+{
+    if (!world || !ray || !hit_any)
+        return VXK_ERR_INVALID_ARGUMENT;
+    ray_setup r;
+    vxk_status status = ray_validate(world, ray, &r);
+    if (status != VXK_OK)
+        return status;
+    ray_context ctx = {.world = world};
+    bool result = false;
+    status = ray_trace(&ctx, &r, true, NULL, &result);
+    memo_release(&ctx.memo);
+    if (status == VXK_OK)
+        *hit_any = result;
+    return status;
+}
+
+typedef struct batch_job {
+    const vxk_world* world;
+    vxk_ray_hit* hits;
+    const vxk_ray* rays;
+    ray_bounds* bounds;
+    _Atomic int status;
+} batch_job;
+
+static void batch_piece(void* user, uint32_t begin, uint32_t end, uint32_t thread)
+{
+    (void)thread;
+    batch_job* job = (batch_job*)user;
+    ray_context ctx = {.world = job->world, .bounds = job->bounds};
+    for (uint32_t i = begin; i < end; ++i) {
+        ray_setup r;
+        vxk_status status = ray_validate(job->world, &job->rays[i], &r);
+        VXK_ASSERT(status == VXK_OK);
+        status = ray_trace(&ctx, &r, false, &job->hits[i], NULL);
+        if (status != VXK_OK) {
+            int expected = VXK_OK;
+            atomic_compare_exchange_strong(&job->status, &expected, (int)status);
+            memset(&job->hits[i], 0, sizeof(job->hits[i]));
+        }
+    }
+    memo_release(&ctx.memo);
+}
+
+vxk_status vxk_raycast_batch(const vxk_world* world, vxk_ray_hit* hits, const vxk_ray* rays,
+                             uint32_t count)
+{
+    if (!world || ((!hits || !rays) && count > 0))
+        return VXK_ERR_INVALID_ARGUMENT;
+    bool long_rays = false;
+    for (uint32_t i = 0; i < count; ++i) {
+        ray_setup r;
+        vxk_status status = ray_validate(world, &rays[i], &r);
+        if (status != VXK_OK)
+            return status;
+        double maxdv = fmax(fabs(r.dv[0]), fmax(fabs(r.dv[1]), fabs(r.dv[2])));
+        long_rays |= (double)r.tmax * maxdv > RAY_LONG_CHUNKS * 8.0;
+    }
+    if (count == 0)
+        return VXK_OK;
+    // Bounds once for the batch (read-only in the pieces).
+    ray_bounds bounds = {0};
+    if (long_rays)
+        bounds_compute(world, &bounds);
+    if (!vxk_narrow_cache_get(world))
+        return VXK_ERR_OUT_OF_MEMORY;
+    batch_job job = {world, hits, rays, long_rays ? &bounds : NULL, VXK_OK};
+    vxk_parallel_for(vxk_world_jobs(world), "raycast_batch", count, RAY_GRAIN, batch_piece, &job);
+    return (vxk_status)atomic_load(&job.status);
+}
+
+void vxk_raycast_cache_stats(const vxk_world* world, vxk_ray_cache_stats* out)
+{
+    if (!out)
+        return;
+    memset(out, 0, sizeof(*out));
+    if (!world)
+        return;
+    vxk_narrow_cache* cache = vxk_narrow_cache_get(world);
+    if (!cache)
+        return;
+    vxk_narrow_stats s;
+    vxk_narrow_cache_stats(cache, &s);
+    *out = (vxk_ray_cache_stats){s.hits, s.misses, s.builds, s.evictions, s.entries, s.bytes,
+                                     s.budget};
+}
+
+void vxk_raycast_cache_clear(const vxk_world* world)
+{
+    if (!world)
+        return;
+    vxk_narrow_cache* cache = vxk_narrow_cache_get(world);
+    if (cache)
+        vxk_narrow_cache_clear(cache);
+}

@@ -1,0 +1,795 @@
+// terrain.c: sparse chunked voxel terrain: 8^3 chunks, uniform (no payload) or mixed (512 bytes +
+// solid/water occupancy bits), in a chunk_map keyed by chunk coordinate; all-air chunks have no
+// entry. Follows seed 000 (Roblox terrain physics: sparse chunks, bits derived on write).
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "chunk_map.h"
+#include "world_internal.h"
+
+#define TERRAIN_MAX_CHUNKS (1u << 30)
+#define CHUNK_FLAG_DIRTY 1u
+
+struct vxk_terrain {
+    vxk_chunk_map map;       // chunk coordinate -> index into chunks
+    vxk_chunk* chunks;       // pool of entries (32 bytes each)
+    uint32_t chunk_capacity; // entries allocated
+    uint32_t chunk_used;     // high-water mark of used pool indices
+    uint32_t* free_slots;    // pool indices free below chunk_used (capacity chunk_capacity)
+    uint32_t free_count;
+    uint32_t mixed_count;
+    uint32_t epoch;   // write-call counter; chunks written by a call take it as version
+    bool dirty_taken; // the dirty list was handed out; the next write starts a new one
+
+    // Sorted view, rebuilt lazily by the first reader after a change of the chunk set.
+    pthread_mutex_t sorted_lock;
+    atomic_int sorted_valid;
+    const vxk_chunk** sorted;
+    uint32_t sorted_count, sorted_capacity;
+    uint64_t* sort_keys; // radix sort scratch (2 x 2 words per chunk while building)
+    uint32_t sort_key_capacity;
+};
+
+vxk_terrain* vxk_terrain_create(void)
+{
+    vxk_terrain* t = (vxk_terrain*)vxk_calloc(sizeof(vxk_terrain));
+    if (!t)
+        return NULL;
+    vxk_chunk_map_init(&t->map);
+    pthread_mutex_init(&t->sorted_lock, NULL);
+    atomic_init(&t->sorted_valid, 0);
+    return t;
+}
+
+void vxk_terrain_destroy(vxk_terrain* t)
+{
+    if (!t)
+        return;
+    for (uint32_t i = 0; i < t->chunk_used; ++i)
+        if (t->chunks[i].payload)
+            vxk_terrain_payload_free(t->chunks[i].payload);
+    vxk_chunk_map_free(&t->map);
+    vxk_free(t->chunks, (size_t)t->chunk_capacity * sizeof(vxk_chunk));
+    vxk_free(t->free_slots, (size_t)t->chunk_capacity * sizeof(uint32_t));
+    vxk_free((void*)t->sorted, (size_t)t->sorted_capacity * sizeof(vxk_chunk*));
+    vxk_free(t->sort_keys, (size_t)t->sort_key_capacity * 4 * sizeof(uint64_t));
+    pthread_mutex_destroy(&t->sorted_lock);
+    vxk_free(t, sizeof(*t));
+}
+
+uint8_t* vxk_terrain_payload_alloc(void)
+{
+    return (uint8_t*)vxk_alloc(VXK_CHUNK_PAYLOAD_BYTES);
+}
+
+void vxk_terrain_payload_free(uint8_t* payload)
+{
+    vxk_free(payload, VXK_CHUNK_PAYLOAD_BYTES);
+}
+
+void vxk_terrain_payload_update_bits(const vxk_world* world, uint8_t* payload)
+{
+    const uint8_t* kind = world->material_kind;
+    uint64_t solid[8], water[8];
+    for (int y = 0; y < 8; ++y) {
+        const uint8_t* slice = payload + 64 * y;
+        uint64_t s = 0, w = 0;
+        for (int i = 0; i < 64; ++i) {
+            uint8_t k = kind[slice[i]];
+            s |= (uint64_t)(k == VXK_MATERIAL_SOLID) << i;
+            w |= (uint64_t)(k == VXK_MATERIAL_WATER) << i;
+        }
+        solid[y] = s;
+        water[y] = w;
+    }
+    memcpy(payload + VXK_CHUNK_VOXELS, solid, sizeof(solid));
+    memcpy(payload + VXK_CHUNK_VOXELS + sizeof(solid), water, sizeof(water));
+}
+
+// True when all 512 voxels hold payload[0].
+static bool payload_is_uniform(const uint8_t* payload)
+{
+    uint64_t pattern = 0x0101010101010101ull * payload[0];
+    uint64_t diff = 0;
+    for (int i = 0; i < VXK_CHUNK_VOXELS; i += 8) {
+        uint64_t word;
+        memcpy(&word, payload + i, 8);
+        diff |= word ^ pattern;
+    }
+    return diff == 0;
+}
+
+// ---- Lookup ----------------------------------------------------------------------------------
+
+static inline vxk_chunk* chunk_at(const vxk_terrain* t, int32_t cx, int32_t cy, int32_t cz)
+{
+    uint32_t index = vxk_chunk_map_find(&t->map, cx, cy, cz);
+    return index == VXK_CHUNK_MAP_EMPTY ? NULL : &t->chunks[index];
+}
+
+const vxk_chunk* vxk_terrain_find(const vxk_world* world, int32_t cx, int32_t cy, int32_t cz)
+{
+    return chunk_at(world->terrain, cx, cy, cz);
+}
+
+void vxk_terrain_chunk_bits(const vxk_world* world, int32_t cx, int32_t cy, int32_t cz,
+                            uint64_t solid[8], uint64_t water[8])
+{
+    const vxk_chunk* c = chunk_at(world->terrain, cx, cy, cz);
+    if (c && c->payload) {
+        memcpy(solid, vxk_chunk_solid_bits(c), 8 * sizeof(uint64_t));
+        memcpy(water, vxk_chunk_water_bits(c), 8 * sizeof(uint64_t));
+        return;
+    }
+    uint8_t kind = c ? world->material_kind[c->uniform_material] : VXK_MATERIAL_AIR;
+    uint64_t s = kind == VXK_MATERIAL_SOLID ? ~0ull : 0;
+    uint64_t w = kind == VXK_MATERIAL_WATER ? ~0ull : 0;
+    for (int i = 0; i < 8; ++i) {
+        solid[i] = s;
+        water[i] = w;
+    }
+}
+
+// ---- Sorted view ------------------------------------------------------------------------------
+
+// LSD radix sort of (key_hi, key_lo) pairs by bytes, skipping byte positions that are the same
+// for every key (chunk coordinates usually span few bits). The order is by key_hi, then by the
+// high 32 bits of key_lo; the low 32 bits of key_lo (a payload index) ride along.
+static void radix_sort_keys(uint64_t* keys, uint64_t* scratch, uint32_t n)
+{
+    uint32_t counts[256];
+    uint64_t* src = keys;
+    uint64_t* dst = scratch;
+    for (int d = 0; d < 12; ++d) {
+        int w = d < 4 ? 1 : 0;
+        int shift = d < 4 ? 32 + 8 * d : 8 * (d - 4);
+        uint32_t first = (uint32_t)(src[w] >> shift) & 0xFF;
+        bool all_same = true;
+        for (uint32_t i = 1; i < n && all_same; ++i)
+            all_same = ((uint32_t)(src[2 * i + w] >> shift) & 0xFF) == first;
+        if (all_same)
+            continue;
+        memset(counts, 0, sizeof(counts));
+        for (uint32_t i = 0; i < n; ++i)
+            counts[(src[2 * i + w] >> shift) & 0xFF]++;
+        uint32_t sum = 0;
+        for (uint32_t i = 0; i < 256; ++i) {
+            uint32_t c = counts[i];
+            counts[i] = sum;
+            sum += c;
+        }
+        for (uint32_t i = 0; i < n; ++i) {
+            uint32_t pos = counts[(src[2 * i + w] >> shift) & 0xFF]++;
+            dst[2 * pos] = src[2 * i];
+            dst[2 * pos + 1] = src[2 * i + 1];
+        }
+        uint64_t* tmp = src;
+        src = dst;
+        dst = tmp;
+    }
+    if (src != keys)
+        memcpy(keys, src, (size_t)n * 2 * sizeof(uint64_t));
+}
+
+static bool build_sorted(vxk_terrain* t)
+{
+    uint32_t n = t->map.count;
+    if (n > t->sorted_capacity) {
+        uint32_t capacity = VXK_MAX(n, t->sorted_capacity + t->sorted_capacity / 2);
+        const vxk_chunk** sorted = (const vxk_chunk**)vxk_alloc((size_t)capacity * sizeof(void*));
+        if (!sorted)
+            return false;
+        vxk_free((void*)t->sorted, (size_t)t->sorted_capacity * sizeof(vxk_chunk*));
+        t->sorted = sorted;
+        t->sorted_capacity = capacity;
+    }
+    if (n > t->sort_key_capacity) {
+        uint64_t* keys = (uint64_t*)vxk_alloc((size_t)n * 4 * sizeof(uint64_t));
+        if (!keys)
+            return false;
+        vxk_free(t->sort_keys, (size_t)t->sort_key_capacity * 4 * sizeof(uint64_t));
+        t->sort_keys = keys;
+        t->sort_key_capacity = n;
+    }
+    // Key (cy, cz, cx) with the sign bit flipped so that unsigned order is signed order.
+    uint64_t* keys = t->sort_keys;
+    uint32_t k = 0, cursor = 0;
+    const vxk_chunk_map_slot* slot;
+    while ((slot = vxk_chunk_map_next(&t->map, &cursor)) != NULL) {
+        uint64_t cy = (uint32_t)slot->y ^ 0x80000000u, cz = (uint32_t)slot->z ^ 0x80000000u;
+        uint64_t cx = (uint32_t)slot->x ^ 0x80000000u;
+        keys[2 * k] = (cy << 32) | cz;
+        keys[2 * k + 1] = (cx << 32) | slot->value;
+        ++k;
+    }
+    VXK_ASSERT(k == n);
+    if (n > 1)
+        radix_sort_keys(keys, keys + 2 * (size_t)n, n);
+    for (uint32_t i = 0; i < n; ++i)
+        t->sorted[i] = &t->chunks[(uint32_t)keys[2 * i + 1]];
+    t->sorted_count = n;
+    return true;
+}
+
+const vxk_chunk* const* vxk_terrain_sorted_chunks(const vxk_world* world, uint32_t* count)
+{
+    vxk_terrain* t = world->terrain;
+    if (!atomic_load_explicit(&t->sorted_valid, memory_order_acquire)) {
+        pthread_mutex_lock(&t->sorted_lock);
+        if (!atomic_load_explicit(&t->sorted_valid, memory_order_relaxed)) {
+            bool ok = build_sorted(t);
+            VXK_ASSERT(ok && "out of memory building the sorted chunk view");
+            if (!ok) {
+                pthread_mutex_unlock(&t->sorted_lock);
+                *count = 0;
+                return NULL;
+            }
+            atomic_store_explicit(&t->sorted_valid, 1, memory_order_release);
+        }
+        pthread_mutex_unlock(&t->sorted_lock);
+    }
+    *count = t->sorted_count;
+    return t->sorted;
+}
+
+// ---- Write primitives -------------------------------------------------------------------------
+
+// Makes room for `extra` new chunk entries and `dirty` new dirty records so that the write that
+// follows cannot fail half-way.
+static bool reserve_write(vxk_world* world, uint64_t extra, uint64_t dirty)
+{
+    vxk_terrain* t = world->terrain;
+    uint64_t live = t->map.count;
+    if (live + extra > TERRAIN_MAX_CHUNKS)
+        return false;
+    if (!vxk_chunk_map_reserve(&t->map, (uint32_t)(live + extra)))
+        return false;
+    uint64_t reuse = VXK_MIN((uint64_t)t->free_count, extra);
+    uint64_t need = (uint64_t)t->chunk_used + (extra - reuse);
+    if (need > t->chunk_capacity) {
+        uint64_t capacity = VXK_MAX(need, (uint64_t)t->chunk_capacity * 2);
+        capacity = VXK_MAX(capacity, 64);
+        capacity = VXK_MIN(capacity, (uint64_t)TERRAIN_MAX_CHUNKS + 1);
+        vxk_chunk* chunks = (vxk_chunk*)vxk_alloc((size_t)capacity * sizeof(vxk_chunk));
+        uint32_t* free_slots = (uint32_t*)vxk_alloc((size_t)capacity * sizeof(uint32_t));
+        if (!chunks || !free_slots) {
+            vxk_free(chunks, (size_t)capacity * sizeof(vxk_chunk));
+            vxk_free(free_slots, (size_t)capacity * sizeof(uint32_t));
+            return false;
+        }
+        if (t->chunk_used)
+            memcpy(chunks, t->chunks, (size_t)t->chunk_used * sizeof(vxk_chunk));
+        if (t->free_count)
+            memcpy(free_slots, t->free_slots, (size_t)t->free_count * sizeof(uint32_t));
+        vxk_free(t->chunks, (size_t)t->chunk_capacity * sizeof(vxk_chunk));
+        vxk_free(t->free_slots, (size_t)t->chunk_capacity * sizeof(uint32_t));
+        t->chunks = chunks;
+        t->free_slots = free_slots;
+        t->chunk_capacity = (uint32_t)capacity;
+        // Chunk addresses moved: the sorted view holds stale pointers.
+        atomic_store_explicit(&t->sorted_valid, 0, memory_order_relaxed);
+    }
+    uint64_t dirty_base = t->dirty_taken ? 0 : world->dirty_count;
+    if (dirty_base + dirty > world->dirty_capacity) {
+        uint64_t capacity = VXK_MAX(dirty_base + dirty, (uint64_t)world->dirty_capacity * 2);
+        capacity = VXK_MAX(capacity, 64);
+        if (capacity > UINT32_MAX)
+            return false;
+        vxk_int3* list = (vxk_int3*)vxk_alloc((size_t)capacity * sizeof(vxk_int3));
+        if (!list)
+            return false;
+        if (dirty_base)
+            memcpy(list, world->dirty, (size_t)dirty_base * sizeof(vxk_int3));
+        vxk_free(world->dirty, (size_t)world->dirty_capacity * sizeof(vxk_int3));
+        world->dirty = list;
+        world->dirty_capacity = (uint32_t)capacity;
+    }
+    return true;
+}
+
+// Starts a write call that will change something: new epoch, fresh dirty list after a take.
+static void begin_write(vxk_world* world)
+{
+    vxk_terrain* t = world->terrain;
+    if (++t->epoch == 0)
+        t->epoch = 1;
+    if (t->dirty_taken) {
+        world->dirty_count = 0;
+        t->dirty_taken = false;
+    }
+}
+
+static void mark_written(vxk_world* world, vxk_chunk* c)
+{
+    c->version = world->terrain->epoch;
+    if (!(c->flags & CHUNK_FLAG_DIRTY)) {
+        c->flags |= CHUNK_FLAG_DIRTY;
+        VXK_ASSERT(world->dirty_count < world->dirty_capacity);
+        world->dirty[world->dirty_count++] = (vxk_int3){c->cx, c->cy, c->cz};
+    }
+}
+
+static vxk_chunk* chunk_create(vxk_terrain* t, int32_t cx, int32_t cy, int32_t cz)
+{
+    uint32_t index = t->free_count ? t->free_slots[--t->free_count] : t->chunk_used++;
+    VXK_ASSERT(index < t->chunk_capacity);
+    vxk_chunk* c = &t->chunks[index];
+    memset(c, 0, sizeof(*c));
+    c->cx = cx;
+    c->cy = cy;
+    c->cz = cz;
+    bool inserted = vxk_chunk_map_insert(&t->map, cx, cy, cz, index);
+    VXK_ASSERT(inserted); // capacity was reserved
+    (void)inserted;
+    atomic_store_explicit(&t->sorted_valid, 0, memory_order_relaxed);
+    return c;
+}
+
+static void chunk_remove(vxk_terrain* t, vxk_chunk* c)
+{
+    uint32_t index = 0;
+    bool removed = vxk_chunk_map_remove(&t->map, c->cx, c->cy, c->cz, &index);
+    VXK_ASSERT(removed && &t->chunks[index] == c);
+    (void)removed;
+    if (c->payload) {
+        vxk_terrain_payload_free(c->payload);
+        t->mixed_count--;
+    }
+    memset(c, 0, sizeof(*c));
+    t->free_slots[t->free_count++] = index;
+    atomic_store_explicit(&t->sorted_valid, 0, memory_order_relaxed);
+}
+
+// Makes a chunk uniform (removing it for air) and records the write.
+static void chunk_set_uniform(vxk_world* world, vxk_chunk* c, uint8_t material)
+{
+    vxk_terrain* t = world->terrain;
+    mark_written(world, c);
+    if (material == VXK_MAT_AIR) {
+        chunk_remove(t, c);
+        return;
+    }
+    if (c->payload) {
+        vxk_terrain_payload_free(c->payload);
+        c->payload = NULL;
+        t->mixed_count--;
+    }
+    c->uniform_material = material;
+}
+
+// A mixed chunk's voxels changed: collapse it when it became uniform, else refresh its bits.
+static void chunk_after_payload_write(vxk_world* world, vxk_chunk* c)
+{
+    if (payload_is_uniform(c->payload)) {
+        chunk_set_uniform(world, c, c->payload[0]);
+        return;
+    }
+    vxk_terrain_payload_update_bits(world, c->payload);
+    mark_written(world, c);
+}
+
+// ---- Box writes -------------------------------------------------------------------------------
+
+// The material source of a box write: one constant, or a dense array in read_box layout.
+typedef struct box_source {
+    const uint8_t* ids; // NULL for a constant fill
+    uint8_t constant;
+    int64_t min_x, min_y, min_z;
+    int64_t size_x, size_z;
+} box_source;
+
+// The part of a chunk a box covers, in chunk-local coordinates (inclusive).
+typedef struct chunk_region {
+    int32_t cx, cy, cz;
+    int lo[3], hi[3];
+    bool full;
+} chunk_region;
+
+static inline const uint8_t* source_row(const box_source* s, int64_t x, int64_t y, int64_t z)
+{
+    return s->ids + (x - s->min_x) + s->size_x * ((z - s->min_z) + s->size_z * (y - s->min_y));
+}
+
+static bool region_uniform(const box_source* s, const chunk_region* r, uint8_t* value)
+{
+    if (!s->ids) {
+        *value = s->constant;
+        return true;
+    }
+    int64_t ox = (int64_t)r->cx * 8, oy = (int64_t)r->cy * 8, oz = (int64_t)r->cz * 8;
+    uint8_t first = *source_row(s, ox + r->lo[0], oy + r->lo[1], oz + r->lo[2]);
+    int width = r->hi[0] - r->lo[0] + 1;
+    for (int y = r->lo[1]; y <= r->hi[1]; ++y)
+        for (int z = r->lo[2]; z <= r->hi[2]; ++z) {
+            const uint8_t* row = source_row(s, ox + r->lo[0], oy + y, oz + z);
+            for (int x = 0; x < width; ++x)
+                if (row[x] != first)
+                    return false;
+        }
+    *value = first;
+    return true;
+}
+
+// Writes the region into a payload; returns whether any voxel changed.
+static bool region_store(const box_source* s, const chunk_region* r, uint8_t* payload)
+{
+    int64_t ox = (int64_t)r->cx * 8, oy = (int64_t)r->cy * 8, oz = (int64_t)r->cz * 8;
+    int width = r->hi[0] - r->lo[0] + 1;
+    bool changed = false;
+    for (int y = r->lo[1]; y <= r->hi[1]; ++y)
+        for (int z = r->lo[2]; z <= r->hi[2]; ++z) {
+            uint8_t* dst = payload + vxk_voxel_index((uint32_t)r->lo[0], (uint32_t)y, (uint32_t)z);
+            if (s->ids) {
+                const uint8_t* src = source_row(s, ox + r->lo[0], oy + y, oz + z);
+                if (memcmp(dst, src, (size_t)width) != 0) {
+                    memcpy(dst, src, (size_t)width);
+                    changed = true;
+                }
+            } else {
+                for (int x = 0; x < width; ++x) {
+                    changed |= dst[x] != s->constant;
+                    dst[x] = s->constant;
+                }
+            }
+        }
+    return changed;
+}
+
+// Whether applying the region needs a new payload block (the chunk is not mixed and will be).
+static bool region_needs_payload(const vxk_world* world, const box_source* s, const chunk_region* r)
+{
+    const vxk_chunk* c = chunk_at(world->terrain, r->cx, r->cy, r->cz);
+    if (c && c->payload)
+        return false;
+    uint8_t old = c ? c->uniform_material : VXK_MAT_AIR;
+    uint8_t value;
+    bool uniform = region_uniform(s, r, &value);
+    return !(uniform && (r->full || value == old));
+}
+
+static void region_apply(vxk_world* world, const box_source* s, const chunk_region* r,
+                         uint8_t** stash, uint32_t* stash_used)
+{
+    vxk_terrain* t = world->terrain;
+    vxk_chunk* c = chunk_at(t, r->cx, r->cy, r->cz);
+    uint8_t value;
+    bool uniform = region_uniform(s, r, &value);
+    if (!c || !c->payload) {
+        uint8_t old = c ? c->uniform_material : VXK_MAT_AIR;
+        if (uniform && value == old)
+            return;
+        if (uniform && r->full) {
+            if (!c)
+                c = chunk_create(t, r->cx, r->cy, r->cz);
+            chunk_set_uniform(world, c, value);
+            return;
+        }
+        uint8_t* payload = stash[(*stash_used)++];
+        memset(payload, old, VXK_CHUNK_VOXELS);
+        if (!c)
+            c = chunk_create(t, r->cx, r->cy, r->cz);
+        c->payload = payload;
+        c->uniform_material = 0;
+        t->mixed_count++;
+        region_store(s, r, c->payload);
+        chunk_after_payload_write(world, c);
+        return;
+    }
+    if (uniform && r->full) {
+        chunk_set_uniform(world, c, value);
+        return;
+    }
+    if (region_store(s, r, c->payload))
+        chunk_after_payload_write(world, c);
+}
+
+static uint64_t mul_saturate(uint64_t a, uint64_t b)
+{
+    if (a && b > UINT64_MAX / a)
+        return UINT64_MAX;
+    return a * b;
+}
+
+static void region_of(chunk_region* r, vxk_int3 lo, vxk_int3 hi, int32_t cx, int32_t cy, int32_t cz)
+{
+    const int32_t c[3] = {cx, cy, cz};
+    const int32_t l[3] = {lo.x, lo.y, lo.z}, h[3] = {hi.x, hi.y, hi.z};
+    r->cx = cx;
+    r->cy = cy;
+    r->cz = cz;
+    r->full = true;
+    for (int a = 0; a < 3; ++a) {
+        int64_t origin = (int64_t)c[a] * 8;
+        r->lo[a] = (int)VXK_MAX((int64_t)l[a] - origin, 0);
+        r->hi[a] = (int)VXK_MIN((int64_t)h[a] - origin, 7);
+        r->full &= r->lo[a] == 0 && r->hi[a] == 7;
+    }
+}
+
+static void free_stash(uint8_t** stash, uint32_t count)
+{
+    for (uint32_t i = 0; i < count; ++i)
+        vxk_terrain_payload_free(stash[i]);
+    vxk_free(stash, (size_t)count * sizeof(uint8_t*));
+}
+
+// Applies a box write: plan (count payloads, reserve), allocate, then apply without failure.
+// Chunks are visited in (cy, cz, cx) order, or, for an air fill over a box with more chunk
+// positions than the terrain has chunks, the existing chunks inside it in map slot order.
+static vxk_status box_write(vxk_world* world, vxk_int3 lo, vxk_int3 hi, const box_source* s)
+{
+    vxk_terrain* t = world->terrain;
+    int32_t c0[3] = {vxk_floor_div8(lo.x), vxk_floor_div8(lo.y), vxk_floor_div8(lo.z)};
+    int32_t c1[3] = {vxk_floor_div8(hi.x), vxk_floor_div8(hi.y), vxk_floor_div8(hi.z)};
+    uint64_t positions = 1;
+    for (int a = 0; a < 3; ++a)
+        positions = mul_saturate(positions, (uint64_t)((int64_t)c1[a] - c0[a] + 1));
+
+    vxk_int3* existing = NULL;
+    uint32_t existing_count = 0;
+    bool sparse_air = !s->ids && s->constant == VXK_MAT_AIR && positions > t->map.count;
+    if (sparse_air) {
+        if (t->map.count) {
+            existing = (vxk_int3*)vxk_alloc((size_t)t->map.count * sizeof(vxk_int3));
+            if (!existing)
+                return VXK_ERR_OUT_OF_MEMORY;
+        }
+        uint32_t cursor = 0;
+        const vxk_chunk_map_slot* slot;
+        while ((slot = vxk_chunk_map_next(&t->map, &cursor)) != NULL) {
+            if (slot->x >= c0[0] && slot->x <= c1[0] && slot->y >= c0[1] && slot->y <= c1[1] &&
+                slot->z >= c0[2] && slot->z <= c1[2])
+                existing[existing_count++] = (vxk_int3){slot->x, slot->y, slot->z};
+        }
+    } else if (positions > TERRAIN_MAX_CHUNKS) {
+        return VXK_ERR_OUT_OF_MEMORY;
+    }
+    uint64_t touched = sparse_air ? existing_count : positions;
+    uint64_t extra = s->ids || s->constant != VXK_MAT_AIR ? touched : 0;
+
+    // Plan: count the payload blocks this write needs.
+    uint32_t needed = 0;
+    chunk_region r;
+    if (sparse_air) {
+        for (uint32_t i = 0; i < existing_count; ++i) {
+            region_of(&r, lo, hi, existing[i].x, existing[i].y, existing[i].z);
+            needed += region_needs_payload(world, s, &r);
+        }
+    } else {
+        for (int32_t cy = c0[1];; ++cy) {
+            for (int32_t cz = c0[2];; ++cz) {
+                for (int32_t cx = c0[0];; ++cx) {
+                    region_of(&r, lo, hi, cx, cy, cz);
+                    needed += region_needs_payload(world, s, &r);
+                    if (cx == c1[0])
+                        break;
+                }
+                if (cz == c1[2])
+                    break;
+            }
+            if (cy == c1[1])
+                break;
+        }
+    }
+    uint8_t** stash = NULL;
+    if (needed) {
+        stash = (uint8_t**)vxk_calloc((size_t)needed * sizeof(uint8_t*));
+        bool ok = stash != NULL;
+        for (uint32_t i = 0; ok && i < needed; ++i)
+            ok = (stash[i] = vxk_terrain_payload_alloc()) != NULL;
+        if (!ok) {
+            if (stash)
+                free_stash(stash, needed);
+            vxk_free(existing, (size_t)t->map.count * sizeof(vxk_int3));
+            return VXK_ERR_OUT_OF_MEMORY;
+        }
+    }
+    size_t existing_bytes = (size_t)t->map.count * sizeof(vxk_int3);
+    if (!reserve_write(world, extra, touched)) {
+        if (stash)
+            free_stash(stash, needed);
+        vxk_free(existing, existing_bytes);
+        return VXK_ERR_OUT_OF_MEMORY;
+    }
+
+    begin_write(world);
+    uint32_t used = 0;
+    if (sparse_air) {
+        for (uint32_t i = 0; i < existing_count; ++i) {
+            region_of(&r, lo, hi, existing[i].x, existing[i].y, existing[i].z);
+            region_apply(world, s, &r, stash, &used);
+        }
+    } else {
+        for (int32_t cy = c0[1];; ++cy) {
+            for (int32_t cz = c0[2];; ++cz) {
+                for (int32_t cx = c0[0];; ++cx) {
+                    region_of(&r, lo, hi, cx, cy, cz);
+                    region_apply(world, s, &r, stash, &used);
+                    if (cx == c1[0])
+                        break;
+                }
+                if (cz == c1[2])
+                    break;
+            }
+            if (cy == c1[1])
+                break;
+        }
+    }
+    VXK_ASSERT(used == needed);
+    vxk_free(stash, (size_t)needed * sizeof(uint8_t*));
+    vxk_free(existing, existing_bytes);
+    return VXK_OK;
+}
+
+vxk_status vxk_terrain_fill(vxk_world* world, vxk_int3 lo, vxk_int3 hi, uint8_t material)
+{
+    box_source s = {NULL, material, lo.x, lo.y, lo.z, 0, 0};
+    return box_write(world, lo, hi, &s);
+}
+
+vxk_status vxk_terrain_write(vxk_world* world, vxk_int3 lo, vxk_int3 hi, const uint8_t* ids)
+{
+    box_source s = {ids, 0, lo.x, lo.y, lo.z, (int64_t)hi.x - lo.x + 1, (int64_t)hi.z - lo.z + 1};
+    return box_write(world, lo, hi, &s);
+}
+
+void vxk_terrain_read(const vxk_world* world, vxk_int3 lo, vxk_int3 hi, uint8_t* out)
+{
+    const vxk_terrain* t = world->terrain;
+    int64_t size_x = (int64_t)hi.x - lo.x + 1, size_z = (int64_t)hi.z - lo.z + 1;
+    int32_t c0[3] = {vxk_floor_div8(lo.x), vxk_floor_div8(lo.y), vxk_floor_div8(lo.z)};
+    int32_t c1[3] = {vxk_floor_div8(hi.x), vxk_floor_div8(hi.y), vxk_floor_div8(hi.z)};
+    chunk_region r;
+    for (int32_t cy = c0[1];; ++cy) {
+        for (int32_t cz = c0[2];; ++cz) {
+            for (int32_t cx = c0[0];; ++cx) {
+                region_of(&r, lo, hi, cx, cy, cz);
+                const vxk_chunk* c = chunk_at(t, cx, cy, cz);
+                int width = r.hi[0] - r.lo[0] + 1;
+                for (int y = r.lo[1]; y <= r.hi[1]; ++y)
+                    for (int z = r.lo[2]; z <= r.hi[2]; ++z) {
+                        int64_t wx = (int64_t)cx * 8 + r.lo[0], wy = (int64_t)cy * 8 + y;
+                        int64_t wz = (int64_t)cz * 8 + z;
+                        uint8_t* dst =
+                            out + (wx - lo.x) + size_x * ((wz - lo.z) + size_z * (wy - lo.y));
+                        if (c && c->payload)
+                            memcpy(dst,
+                                   c->payload +
+                                       vxk_voxel_index((uint32_t)r.lo[0], (uint32_t)y, (uint32_t)z),
+                                   (size_t)width);
+                        else
+                            memset(dst, c ? c->uniform_material : 0, (size_t)width);
+                    }
+                if (cx == c1[0])
+                    break;
+            }
+            if (cz == c1[2])
+                break;
+        }
+        if (cy == c1[1])
+            break;
+    }
+}
+
+vxk_status vxk_terrain_adopt_chunks(vxk_world* world, const vxk_terrain_chunk_source* chunks,
+                                    uint32_t count)
+{
+    if (count == 0)
+        return VXK_OK;
+    if (!chunks)
+        return VXK_ERR_INVALID_ARGUMENT;
+    vxk_terrain* t = world->terrain;
+    if (!reserve_write(world, count, count))
+        return VXK_ERR_OUT_OF_MEMORY;
+    begin_write(world);
+    for (uint32_t i = 0; i < count; ++i) {
+        const vxk_terrain_chunk_source* src = &chunks[i];
+        vxk_chunk* c = chunk_at(t, src->cx, src->cy, src->cz);
+        uint8_t* payload = src->payload;
+        uint8_t material = src->uniform_material;
+        if (payload && payload_is_uniform(payload)) {
+            material = payload[0];
+            vxk_terrain_payload_free(payload);
+            payload = NULL;
+        }
+        if (!payload) {
+            if (!c && material == VXK_MAT_AIR)
+                continue;
+            if (!c)
+                c = chunk_create(t, src->cx, src->cy, src->cz);
+            chunk_set_uniform(world, c, material);
+            continue;
+        }
+        if (!c)
+            c = chunk_create(t, src->cx, src->cy, src->cz);
+        if (c->payload)
+            vxk_terrain_payload_free(c->payload);
+        else
+            t->mixed_count++;
+        c->payload = payload;
+        c->uniform_material = 0;
+        VXK_VALIDATE_ONLY({
+            uint8_t check[VXK_CHUNK_PAYLOAD_BYTES];
+            memcpy(check, payload, sizeof(check));
+            vxk_terrain_payload_update_bits(world, check);
+            VXK_ASSERT(memcmp(check, payload, sizeof(check)) == 0);
+        })
+        mark_written(world, c);
+    }
+    return VXK_OK;
+}
+
+const vxk_int3* vxk_world_take_dirty(vxk_world* world, uint32_t* count)
+{
+    vxk_terrain* t = world->terrain;
+    if (t->dirty_taken) {
+        world->dirty_count = 0;
+        t->dirty_taken = false;
+    }
+    vxk_int3* list = world->dirty;
+    uint32_t n = world->dirty_count;
+    // Sort by (cy, cz, cx) and drop duplicates (a chunk removed and re-created appears twice).
+    if (n > 1) {
+        uint64_t* keys = (uint64_t*)vxk_alloc((size_t)n * 4 * sizeof(uint64_t));
+        if (keys) {
+            for (uint32_t i = 0; i < n; ++i) {
+                uint64_t cy = (uint32_t)list[i].y ^ 0x80000000u;
+                uint64_t cz = (uint32_t)list[i].z ^ 0x80000000u;
+                keys[2 * i] = (cy << 32) | cz;
+                keys[2 * i + 1] = (uint64_t)((uint32_t)list[i].x ^ 0x80000000u) << 32;
+            }
+            radix_sort_keys(keys, keys + 2 * (size_t)n, n);
+            for (uint32_t i = 0; i < n; ++i) {
+                list[i].y = (int32_t)((uint32_t)(keys[2 * i] >> 32) ^ 0x80000000u);
+                list[i].z = (int32_t)((uint32_t)keys[2 * i] ^ 0x80000000u);
+                list[i].x = (int32_t)((uint32_t)(keys[2 * i + 1] >> 32) ^ 0x80000000u);
+            }
+            vxk_free(keys, (size_t)n * 4 * sizeof(uint64_t));
+        } else {
+            // Out of memory: an insertion sort keeps the contract at a higher cost.
+            for (uint32_t i = 1; i < n; ++i) {
+                vxk_int3 v = list[i];
+                uint32_t j = i;
+                while (j > 0 &&
+                       (list[j - 1].y > v.y ||
+                        (list[j - 1].y == v.y &&
+                         (list[j - 1].z > v.z || (list[j - 1].z == v.z && list[j - 1].x > v.x))))) {
+                    list[j] = list[j - 1];
+                    --j;
+                }
+                list[j] = v;
+            }
+        }
+        uint32_t unique = 1;
+        for (uint32_t i = 1; i < n; ++i)
+            if (list[i].x != list[unique - 1].x || list[i].y != list[unique - 1].y ||
+                list[i].z != list[unique - 1].z)
+                list[unique++] = list[i];
+        n = unique;
+    }
+    for (uint32_t i = 0; i < n; ++i) {
+        vxk_chunk* c = chunk_at(t, list[i].x, list[i].y, list[i].z);
+        if (c)
+            c->flags &= (uint8_t)~CHUNK_FLAG_DIRTY;
+    }
+    world->dirty_count = n;
+    t->dirty_taken = true;
+    *count = n;
+    return list;
+}
+
+void vxk_terrain_memory(const vxk_world* world, vxk_world_memory* stats)
+{
+    const vxk_terrain* t = world->terrain;
+    stats->chunk_count = t->map.count;
+    stats->mixed_chunks = t->mixed_count;
+    stats->uniform_chunks = t->map.count - t->mixed_count;
+    stats->map_bytes = vxk_chunk_map_bytes(&t->map);
+    stats->chunk_entry_bytes = (uint64_t)t->chunk_capacity * (sizeof(vxk_chunk) + sizeof(uint32_t));
+    stats->voxel_bytes = (uint64_t)t->mixed_count * VXK_CHUNK_VOXELS;
+    stats->occupancy_bytes =
+        (uint64_t)t->mixed_count * (VXK_CHUNK_PAYLOAD_BYTES - VXK_CHUNK_VOXELS);
+    stats->terrain_other_bytes = sizeof(*t) + (uint64_t)t->sorted_capacity * sizeof(void*) +
+                                 (uint64_t)t->sort_key_capacity * 4 * sizeof(uint64_t) +
+                                 (uint64_t)world->dirty_capacity * sizeof(vxk_int3);
+}

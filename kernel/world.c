@@ -1,0 +1,256 @@
+// world.c: the world object: creation from a def, the material table, the job scheduler, and the
+// validated public terrain API (get, read, fill, write, iteration, memory, hash) over terrain.c.
+// Follows seed 000 (Roblox terrain physics) for the sparse chunk terrain.
+#include <vxk/world.h>
+
+#include "world_internal.h"
+
+#define VXK_WORLD_DEF_COOKIE 0x564B5744u // "VKWD"
+#define VXK_WORLD_COOKIE 0x564B574Fu     // "VKWO"
+
+vxk_world_def vxk_default_world_def(void)
+{
+    vxk_world_def def;
+    memset(&def, 0, sizeof(def));
+    def.cookie = VXK_WORLD_DEF_COOKIE;
+    def.voxel_size = 1.0f;
+    def.materials = NULL;
+    def.jobs = NULL;
+    def.narrow_cache_bytes = (size_t)64 << 20;
+    return def;
+}
+
+vxk_status vxk_world_create(const vxk_world_def* def, vxk_world** out)
+{
+    if (!def || !out)
+        return VXK_ERR_INVALID_ARGUMENT;
+    if (def->cookie != VXK_WORLD_DEF_COOKIE)
+        return VXK_ERR_BAD_DEF;
+    if (!vxk_is_finite(def->voxel_size))
+        return VXK_ERR_NOT_FINITE;
+    if (!(def->voxel_size > 0.0f))
+        return VXK_ERR_OUT_OF_RANGE;
+    if (def->materials) {
+        vxk_status status = vxk_material_table_validate(def->materials);
+        if (status != VXK_OK)
+            return status;
+    }
+
+    vxk_world* world = (vxk_world*)vxk_calloc(sizeof(vxk_world));
+    if (!world)
+        return VXK_ERR_OUT_OF_MEMORY;
+    world->cookie = VXK_WORLD_COOKIE;
+    world->voxel_size = def->voxel_size;
+    world->inv_voxel_size = 1.0f / def->voxel_size;
+    if (def->materials)
+        world->materials = *def->materials;
+    else
+        vxk_default_material_table(&world->materials);
+    for (int id = 0; id < VXK_MATERIAL_COUNT; ++id) {
+        const vxk_material* m = &world->materials.materials[id];
+        world->material_kind[id] = m->defined ? m->kind : VXK_MATERIAL_AIR;
+    }
+    world->narrow_cache_bytes = def->narrow_cache_bytes;
+    world->terrain = vxk_terrain_create();
+    if (!world->terrain) {
+        vxk_free(world, sizeof(*world));
+        return VXK_ERR_OUT_OF_MEMORY;
+    }
+    if (def->jobs) {
+        world->jobs = def->jobs;
+    } else {
+        // One worker: jobs run inline on the waiting thread, in submission order.
+        vxk_jobs_def jobs_def = vxk_default_jobs_def();
+        jobs_def.worker_count = 1;
+        jobs_def.max_jobs = 1u << 16;
+        if (vxk_jobs_create(&jobs_def, &world->owned_jobs) != 0) {
+            vxk_terrain_destroy(world->terrain);
+            vxk_free(world, sizeof(*world));
+            return VXK_ERR_OUT_OF_MEMORY;
+        }
+        world->jobs = world->owned_jobs;
+    }
+    *out = world;
+    return VXK_OK;
+}
+
+void vxk_world_destroy(vxk_world* world)
+{
+    if (!world)
+        return;
+    // Derived data first: it may refer to terrain chunks.
+    if (world->narrow.destroy)
+        world->narrow.destroy(world->narrow.self);
+    if (world->broadphase.destroy)
+        world->broadphase.destroy(world->broadphase.self);
+    vxk_terrain_destroy(world->terrain);
+    vxk_free(world->dirty, (size_t)world->dirty_capacity * sizeof(vxk_int3));
+    if (world->owned_jobs)
+        vxk_jobs_destroy(world->owned_jobs);
+    world->cookie = 0;
+    vxk_free(world, sizeof(*world));
+}
+
+float vxk_world_voxel_size(const vxk_world* world)
+{
+    return world ? world->voxel_size : 0.0f;
+}
+
+const vxk_material_table* vxk_world_materials(const vxk_world* world)
+{
+    return world ? &world->materials : NULL;
+}
+
+vxk_jobs* vxk_world_jobs(const vxk_world* world)
+{
+    return world ? world->jobs : NULL;
+}
+
+uint8_t vxk_world_get_voxel(const vxk_world* world, int32_t x, int32_t y, int32_t z)
+{
+    if (!world)
+        return VXK_MAT_AIR;
+    const vxk_chunk* c =
+        vxk_terrain_find(world, vxk_floor_div8(x), vxk_floor_div8(y), vxk_floor_div8(z));
+    if (!c)
+        return VXK_MAT_AIR;
+    if (!c->payload)
+        return c->uniform_material;
+    return c->payload[vxk_voxel_index((uint32_t)vxk_mod8(x), (uint32_t)vxk_mod8(y),
+                                      (uint32_t)vxk_mod8(z))];
+}
+
+// Checks a box given as min and size: positive sizes, inside int32, byte count fits size_t.
+static vxk_status check_sized_box(vxk_int3 min, vxk_int3 size, vxk_int3* hi)
+{
+    if (size.x <= 0 || size.y <= 0 || size.z <= 0)
+        return VXK_ERR_OUT_OF_RANGE;
+    int64_t hx = (int64_t)min.x + size.x - 1, hy = (int64_t)min.y + size.y - 1;
+    int64_t hz = (int64_t)min.z + size.z - 1;
+    if (hx > INT32_MAX || hy > INT32_MAX || hz > INT32_MAX)
+        return VXK_ERR_OUT_OF_RANGE;
+    uint64_t plane = (uint64_t)size.x * (uint64_t)size.z;
+    if ((uint64_t)size.y > (uint64_t)SIZE_MAX / plane)
+        return VXK_ERR_OUT_OF_RANGE;
+    *hi = (vxk_int3){(int32_t)hx, (int32_t)hy, (int32_t)hz};
+    return VXK_OK;
+}
+
+vxk_status vxk_world_read_box(const vxk_world* world, vxk_int3 min, vxk_int3 size, uint8_t* out)
+{
+    if (!world || !out)
+        return VXK_ERR_INVALID_ARGUMENT;
+    vxk_int3 hi;
+    vxk_status status = check_sized_box(min, size, &hi);
+    if (status != VXK_OK)
+        return status;
+    vxk_terrain_read(world, min, hi, out);
+    return VXK_OK;
+}
+
+static bool material_defined(const vxk_world* world, uint8_t id)
+{
+    return id == VXK_MAT_AIR || world->materials.materials[id].defined;
+}
+
+vxk_status vxk_world_fill_box(vxk_world* world, const int64_t min[3], const int64_t max[3],
+                              uint8_t material)
+{
+    if (!world || !min || !max)
+        return VXK_ERR_INVALID_ARGUMENT;
+    for (int a = 0; a < 3; ++a) {
+        if (min[a] < INT32_MIN || min[a] > INT32_MAX || max[a] < INT32_MIN || max[a] > INT32_MAX)
+            return VXK_ERR_OUT_OF_RANGE;
+        if (max[a] < min[a])
+            return VXK_ERR_OUT_OF_RANGE;
+    }
+    if (!material_defined(world, material))
+        return VXK_ERR_BAD_MATERIAL;
+    vxk_int3 lo = {(int32_t)min[0], (int32_t)min[1], (int32_t)min[2]};
+    vxk_int3 hi = {(int32_t)max[0], (int32_t)max[1], (int32_t)max[2]};
+    return vxk_terrain_fill(world, lo, hi, material);
+}
+
+vxk_status vxk_world_write_box(vxk_world* world, vxk_int3 min, vxk_int3 size, const uint8_t* ids)
+{
+    if (!world || !ids)
+        return VXK_ERR_INVALID_ARGUMENT;
+    vxk_int3 hi;
+    vxk_status status = check_sized_box(min, size, &hi);
+    if (status != VXK_OK)
+        return status;
+    size_t count = (size_t)size.x * (size_t)size.y * (size_t)size.z;
+    bool seen[VXK_MATERIAL_COUNT] = {false};
+    for (size_t i = 0; i < count; ++i)
+        seen[ids[i]] = true;
+    for (int id = 0; id < VXK_MATERIAL_COUNT; ++id)
+        if (seen[id] && !material_defined(world, (uint8_t)id))
+            return VXK_ERR_BAD_MATERIAL;
+    return vxk_terrain_write(world, min, hi, ids);
+}
+
+void vxk_world_for_each_chunk(const vxk_world* world, vxk_chunk_visit_fn* fn, void* ctx)
+{
+    if (!world || !fn)
+        return;
+    uint32_t count = 0;
+    const vxk_chunk* const* chunks = vxk_terrain_sorted_chunks(world, &count);
+    for (uint32_t i = 0; i < count; ++i) {
+        const vxk_chunk* c = chunks[i];
+        vxk_chunk_info info;
+        info.coord = (vxk_int3){c->cx, c->cy, c->cz};
+        info.uniform_material = c->payload ? 0 : c->uniform_material;
+        info.is_mixed = c->payload != NULL;
+        info.version = c->version;
+        info.voxels = c->payload;
+        fn(ctx, &info);
+    }
+}
+
+void vxk_world_memory_stats(const vxk_world* world, vxk_world_memory* out)
+{
+    if (!out)
+        return;
+    memset(out, 0, sizeof(*out));
+    if (!world)
+        return;
+    vxk_terrain_memory(world, out);
+    if (world->broadphase.memory)
+        world->broadphase.memory(world->broadphase.self, out);
+    if (world->narrow.memory)
+        world->narrow.memory(world->narrow.self, out);
+    out->total_bytes = sizeof(*world) + out->map_bytes + out->chunk_entry_bytes + out->voxel_bytes +
+                       out->occupancy_bytes + out->terrain_other_bytes + out->broadphase_bytes +
+                       out->narrow_bytes;
+}
+
+// Digest over 8-byte little-endian words: chunk header, then the 512 voxel bytes of mixed chunks.
+static inline uint64_t hash_word(uint64_t hash, uint64_t word)
+{
+    hash = (hash ^ word) * 0x9E3779B97F4A7C15ull;
+    return hash ^ (hash >> 31);
+}
+
+uint64_t vxk_world_terrain_hash(const vxk_world* world)
+{
+    if (!world)
+        return 0;
+    uint32_t count = 0;
+    const vxk_chunk* const* chunks = vxk_terrain_sorted_chunks(world, &count);
+    uint64_t hash = hash_word(VXK_HASH_SEED, count);
+    for (uint32_t i = 0; i < count; ++i) {
+        const vxk_chunk* c = chunks[i];
+        hash = hash_word(hash, ((uint64_t)(uint32_t)c->cx << 32) | (uint32_t)c->cy);
+        hash = hash_word(hash, ((uint64_t)(uint32_t)c->cz << 32) |
+                                   ((uint64_t)(c->payload != NULL) << 8) |
+                                   (c->payload ? 0 : c->uniform_material));
+        if (c->payload) {
+            for (int k = 0; k < VXK_CHUNK_VOXELS; k += 8) {
+                uint64_t word;
+                memcpy(&word, c->payload + k, 8);
+                hash = hash_word(hash, word);
+            }
+        }
+    }
+    return hash;
+}

@@ -1,0 +1,106 @@
+// bench.c: the shared benchmark harness (phases, figures, JSON output, progress line).
+#include "bench.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+double vxk_bench_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void vxk_bench_init(vxk_bench* b, vxk_jobs* jobs, uint32_t threads)
+{
+    memset(b, 0, sizeof(*b));
+    b->jobs = jobs;
+    b->threads = threads;
+    b->scale = 1.0;
+    b->seed = 1;
+    b->hash = 0xCBF29CE484222325ull;
+    b->start_time = vxk_bench_now();
+}
+
+void vxk_bench_phase_add(vxk_bench* b, const char* name, double seconds, double items)
+{
+    if (b->phase_count >= VXK_BENCH_MAX_PHASES)
+        return;
+    vxk_bench_phase* p = &b->phases[b->phase_count++];
+    snprintf(p->name, sizeof(p->name), "%s", name);
+    p->seconds = seconds;
+    p->items = items;
+}
+
+void vxk_bench_figure_add(vxk_bench* b, const char* key, double value)
+{
+    for (int i = 0; i < b->figure_count; ++i) {
+        if (strcmp(b->figures[i].key, key) == 0) {
+            b->figures[i].value = value;
+            return;
+        }
+    }
+    if (b->figure_count >= VXK_BENCH_MAX_FIGURES)
+        return;
+    vxk_bench_figure* f = &b->figures[b->figure_count++];
+    snprintf(f->key, sizeof(f->key), "%s", key);
+    f->value = value;
+}
+
+void vxk_bench_progress(vxk_bench* b, const char* what)
+{
+    double elapsed = vxk_bench_now() - b->start_time;
+    if (b->progress && elapsed > 2.0)
+        fprintf(stderr, "\r[%7.1f s] %-60s", elapsed, what);
+}
+
+void vxk_bench_hash(vxk_bench* b, const void* data, uint64_t size)
+{
+    const unsigned char* p = (const unsigned char*)data;
+    for (uint64_t i = 0; i < size; ++i)
+        b->hash = (b->hash ^ p[i]) * 0x100000001B3ull;
+}
+
+void vxk_bench_print_figures(const vxk_bench* b)
+{
+    printf("{");
+    for (int i = 0; i < b->figure_count; ++i)
+        printf("%s\"%s\": %.6g", i ? ", " : "", b->figures[i].key, b->figures[i].value);
+    printf("}\n");
+    fflush(stdout);
+}
+
+static int compare_double(const void* a, const void* b)
+{
+    double x = *(const double*)a, y = *(const double*)b;
+    return (x > y) - (x < y);
+}
+
+double vxk_bench_median(double* values, int n)
+{
+    if (n <= 0)
+        return 0.0;
+    qsort(values, (size_t)n, sizeof(double), compare_double);
+    return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+static volatile uint64_t g_sink;
+
+void vxk_bench_sink(uint64_t value)
+{
+    g_sink += value;
+}
+
+vxk_jobs* vxk_bench_jobs_create(uint32_t threads)
+{
+    vxk_jobs_def def = vxk_default_jobs_def();
+    def.worker_count = threads;
+    vxk_jobs* jobs = NULL;
+    if (vxk_jobs_create(&def, &jobs) != 0) {
+        fprintf(stderr, "cannot create the job system\n");
+        exit(1);
+    }
+    return jobs;
+}

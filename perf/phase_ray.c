@@ -1,0 +1,372 @@
+// phase_ray.c: the world raycast benchmark phase (seed 000: kD tree ray queries through the lazy
+// narrowphase cache): rays from above the surface downwards and horizontal rays through caves,
+// single-threaded (cold and warm cache) and batched over all threads, against Embree
+// (rtcIntersect1 over the same triangles) and Bullet when their peers are built.
+#include "bench.h"
+
+#include <vxk/broadphase.h>
+#include <vxk/mesher.h>
+#include <vxk/raycast.h>
+#include <vxk/world.h>
+#include <vxk/worldgen.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "narrow_cache.h"
+#include "world_internal.h"
+
+#ifdef VXK_HAVE_EMBREE
+#include "peer_embree.h"
+#endif
+#ifdef VXK_HAVE_BULLET
+#include "peer_bullet.h"
+#endif
+
+typedef struct ray_region {
+    int32_t lo[3], hi[3]; // voxel box the rays aim into (inclusive lo, exclusive hi)
+} ray_region;
+
+// The ray region: a square in x/z at the centre of the terrain's chunk bounds, all heights.
+static bool find_region(const vxk_world* world, int32_t side, ray_region* r)
+{
+    uint32_t count = 0;
+    const vxk_chunk* const* chunks = vxk_terrain_sorted_chunks(world, &count);
+    if (!chunks || count == 0)
+        return false;
+    int32_t lo[3] = {INT32_MAX, INT32_MAX, INT32_MAX}, hi[3] = {INT32_MIN, INT32_MIN, INT32_MIN};
+    for (uint32_t i = 0; i < count; ++i) {
+        const int32_t c[3] = {chunks[i]->cx, chunks[i]->cy, chunks[i]->cz};
+        for (int a = 0; a < 3; ++a) {
+            lo[a] = c[a] < lo[a] ? c[a] : lo[a];
+            hi[a] = c[a] > hi[a] ? c[a] : hi[a];
+        }
+    }
+    for (int a = 0; a < 3; ++a) {
+        r->lo[a] = lo[a] * 8;
+        r->hi[a] = (hi[a] + 1) * 8;
+    }
+    for (int a = 0; a < 3; a += 2) {
+        int32_t mid = (r->lo[a] + r->hi[a]) / 2;
+        int32_t half = side / 2;
+        if (r->hi[a] - r->lo[a] > side) {
+            r->lo[a] = mid - half;
+            r->hi[a] = mid + half;
+        }
+    }
+    return true;
+}
+
+static float randf(uint64_t* s, float lo, float hi)
+{
+    return lo + (hi - lo) * (float)((vxk_splitmix64(s) >> 40) * (1.0 / 16777216.0));
+}
+
+// Half the rays from above the surface downwards (slightly tilted), half horizontal from air
+// voxels under the surface (caves) with a 64-voxel reach.
+static void make_rays(const vxk_world* world, const ray_region* r, uint64_t seed, vxk_ray* rays,
+                      uint32_t n)
+{
+    float vs = vxk_world_voxel_size(world);
+    uint64_t s = seed;
+    for (uint32_t i = 0; i < n; ++i) {
+        vxk_ray* ray = &rays[i];
+        if (i % 2 == 0) {
+            ray->origin = (vxk_vec3){randf(&s, (float)r->lo[0], (float)r->hi[0]) * vs,
+                                     ((float)r->hi[1] + randf(&s, 1, 16)) * vs,
+                                     randf(&s, (float)r->lo[2], (float)r->hi[2]) * vs};
+            ray->direction = (vxk_vec3){randf(&s, -0.4f, 0.4f), -1, randf(&s, -0.4f, 0.4f)};
+            ray->max_distance = INFINITY;
+            continue;
+        }
+        // Horizontal: an air voxel with solid somewhere above it (under the surface), else any.
+        vxk_vec3 o = {0, 0, 0};
+        for (int attempt = 0; attempt < 64; ++attempt) {
+            int32_t x = r->lo[0] + (int32_t)(vxk_splitmix64(&s) % (uint64_t)(r->hi[0] - r->lo[0]));
+            int32_t z = r->lo[2] + (int32_t)(vxk_splitmix64(&s) % (uint64_t)(r->hi[2] - r->lo[2]));
+            int32_t y = r->lo[1] + (int32_t)(vxk_splitmix64(&s) % (uint64_t)(r->hi[1] - r->lo[1]));
+            o = (vxk_vec3){((float)x + 0.5f) * vs, ((float)y + 0.5f) * vs, ((float)z + 0.5f) * vs};
+            uint8_t id = vxk_world_get_voxel(world, x, y, z);
+            if (id != 0)
+                continue;
+            bool covered = false;
+            for (int32_t k = 1; k <= 8 && !covered; ++k)
+                covered = vxk_world_get_voxel(world, x, y + k, z) != 0;
+            if (covered)
+                break;
+        }
+        float angle = randf(&s, 0, 6.2831853f);
+        ray->origin = o;
+        ray->direction = (vxk_vec3){cosf(angle), randf(&s, -0.05f, 0.05f), sinf(angle)};
+        ray->max_distance = 64.0f * vs;
+    }
+}
+
+static double trace_single(const vxk_world* world, const vxk_ray* rays, uint32_t n,
+                           vxk_ray_hit* hits)
+{
+    double t0 = vxk_bench_now();
+    for (uint32_t i = 0; i < n; ++i)
+        vxk_raycast(world, &rays[i], &hits[i]);
+    return vxk_bench_now() - t0;
+}
+
+#if defined(VXK_HAVE_EMBREE) || defined(VXK_HAVE_BULLET)
+// World-space triangles of every chunk in the region (two per mesher quad).
+typedef struct region_mesh {
+    float* vertices;
+    uint32_t* indices;
+    uint32_t vertex_count, tri_count, vertex_capacity, tri_capacity;
+} region_mesh;
+
+static bool region_mesh_build(const vxk_world* world, const ray_region* r, region_mesh* out)
+{
+    memset(out, 0, sizeof(*out));
+    float vs = vxk_world_voxel_size(world);
+    for (int32_t cy = r->lo[1] >> 3; cy < (r->hi[1] + 7) >> 3; ++cy)
+        for (int32_t cz = r->lo[2] >> 3; cz < (r->hi[2] + 7) >> 3; ++cz)
+            for (int32_t cx = r->lo[0] >> 3; cx < (r->hi[0] + 7) >> 3; ++cx) {
+                if (!vxk_terrain_find(world, cx, cy, cz))
+                    continue;
+                vxk_quad quads[VXK_MESHER_MAX_QUADS];
+                uint32_t count = 0;
+                if (vxk_mesh_world_chunk(world, cx, cy, cz, quads, VXK_MESHER_MAX_QUADS,
+                                         &count) != VXK_OK || count == 0)
+                    continue;
+                vxk_mesh m = {0};
+                vxk_vec3 origin = {8.0f * (float)cx * vs, 8.0f * (float)cy * vs,
+                                   8.0f * (float)cz * vs};
+                if (vxk_quads_to_mesh(&m, quads, count, 3, origin, vs) != VXK_OK)
+                    return false;
+                if (out->vertex_count + m.vertex_count > out->vertex_capacity) {
+                    out->vertex_capacity = (out->vertex_count + m.vertex_count) * 2;
+                    out->vertices = (float*)realloc(out->vertices,
+                                                    (size_t)out->vertex_capacity * 3 * sizeof(float));
+                }
+                if (out->tri_count + m.primitive_count > out->tri_capacity) {
+                    out->tri_capacity = (out->tri_count + m.primitive_count) * 2;
+                    out->indices = (uint32_t*)realloc(
+                        out->indices, (size_t)out->tri_capacity * 3 * sizeof(uint32_t));
+                }
+                memcpy(out->vertices + 3 * (size_t)out->vertex_count, m.vertices,
+                       (size_t)m.vertex_count * sizeof(vxk_vec3));
+                for (uint32_t k = 0; k < 3 * m.primitive_count; ++k)
+                    out->indices[3 * (size_t)out->tri_count + k] = m.indices[k] + out->vertex_count;
+                out->vertex_count += m.vertex_count;
+                out->tri_count += m.primitive_count;
+                vxk_mesh_free(&m);
+            }
+    return out->tri_count > 0;
+}
+
+static void region_mesh_free(region_mesh* m)
+{
+    free(m->vertices);
+    free(m->indices);
+}
+
+// Peer rays: unit directions, origins outside solid only (ours answers distance 0 inside).
+typedef struct peer_rays {
+    float* origins;
+    float* dirs;
+    float* tmax;
+    uint32_t n;
+} peer_rays;
+
+static void peer_rays_make(const vxk_ray* rays, uint32_t n, peer_rays* p)
+{
+    p->origins = (float*)malloc((size_t)n * 3 * sizeof(float));
+    p->dirs = (float*)malloc((size_t)n * 3 * sizeof(float));
+    p->tmax = (float*)malloc((size_t)n * sizeof(float));
+    p->n = n;
+    for (uint32_t i = 0; i < n; ++i) {
+        const vxk_ray* r = &rays[i];
+        float len = sqrtf(r->direction.x * r->direction.x + r->direction.y * r->direction.y +
+                          r->direction.z * r->direction.z);
+        p->origins[3 * i + 0] = r->origin.x;
+        p->origins[3 * i + 1] = r->origin.y;
+        p->origins[3 * i + 2] = r->origin.z;
+        p->dirs[3 * i + 0] = r->direction.x / len;
+        p->dirs[3 * i + 1] = r->direction.y / len;
+        p->dirs[3 * i + 2] = r->direction.z / len;
+        p->tmax[i] = isinf(r->max_distance) ? 1e30f : r->max_distance;
+    }
+}
+
+static void peer_rays_free(peer_rays* p)
+{
+    free(p->origins);
+    free(p->dirs);
+    free(p->tmax);
+}
+
+static double agreement(const vxk_ray_hit* ours, const float* theirs, uint32_t n)
+{
+    uint32_t agree = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+        bool a = ours[i].hit != 0, b = theirs[i] >= 0.0f;
+        if (a != b)
+            continue;
+        if (!a || fabsf(ours[i].distance - theirs[i]) <= 1e-4f * fmaxf(1.0f, theirs[i]))
+            ++agree;
+    }
+    return n ? (double)agree / n : 0.0;
+}
+#endif
+
+void vxk_bench_ray(vxk_bench* b)
+{
+    vxk_world* world = (vxk_world*)b->world;
+    vxk_world* own = NULL;
+    if (!world) {
+        vxk_world_def def = vxk_default_world_def();
+        def.jobs = b->jobs;
+        vxk_worldgen_def gen = vxk_default_worldgen_def();
+        gen.size_x = gen.size_z = b->quick ? 128 : 256;
+        gen.size_y = b->quick ? 64 : 128;
+        gen.seed = b->seed;
+        if (vxk_world_create(&def, &own) != VXK_OK || vxk_worldgen_run(own, &gen) != VXK_OK) {
+            fprintf(stderr, "phase ray: cannot generate a world\n");
+            vxk_world_destroy(own);
+            return;
+        }
+        world = own;
+    }
+    uint64_t entries = 0, full = 0, bytes = 0;
+    vxk_broadphase_stats(world, &entries, &full, &bytes);
+    if (entries == 0 && vxk_broadphase_build(world) != VXK_OK) {
+        fprintf(stderr, "phase ray: broadphase build failed\n");
+        vxk_world_destroy(own);
+        return;
+    }
+    ray_region region;
+    if (!find_region(world, b->quick ? 96 : 192, &region)) {
+        vxk_world_destroy(own);
+        return;
+    }
+    uint32_t n = b->quick ? 20000 : 200000;
+    vxk_ray* rays = (vxk_ray*)malloc(n * sizeof(vxk_ray));
+    vxk_ray_hit* hits = (vxk_ray_hit*)malloc(n * sizeof(vxk_ray_hit));
+    vxk_ray_hit* batch = (vxk_ray_hit*)malloc(n * sizeof(vxk_ray_hit));
+    make_rays(world, &region, b->seed * 7919 + 13, rays, n);
+    vxk_bench_progress(b, "rays");
+
+    // Cold: the cache is empty, the first rays build meshes and trees.
+    vxk_raycast_cache_clear(world);
+    double cold = trace_single(world, rays, n, hits);
+    // Warm, single thread: best of 3.
+    vxk_ray_cache_stats before, after;
+    vxk_raycast_cache_stats(world, &before);
+    double warm = 1e30;
+    for (int rep = 0; rep < 3; ++rep) {
+        double t = trace_single(world, rays, n, hits);
+        warm = t < warm ? t : warm;
+    }
+    vxk_raycast_cache_stats(world, &after);
+    double lookups = (double)(after.hits - before.hits) + (double)(after.misses - before.misses);
+    double hit_rate = lookups > 0 ? (double)(after.hits - before.hits) / lookups : 1.0;
+    // Batch over all threads (the world's jobs).
+    double batch_time = 1e30;
+    for (int rep = 0; rep < 3; ++rep) {
+        double t0 = vxk_bench_now();
+        vxk_raycast_batch(world, batch, rays, n);
+        double t = vxk_bench_now() - t0;
+        batch_time = t < batch_time ? t : batch_time;
+    }
+    uint32_t hit_count = 0, same = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+        hit_count += hits[i].hit;
+        same += memcmp(&hits[i], &batch[i], sizeof(vxk_ray_hit)) == 0;
+    }
+    vxk_bench_hash(b, batch, (uint64_t)n * sizeof(vxk_ray_hit));
+    vxk_bench_phase_add(b, "ray_single", warm, n);
+    vxk_bench_phase_add(b, "ray_batch", batch_time, n);
+    vxk_bench_figure_add(b, "rays_per_s", n / warm);
+    vxk_bench_figure_add(b, "rays_batch_per_s", n / batch_time);
+    vxk_bench_figure_add(b, "ray_cold_per_s", n / cold);
+    vxk_bench_figure_add(b, "ray_cache_hit_rate", hit_rate);
+    vxk_bench_figure_add(b, "ray_hit_fraction", (double)hit_count / n);
+    vxk_bench_figure_add(b, "ray_batch_equals_single", same == n ? 1.0 : 0.0);
+    vxk_bench_figure_add(b, "ray_cache_bytes", (double)after.bytes);
+    vxk_bench_figure_add(b, "ray_cache_chunks", (double)after.entries);
+
+#if defined(VXK_HAVE_EMBREE) || defined(VXK_HAVE_BULLET)
+    // Peers trace the same triangles: every chunk of the ray region, one scene. Rays starting
+    // inside solid are left out (vxk answers them at distance 0 by definition).
+    vxk_bench_progress(b, "ray peers");
+    region_mesh mesh;
+    if (region_mesh_build(world, &region, &mesh)) {
+        vxk_ray* outside = (vxk_ray*)malloc(n * sizeof(vxk_ray));
+        vxk_ray_hit* outside_hits = (vxk_ray_hit*)malloc(n * sizeof(vxk_ray_hit));
+        uint32_t m = 0;
+        for (uint32_t i = 0; i < n; ++i)
+            if (!(hits[i].hit && hits[i].distance == 0.0f))
+                outside[m++] = rays[i];
+        double ours = 1e30;
+        for (int rep = 0; rep < 3; ++rep) {
+            double t = trace_single(world, outside, m, outside_hits);
+            ours = t < ours ? t : ours;
+        }
+        peer_rays pr;
+        peer_rays_make(outside, m, &pr);
+        float* t_peer = (float*)malloc((size_t)m * sizeof(float));
+        vxk_bench_figure_add(b, "ray_peer_triangles", mesh.tri_count);
+#ifdef VXK_HAVE_EMBREE
+        vxk_peer_embree* embree =
+            vxk_peer_embree_create(mesh.vertices, mesh.vertex_count, mesh.indices,
+                                   mesh.tri_count);
+        if (embree) {
+            double theirs = 1e30;
+            for (int rep = 0; rep < 3; ++rep) {
+                double t0 = vxk_bench_now();
+                vxk_peer_embree_trace(embree, pr.origins, pr.dirs, pr.tmax, m, t_peer);
+                double t = vxk_bench_now() - t0;
+                theirs = t < theirs ? t : theirs;
+            }
+            vxk_bench_figure_add(b, "embree_rays_per_s", m / theirs);
+            vxk_bench_figure_add(b, "embree_ray_ratio", theirs / ours);
+            vxk_bench_figure_add(b, "embree_ray_agreement", agreement(outside_hits, t_peer, m));
+            vxk_peer_embree_destroy(embree);
+        }
+#endif
+#ifdef VXK_HAVE_BULLET
+        // Bullet's quantized btBvhTriangleMeshShape, one segment query per ray (infinite rays
+        // become 10^4-unit segments; t = fraction * length).
+        vxk_bullet_mesh* bullet = vxk_bullet_build(mesh.vertices, mesh.vertex_count,
+                                                   mesh.indices, mesh.tri_count, 1);
+        if (bullet) {
+            double theirs = 1e30;
+            for (int rep = 0; rep < 3; ++rep) {
+                double t0 = vxk_bench_now();
+                for (uint32_t i = 0; i < m; ++i) {
+                    const float* o = &pr.origins[3 * i];
+                    const float* d = &pr.dirs[3 * i];
+                    float len = pr.tmax[i] < 1e4f ? pr.tmax[i] : 1e4f;
+                    float to[3] = {o[0] + d[0] * len, o[1] + d[1] * len, o[2] + d[2] * len};
+                    float fraction = 0.0f;
+                    t_peer[i] = vxk_bullet_raycast(bullet, o, to, &fraction) ? fraction * len
+                                                                              : -1.0f;
+                }
+                double t = vxk_bench_now() - t0;
+                theirs = t < theirs ? t : theirs;
+            }
+            vxk_bench_figure_add(b, "bullet_rays_per_s", m / theirs);
+            vxk_bench_figure_add(b, "bullet_ray_ratio", theirs / ours);
+            vxk_bench_figure_add(b, "bullet_ray_agreement", agreement(outside_hits, t_peer, m));
+            vxk_bullet_destroy(bullet);
+        }
+#endif
+        free(t_peer);
+        peer_rays_free(&pr);
+        free(outside);
+        free(outside_hits);
+    }
+    region_mesh_free(&mesh);
+#endif
+    free(rays);
+    free(hits);
+    free(batch);
+    vxk_world_destroy(own);
+}

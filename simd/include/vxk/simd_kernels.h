@@ -1,0 +1,133 @@
+// vxk/simd_kernels.h: the first SIMD kernels of vxk, each a SIMD version and a scalar twin
+// (suffix _scalar) that give bit-identical results: bit-row operations for the bit broadphase
+// (seed 000, Roblox terrain physics), 8 rays against one box (slab test, Williams et al. 2005),
+// and one ray against 8 triangles or 8 quads (Moller-Trumbore 1997).
+//
+// The twins do the same float operations in the same order (no FMA, no reciprocal estimates)
+// and are compiled without auto-vectorization (VXK_SCALAR_TWIN), so they also serve as the
+// honest baseline of perf/bench_simd.c. Every function here is pure and thread-safe.
+#ifndef VXK_SIMD_KERNELS_H
+#define VXK_SIMD_KERNELS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// ---- bit rows --------------------------------------------------------------------------------
+// Arrays of n uint64_t rows, each row independent (no bit moves from one element to another).
+// Pointers may be NULL only when n == 0. dst may be the same array as an input (in place) but
+// must not overlap one partially. Cost: n/4 vector operations plus at most 3 scalar ones.
+
+// dst[i] = a[i] | b[i]
+void vxk_bits_or(uint64_t* dst, const uint64_t* a, const uint64_t* b, size_t n);
+// dst[i] = a[i] & b[i]
+void vxk_bits_and(uint64_t* dst, const uint64_t* a, const uint64_t* b, size_t n);
+// dst[i] = a[i] & ~b[i]
+void vxk_bits_andnot(uint64_t* dst, const uint64_t* a, const uint64_t* b, size_t n);
+// dst[i] = a[i] ^ b[i]
+void vxk_bits_xor(uint64_t* dst, const uint64_t* a, const uint64_t* b, size_t n);
+// dst[i] = src[i] << shift; a shift > 63 gives zeros.
+void vxk_bits_shl(uint64_t* dst, const uint64_t* src, size_t n, uint32_t shift);
+// dst[i] = src[i] >> shift (logical); a shift > 63 gives zeros.
+void vxk_bits_shr(uint64_t* dst, const uint64_t* src, size_t n, uint32_t shift);
+// The 3-tap dilation: dst[i] = src[i] | (src[i] << 1) | (src[i] >> 1).
+void vxk_bits_dilate3(uint64_t* dst, const uint64_t* src, size_t n);
+// True when any bit of a[0..n) is set. Stops early at the first nonzero block of 16 rows.
+bool vxk_bits_any(const uint64_t* a, size_t n);
+
+void vxk_bits_or_scalar(uint64_t* dst, const uint64_t* a, const uint64_t* b, size_t n);
+void vxk_bits_and_scalar(uint64_t* dst, const uint64_t* a, const uint64_t* b, size_t n);
+void vxk_bits_andnot_scalar(uint64_t* dst, const uint64_t* a, const uint64_t* b, size_t n);
+void vxk_bits_xor_scalar(uint64_t* dst, const uint64_t* a, const uint64_t* b, size_t n);
+void vxk_bits_shl_scalar(uint64_t* dst, const uint64_t* src, size_t n, uint32_t shift);
+void vxk_bits_shr_scalar(uint64_t* dst, const uint64_t* src, size_t n, uint32_t shift);
+void vxk_bits_dilate3_scalar(uint64_t* dst, const uint64_t* src, size_t n);
+bool vxk_bits_any_scalar(const uint64_t* a, size_t n);
+
+// ---- 8 rays against one box ------------------------------------------------------------------
+
+// 8 rays in SoA form: lane i is ray i. inv_d = 1/d per component (vxk_ray8_set computes it; a
+// zero component, of either sign, gives an infinity of that sign). A ray covers t in
+// [tmin, tmax]. 256 bytes.
+typedef struct vxk_ray8 {
+    float ox[8], oy[8], oz[8];
+    float inv_dx[8], inv_dy[8], inv_dz[8];
+    float tmin[8], tmax[8];
+} vxk_ray8;
+_Static_assert(sizeof(vxk_ray8) == 256, "vxk_ray8 is 8 lanes of 8 floats");
+
+// Writes ray `lane` (0..7) of rays: origin o, direction d (inverted here with one IEEE division
+// per component), interval [tmin, tmax].
+void vxk_ray8_set(vxk_ray8* rays, uint32_t lane, const float o[3], const float d[3], float tmin,
+                  float tmax);
+
+// Slab test of 8 rays against the closed box [box_min, box_max] (box_min <= box_max).
+// Per axis the near plane is box_max when the sign bit of inv_d is set, else box_min (so
+// -0.0 counts as negative); lo = (near - o) * inv_d, hi = (far - o) * inv_d, and
+// t_enter = max(lo, t_enter), t_exit = min(hi, t_exit) with the vector max/min semantics,
+// which keep the running value when lo or hi is NaN. A NaN arises only as 0 * inf, for a ray
+// parallel to a slab whose origin lies exactly on one of its planes; it imposes no limit. So a
+// ray parallel to a slab hits when its origin is inside the slab or on its boundary and misses
+// when it is strictly outside. Lane i hits when t_enter <= t_exit and t_enter < +inf (t_enter
+// starting at tmin, t_exit at tmax; the second test rejects a parallel ray behind a slab, whose
+// entry is +inf, when tmax is +inf), so grazing an edge or a corner hits.
+// Returns the 8-bit hit mask (bit i = ray i). t_enter[i] receives the entry t of a hit (tmin for
+// a ray that starts inside) and +inf for a miss. Cost: about 30 vector operations.
+uint32_t vxk_ray8_aabb(const vxk_ray8* rays, const float box_min[3], const float box_max[3],
+                       float t_enter[8]);
+uint32_t vxk_ray8_aabb_scalar(const vxk_ray8* rays, const float box_min[3], const float box_max[3],
+                              float t_enter[8]);
+
+// ---- one ray against 8 triangles or 8 quads --------------------------------------------------
+
+// One ray: origin o, direction d (need not be normalised), interval [tmin, tmax]. 32 bytes.
+typedef struct vxk_simd_ray {
+    float o[3];
+    float d[3];
+    float tmin, tmax;
+} vxk_simd_ray;
+
+// 8 triangles in SoA form: lane i has vertices v0, v0 + e1, v0 + e2. The same layout holds
+// 8 planar quads (parallelograms, rectangles for voxel faces): v0, v0 + e1, v0 + e1 + e2,
+// v0 + e2. 288 bytes.
+typedef struct vxk_tri8 {
+    float v0x[8], v0y[8], v0z[8];
+    float e1x[8], e1y[8], e1z[8];
+    float e2x[8], e2y[8], e2z[8];
+} vxk_tri8;
+typedef vxk_tri8 vxk_quad8;
+_Static_assert(sizeof(vxk_tri8) == 288, "vxk_tri8 is 9 components of 8 lanes");
+
+// Per-lane hit: the hit point is o + t*d = v0 + u*e1 + v*e2.
+typedef struct vxk_hit8 {
+    float t[8], u[8], v[8];
+} vxk_hit8;
+
+// Moller-Trumbore, two-sided, per lane in this order (dot(a,b) = (ax*bx + ay*by) + az*bz,
+// cross(a,b) = (ay*bz - az*by, az*bx - ax*bz, ax*by - ay*bx)):
+//   p = cross(d, e2); det = dot(e1, p); inv_det = 1 / det; s = o - v0;
+//   u = dot(s, p) * inv_det; q = cross(s, e1); v = dot(d, q) * inv_det; t = dot(e2, q) * inv_det.
+// A lane hits when det != 0 (ordered: a NaN det misses), u >= 0, v >= 0, u + v <= 1 and
+// tmin <= t <= tmax; degenerate triangles (det == 0) and rays in their plane miss. Edges and
+// vertices count as inside. Returns the 8-bit hit mask; hit lanes of *hit get t, u, v, missed
+// lanes get t = +inf, u = v = 0. Cost: about 45 vector operations.
+uint32_t vxk_ray_tri8(const vxk_simd_ray* ray, const vxk_tri8* tris, vxk_hit8* hit);
+uint32_t vxk_ray_tri8_scalar(const vxk_simd_ray* ray, const vxk_tri8* tris, vxk_hit8* hit);
+
+// As vxk_ray_tri8 for quads: the inside test is 0 <= u <= 1 and 0 <= v <= 1.
+uint32_t vxk_ray_quad8(const vxk_simd_ray* ray, const vxk_quad8* quads, vxk_hit8* hit);
+uint32_t vxk_ray_quad8_scalar(const vxk_simd_ray* ray, const vxk_quad8* quads, vxk_hit8* hit);
+
+// The closest hit among the lanes set in mask whose t is not NaN: the lane with the smallest t,
+// the lowest such lane on ties (-0 and +0 tie). Returns -1 when there is none.
+int vxk_hit8_closest(uint32_t mask, const vxk_hit8* hit);
+int vxk_hit8_closest_scalar(uint32_t mask, const vxk_hit8* hit);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,95 @@
+// test.h: the tiny test harness. Each test is a function returning 0 on success; a failing check
+// prints the expression, the values and the place, and makes the test return 1.
+//
+//   static int test_something(void) { VXK_CHECK_EQ_U64(a, b); return 0; }
+//   int main(void) { VXK_RUN(test_something); return vxk_test_finish(); }
+#ifndef VXK_TEST_H
+#define VXK_TEST_H
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static int vxk_test_passed, vxk_test_failed;
+
+#define VXK_CHECK(cond)                                                                      \
+    do {                                                                                     \
+        if (!(cond)) {                                                                       \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);         \
+            return 1;                                                                        \
+        }                                                                                    \
+    } while (0)
+
+#define VXK_CHECK_MSG(cond, ...)                                                             \
+    do {                                                                                     \
+        if (!(cond)) {                                                                       \
+            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);         \
+            fprintf(stderr, __VA_ARGS__);                                                    \
+            fprintf(stderr, "\n");                                                           \
+            return 1;                                                                        \
+        }                                                                                    \
+    } while (0)
+
+#define VXK_CHECK_EQ_U64(a, b)                                                               \
+    do {                                                                                     \
+        uint64_t va_ = (uint64_t)(a), vb_ = (uint64_t)(b);                                   \
+        if (va_ != vb_) {                                                                    \
+            fprintf(stderr, "%s:%d: %s == %s failed: %" PRIu64 " != %" PRIu64 "\n", __FILE__, \
+                    __LINE__, #a, #b, va_, vb_);                                             \
+            return 1;                                                                        \
+        }                                                                                    \
+    } while (0)
+
+#define VXK_CHECK_EQ_INT(a, b)                                                               \
+    do {                                                                                     \
+        long long va_ = (long long)(a), vb_ = (long long)(b);                                \
+        if (va_ != vb_) {                                                                    \
+            fprintf(stderr, "%s:%d: %s == %s failed: %lld != %lld\n", __FILE__, __LINE__,    \
+                    #a, #b, va_, vb_);                                                       \
+            return 1;                                                                        \
+        }                                                                                    \
+    } while (0)
+
+#define VXK_RUN(fn)                                                                          \
+    do {                                                                                     \
+        fprintf(stderr, "-- %s\n", #fn);                                                     \
+        if (fn() == 0)                                                                       \
+            ++vxk_test_passed;                                                               \
+        else {                                                                               \
+            ++vxk_test_failed;                                                               \
+            fprintf(stderr, "FAILED: %s\n", #fn);                                            \
+        }                                                                                    \
+    } while (0)
+
+static inline int vxk_test_finish(void)
+{
+    fprintf(stderr, "%d passed, %d failed\n", vxk_test_passed, vxk_test_failed);
+    return vxk_test_failed ? 1 : 0;
+}
+
+// Seeded PRNG for tests (SplitMix64).
+static inline uint64_t vxk_test_rand(uint64_t* state)
+{
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+static inline float vxk_test_randf(uint64_t* state, float lo, float hi)
+{
+    return lo + (hi - lo) * (float)((vxk_test_rand(state) >> 40) * (1.0 / 16777216.0));
+}
+
+// Sanitizer builds are slower; tests may shrink loop counts by this factor (never to zero).
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define VXK_TEST_SLOW 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define VXK_TEST_SLOW 1
+#endif
+#endif
+#ifndef VXK_TEST_SLOW
+#define VXK_TEST_SLOW 0
+#endif
+
+#endif

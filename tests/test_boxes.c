@@ -1,0 +1,422 @@
+// test_boxes.c: greedy box compounds against the article's voxel-by-voxel loop (seed 004:
+// a tested[] array, TrySpreadX/Y/Z) on seeded random grids and chunks, plus the properties:
+// boxes are disjoint, cover exactly the solid voxels, and cannot grow along any axis at the end.
+#include <vxk/boxes.h>
+#include <vxk/vox.h>
+#include <vxk/world.h>
+
+#include <string.h>
+
+#include "test.h"
+
+typedef struct ref_grid {
+    int sx, sy, sz;
+    const uint8_t* voxels;
+    const uint8_t* solid; // NULL: nonzero ids
+    int per_material;
+} ref_grid;
+
+static size_t ref_index(const ref_grid* g, int x, int y, int z)
+{
+    return (size_t)x + (size_t)g->sx * ((size_t)z + (size_t)g->sz * (size_t)y);
+}
+
+static int ref_contributes(const ref_grid* g, const uint8_t* tested, int x, int y, int z,
+                           uint8_t material)
+{
+    if (x >= g->sx || y >= g->sy || z >= g->sz)
+        return 0;
+    size_t i = ref_index(g, x, y, z);
+    uint8_t v = g->voxels[i];
+    int solid = g->solid ? g->solid[v] != 0 : v != 0;
+    if (!solid || tested[i])
+        return 0;
+    return !g->per_material || v == material;
+}
+
+// TrySpread along one axis, voxel by voxel, exactly as the article writes TrySpreadX.
+static int ref_try_spread(const ref_grid* g, uint8_t* tested, int can, int axis, const int start[3],
+                          int size[3], uint8_t material)
+{
+    int a1 = (axis + 1) % 3, a2 = (axis + 2) % 3;
+    for (int i = start[a1]; can && i < start[a1] + size[a1]; ++i)
+        for (int j = start[a2]; can && j < start[a2] + size[a2]; ++j) {
+            int p[3];
+            p[axis] = start[axis] + size[axis];
+            p[a1] = i;
+            p[a2] = j;
+            if (!ref_contributes(g, tested, p[0], p[1], p[2], material))
+                can = 0;
+        }
+    if (!can)
+        return 0;
+    for (int i = start[a1]; i < start[a1] + size[a1]; ++i)
+        for (int j = start[a2]; j < start[a2] + size[a2]; ++j) {
+            int p[3];
+            p[axis] = start[axis] + size[axis];
+            p[a1] = i;
+            p[a2] = j;
+            tested[ref_index(g, p[0], p[1], p[2])] = 1;
+        }
+    size[axis]++;
+    return 1;
+}
+
+static uint32_t ref_boxes(const ref_grid* g, vxk_voxel_box* out)
+{
+    size_t n = (size_t)g->sx * g->sy * g->sz;
+    uint8_t* tested = calloc(n, 1);
+    uint32_t count = 0;
+    for (size_t i = 0; i < n; ++i) {
+        if (tested[i])
+            continue;
+        tested[i] = 1;
+        uint8_t v = g->voxels[i];
+        if (!(g->solid ? g->solid[v] != 0 : v != 0))
+            continue;
+        int start[3] = {(int)(i % (size_t)g->sx), (int)(i / ((size_t)g->sx * g->sz)),
+                        (int)((i / (size_t)g->sx) % (size_t)g->sz)};
+        int size[3] = {1, 1, 1};
+        int cx = 1, cy = 1, cz = 1;
+        while (cx || cy || cz) {
+            cx = ref_try_spread(g, tested, cx, 0, start, size, v);
+            cy = ref_try_spread(g, tested, cy, 1, start, size, v);
+            cz = ref_try_spread(g, tested, cz, 2, start, size, v);
+        }
+        vxk_voxel_box b = {0};
+        b.x = (uint16_t)start[0];
+        b.y = (uint16_t)start[1];
+        b.z = (uint16_t)start[2];
+        b.size_x = (uint16_t)size[0];
+        b.size_y = (uint16_t)size[1];
+        b.size_z = (uint16_t)size[2];
+        b.material = g->per_material ? v : 0;
+        out[count++] = b;
+    }
+    free(tested);
+    return count;
+}
+
+// Disjoint, exact cover of the solid voxels, uniform material per box when asked, and maximal:
+// each +axis layer of box k holds a voxel outside the grid, not solid, of another material, or
+// taken by an earlier box.
+static int check_properties(const ref_grid* g, const vxk_voxel_box* boxes, uint32_t count)
+{
+    size_t n = (size_t)g->sx * g->sy * g->sz;
+    uint32_t* owner = calloc(n, sizeof(uint32_t));
+    for (uint32_t k = 0; k < count; ++k) {
+        vxk_voxel_box b = boxes[k];
+        VXK_CHECK(b.size_x >= 1 && b.size_y >= 1 && b.size_z >= 1);
+        VXK_CHECK(b.x + b.size_x <= g->sx && b.y + b.size_y <= g->sy && b.z + b.size_z <= g->sz);
+        uint8_t first = g->voxels[ref_index(g, b.x, b.y, b.z)];
+        for (int y = b.y; y < b.y + b.size_y; ++y)
+            for (int z = b.z; z < b.z + b.size_z; ++z)
+                for (int x = b.x; x < b.x + b.size_x; ++x) {
+                    size_t i = ref_index(g, x, y, z);
+                    VXK_CHECK_MSG(owner[i] == 0, "boxes %u and %u overlap", owner[i] - 1, k);
+                    owner[i] = k + 1;
+                    uint8_t v = g->voxels[i];
+                    VXK_CHECK(g->solid ? g->solid[v] != 0 : v != 0);
+                    if (g->per_material) {
+                        VXK_CHECK_EQ_INT(v, first);
+                        VXK_CHECK_EQ_INT(b.material, v);
+                    }
+                }
+    }
+    for (size_t i = 0; i < n; ++i) {
+        uint8_t v = g->voxels[i];
+        int solid = g->solid ? g->solid[v] != 0 : v != 0;
+        VXK_CHECK_MSG(solid == (owner[i] != 0), "voxel %zu solid %d covered %u", i, solid,
+                      owner[i]);
+    }
+    for (uint32_t k = 0; k < count; ++k) {
+        vxk_voxel_box b = boxes[k];
+        int lo[3] = {b.x, b.y, b.z}, sz[3] = {b.size_x, b.size_y, b.size_z};
+        uint8_t material = g->voxels[ref_index(g, b.x, b.y, b.z)];
+        for (int axis = 0; axis < 3; ++axis) {
+            int a1 = (axis + 1) % 3, a2 = (axis + 2) % 3;
+            int blocked = 0;
+            for (int i = lo[a1]; i < lo[a1] + sz[a1] && !blocked; ++i)
+                for (int j = lo[a2]; j < lo[a2] + sz[a2] && !blocked; ++j) {
+                    int p[3];
+                    p[axis] = lo[axis] + sz[axis];
+                    p[a1] = i;
+                    p[a2] = j;
+                    if (p[0] >= g->sx || p[1] >= g->sy || p[2] >= g->sz) {
+                        blocked = 1;
+                        continue;
+                    }
+                    size_t idx = ref_index(g, p[0], p[1], p[2]);
+                    uint8_t v = g->voxels[idx];
+                    int solid = g->solid ? g->solid[v] != 0 : v != 0;
+                    if (!solid || owner[idx] <= k || (g->per_material && v != material))
+                        blocked = 1;
+                }
+            VXK_CHECK_MSG(blocked, "box %u could still grow along axis %d", k, axis);
+        }
+    }
+    free(owner);
+    return 0;
+}
+
+static void fill_random(uint8_t* voxels, int sx, int sy, int sz, uint64_t* rng)
+{
+    size_t n = (size_t)sx * sy * sz;
+    uint8_t palette[4];
+    uint32_t palette_size = 1 + (uint32_t)(vxk_test_rand(rng) % 4);
+    for (uint32_t i = 0; i < palette_size; ++i)
+        palette[i] = (uint8_t)(1 + vxk_test_rand(rng) % 255);
+    uint32_t shape = (uint32_t)(vxk_test_rand(rng) % 3);
+    uint32_t density = (uint32_t)(vxk_test_rand(rng) % 101);
+    memset(voxels, 0, n);
+    if (shape == 0) {
+        for (size_t i = 0; i < n; ++i)
+            if (vxk_test_rand(rng) % 100 < density)
+                voxels[i] = palette[vxk_test_rand(rng) % palette_size];
+        return;
+    }
+    uint32_t boxes = 1 + (uint32_t)(vxk_test_rand(rng) % 8);
+    int size[3] = {sx, sy, sz};
+    for (uint32_t b = 0; b < boxes; ++b) {
+        int lo[3], hi[3];
+        for (int a = 0; a < 3; ++a) {
+            lo[a] = (int)(vxk_test_rand(rng) % (uint64_t)size[a]);
+            hi[a] = lo[a] + (int)(vxk_test_rand(rng) % (uint64_t)(size[a] - lo[a]));
+        }
+        uint8_t m = (shape == 2 && (vxk_test_rand(rng) & 3) == 0)
+                        ? 0
+                        : palette[vxk_test_rand(rng) % palette_size];
+        for (int y = lo[1]; y <= hi[1]; ++y)
+            for (int z = lo[2]; z <= hi[2]; ++z)
+                for (int x = lo[0]; x <= hi[0]; ++x)
+                    voxels[(size_t)x + (size_t)sx * ((size_t)z + (size_t)sz * y)] = m;
+    }
+}
+
+static int test_chunks_match_article(void)
+{
+    uint64_t rng = 0xB0C5ull;
+    uint8_t voxels[512];
+    uint8_t solid[256];
+    static vxk_voxel_box ref[512], got[512], again[512];
+    uint64_t boxes = 0, solid_voxels = 0;
+    int iterations = VXK_TEST_SLOW ? 2000 : 10000;
+    for (int iter = 0; iter < iterations; ++iter) {
+        fill_random(voxels, 8, 8, 8, &rng);
+        int use_table = (int)(vxk_test_rand(&rng) & 1);
+        for (int i = 0; i < 256; ++i)
+            solid[i] = i != 0 && (vxk_test_rand(&rng) % 4) != 0;
+        for (int mode = 0; mode < 2; ++mode) {
+            ref_grid g = {8, 8, 8, voxels, use_table ? solid : NULL, mode};
+            uint32_t nref = ref_boxes(&g, ref), n = 0;
+            VXK_CHECK_EQ_INT(vxk_boxes_chunk(got, 512, &n, voxels, g.solid, (vxk_boxes_mode)mode),
+                             VXK_OK);
+            VXK_CHECK_EQ_INT(n, nref);
+            VXK_CHECK_MSG(memcmp(got, ref, n * sizeof(vxk_voxel_box)) == 0,
+                          "chunk %d mode %d differs from the article's loop", iter, mode);
+            if (check_properties(&g, got, n))
+                return 1;
+            // The exact-capacity path gives the same boxes; one less is a capacity error.
+            uint32_t n2 = 0;
+            VXK_CHECK_EQ_INT(vxk_boxes_chunk(again, n, &n2, voxels, g.solid, (vxk_boxes_mode)mode),
+                             VXK_OK);
+            VXK_CHECK(n2 == n && memcmp(again, got, n * sizeof(vxk_voxel_box)) == 0);
+            if (n > 0) {
+                uint32_t n3 = 777;
+                VXK_CHECK_EQ_INT(vxk_boxes_chunk(again, n - 1, &n3, voxels, g.solid,
+                                                 (vxk_boxes_mode)mode),
+                                 VXK_ERR_CAPACITY);
+                VXK_CHECK_EQ_INT(n3, 777);
+            }
+            // The grid path on the same voxels agrees with the chunk path.
+            vxk_voxel_grid grid = {8, 8, 8, voxels};
+            vxk_box_list list = {0};
+            VXK_CHECK_EQ_INT(vxk_boxes_grid(&list, &grid, g.solid, (vxk_boxes_mode)mode), VXK_OK);
+            VXK_CHECK(list.count == n);
+            VXK_CHECK(n == 0 || memcmp(list.boxes, got, n * sizeof(vxk_voxel_box)) == 0);
+            vxk_box_list_free(&list);
+            if (mode == 0) {
+                boxes += n;
+                for (int i = 0; i < 512; ++i)
+                    solid_voxels += g.solid ? g.solid[voxels[i]] != 0 : voxels[i] != 0;
+            }
+        }
+    }
+    fprintf(stderr, "   %d random chunks: %.3f boxes per solid voxel (any solid)\n", iterations,
+            solid_voxels ? (double)boxes / (double)solid_voxels : 0.0);
+    return 0;
+}
+
+static int test_grids_match_article(void)
+{
+    uint64_t rng = 0x6A1Dull;
+    int iterations = VXK_TEST_SLOW ? 300 : 2000;
+    vxk_box_list list = {0}; // reused: storage only grows
+    for (int iter = 0; iter < iterations; ++iter) {
+        // x up to 150 crosses several 64-bit words per row.
+        int sx = 1 + (int)(vxk_test_rand(&rng) % 150);
+        int sy = 1 + (int)(vxk_test_rand(&rng) % 16);
+        int sz = 1 + (int)(vxk_test_rand(&rng) % 16);
+        vxk_voxel_grid grid;
+        VXK_CHECK_EQ_INT(vxk_voxel_grid_create(&grid, sx, sy, sz), VXK_OK);
+        fill_random(grid.voxels, sx, sy, sz, &rng);
+        size_t n = (size_t)sx * sy * sz;
+        vxk_voxel_box* ref = malloc(n * sizeof(vxk_voxel_box) + 1);
+        for (int mode = 0; mode < 2; ++mode) {
+            ref_grid g = {sx, sy, sz, grid.voxels, NULL, mode};
+            uint32_t nref = ref_boxes(&g, ref);
+            VXK_CHECK_EQ_INT(vxk_boxes_grid(&list, &grid, NULL, (vxk_boxes_mode)mode), VXK_OK);
+            VXK_CHECK_EQ_INT(list.count, nref);
+            VXK_CHECK_MSG(nref == 0 || memcmp(list.boxes, ref, nref * sizeof(vxk_voxel_box)) == 0,
+                          "grid %d (%dx%dx%d) mode %d differs from the article's loop", iter, sx,
+                          sy, sz, mode);
+            if (check_properties(&g, list.boxes, list.count))
+                return 1;
+        }
+        free(ref);
+        vxk_voxel_grid_free(&grid);
+    }
+    vxk_box_list_free(&list);
+    return 0;
+}
+
+static int test_errors(void)
+{
+    uint8_t voxels[512] = {0};
+    vxk_voxel_box out[512];
+    uint32_t n = 0;
+    VXK_CHECK_EQ_INT(vxk_boxes_chunk(NULL, 512, &n, voxels, NULL, VXK_BOXES_ANY_SOLID),
+                     VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_boxes_chunk(out, 512, NULL, voxels, NULL, VXK_BOXES_ANY_SOLID),
+                     VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_boxes_chunk(out, 512, &n, NULL, NULL, VXK_BOXES_ANY_SOLID),
+                     VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_boxes_chunk(out, 512, &n, voxels, NULL, (vxk_boxes_mode)7),
+                     VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_boxes_chunk(out, 512, &n, voxels, NULL, VXK_BOXES_ANY_SOLID), VXK_OK);
+    VXK_CHECK_EQ_INT(n, 0);
+    memset(voxels, 3, sizeof(voxels));
+    VXK_CHECK_EQ_INT(vxk_boxes_chunk(out, 512, &n, voxels, NULL, VXK_BOXES_PER_MATERIAL), VXK_OK);
+    VXK_CHECK_EQ_INT(n, 1);
+    VXK_CHECK(out[0].size_x == 8 && out[0].size_y == 8 && out[0].size_z == 8 &&
+              out[0].material == 3);
+
+    vxk_box_list list = {0};
+    vxk_voxel_grid bad = {0, 4, 4, voxels};
+    VXK_CHECK_EQ_INT(vxk_boxes_grid(&list, &bad, NULL, VXK_BOXES_ANY_SOLID),
+                     VXK_ERR_INVALID_ARGUMENT);
+    vxk_voxel_grid none = {4, 4, 4, NULL};
+    VXK_CHECK_EQ_INT(vxk_boxes_grid(&list, &none, NULL, VXK_BOXES_ANY_SOLID),
+                     VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_boxes_grid(NULL, &none, NULL, VXK_BOXES_ANY_SOLID),
+                     VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK(list.boxes == NULL && list.count == 0);
+    return 0;
+}
+
+// World chunks read through the world equal the chunk path on voxels read one by one.
+static int test_world_chunks(void)
+{
+    vxk_world_def def = vxk_default_world_def();
+    vxk_world* world = NULL;
+    VXK_CHECK_EQ_INT(vxk_world_create(&def, &world), VXK_OK);
+    uint64_t rng = 0x77ull;
+    vxk_int3 min = {-12, -8, -4}, size = {24, 16, 16};
+    static uint8_t ids[24 * 16 * 16];
+    static const uint8_t mats[3] = {VXK_MAT_STONE, VXK_MAT_WATER, VXK_MAT_SAND};
+    for (size_t i = 0; i < sizeof(ids); ++i)
+        ids[i] = vxk_test_rand(&rng) % 3 ? mats[vxk_test_rand(&rng) % 3] : 0;
+    VXK_CHECK_EQ_INT(vxk_world_write_box(world, min, size, ids), VXK_OK);
+    uint8_t solid[256];
+    const vxk_material_table* table = vxk_world_materials(world);
+    for (int i = 0; i < 256; ++i)
+        solid[i] = table->materials[i].kind == VXK_MATERIAL_SOLID;
+    static vxk_voxel_box a[512], b[512];
+    for (int cy = -2; cy <= 1; ++cy)
+        for (int cz = -1; cz <= 2; ++cz)
+            for (int cx = -2; cx <= 1; ++cx)
+                for (int mode = 0; mode < 2; ++mode) {
+                    uint32_t na = 0, nb = 0;
+                    VXK_CHECK_EQ_INT(vxk_boxes_world_chunk(world, cx, cy, cz, a, 512, &na,
+                                                           (vxk_boxes_mode)mode),
+                                     VXK_OK);
+                    uint8_t voxels[512];
+                    for (int y = 0; y < 8; ++y)
+                        for (int z = 0; z < 8; ++z)
+                            for (int x = 0; x < 8; ++x)
+                                voxels[x + 8 * z + 64 * y] = vxk_world_get_voxel(
+                                    world, cx * 8 + x, cy * 8 + y, cz * 8 + z);
+                    VXK_CHECK_EQ_INT(vxk_boxes_chunk(b, 512, &nb, voxels, solid,
+                                                     (vxk_boxes_mode)mode),
+                                     VXK_OK);
+                    VXK_CHECK(na == nb && memcmp(a, b, na * sizeof(vxk_voxel_box)) == 0);
+                }
+    uint32_t n = 0;
+    VXK_CHECK_EQ_INT(vxk_boxes_world_chunk(world, INT32_MAX / 8 + 1, 0, 0, a, 512, &n,
+                                           VXK_BOXES_ANY_SOLID),
+                     VXK_ERR_OUT_OF_RANGE);
+    vxk_world_destroy(world);
+    return 0;
+}
+
+static vxk_status load_vox_flat(const char* path, vxk_voxel_grid* grid)
+{
+    FILE* file = fopen(path, "rb");
+    if (!file)
+        return VXK_ERR_IO;
+    fseek(file, 0, SEEK_END);
+    long size = ftell(file);
+    fseek(file, 0, SEEK_SET);
+    uint8_t* data = malloc(size > 0 ? (size_t)size : 1);
+    size_t got = size > 0 ? fread(data, 1, (size_t)size, file) : 0;
+    fclose(file);
+    vxk_status status = got == (size_t)size ? vxk_vox_load_flat(data, got, NULL, grid, NULL)
+                                            : VXK_ERR_IO;
+    free(data);
+    return status;
+}
+
+// The .vox samples: properties hold, and the boxes-per-solid-voxel figure is printed.
+static int test_vox_samples(void)
+{
+    static const char* files[] = {"dotvox_axes.vox", "floooh_cassette.vox", "floooh_scene.vox",
+                                  "ogt_test_multiple_model_scene.vox"};
+    for (size_t f = 0; f < sizeof(files) / sizeof(files[0]); ++f) {
+        char path[512];
+        snprintf(path, sizeof(path), "%s/data/vox/%s", VXK_SHARED_DIR, files[f]);
+        vxk_voxel_grid grid = {0};
+        vxk_status status = load_vox_flat(path, &grid);
+        if (status == VXK_ERR_IO) {
+            fprintf(stderr, "   %s: not readable, skipped\n", path);
+            continue;
+        }
+        VXK_CHECK_EQ_INT(status, VXK_OK);
+        vxk_box_list list = {0};
+        for (int mode = 0; mode < 2; ++mode) {
+            VXK_CHECK_EQ_INT(vxk_boxes_grid(&list, &grid, NULL, (vxk_boxes_mode)mode), VXK_OK);
+            ref_grid g = {grid.size_x, grid.size_y, grid.size_z, grid.voxels, NULL, mode};
+            if (check_properties(&g, list.boxes, list.count))
+                return 1;
+            size_t n = (size_t)grid.size_x * grid.size_y * grid.size_z, solid = 0;
+            for (size_t i = 0; i < n; ++i)
+                solid += grid.voxels[i] != 0;
+            fprintf(stderr, "   %s (%dx%dx%d, %zu solid) %s: %u boxes, %.4f per solid voxel\n",
+                    files[f], grid.size_x, grid.size_y, grid.size_z, solid,
+                    mode ? "per material" : "any solid", list.count,
+                    solid ? (double)list.count / (double)solid : 0.0);
+        }
+        vxk_box_list_free(&list);
+        vxk_voxel_grid_free(&grid);
+    }
+    return 0;
+}
+
+int main(void)
+{
+    VXK_RUN(test_errors);
+    VXK_RUN(test_chunks_match_article);
+    VXK_RUN(test_grids_match_article);
+    VXK_RUN(test_world_chunks);
+    VXK_RUN(test_vox_samples);
+    return vxk_test_finish();
+}

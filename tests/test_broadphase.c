@@ -1,0 +1,744 @@
+// test_broadphase.c: the terrain bit broadphase (seed 000): masks equal a brute-force dilation of
+// the voxels for every chunk; AABB queries equal a brute-force voxel scan on 100,000 seeded random
+// boxes (chunk borders, voxel boundaries, negative coordinates); updates after random fills equal
+// a full rebuild; batch equals single; identical content for 1, 2, 3 and 8 workers; bad input.
+#include "test.h"
+
+#include <vxk/broadphase.h>
+#include <vxk/world.h>
+#include <vxk/worldgen.h>
+
+#include <math.h>
+#include <string.h>
+
+enum { AIR = 0, SOLID = 1, WATER = 2 };
+
+// ---- worlds ----------------------------------------------------------------------------------
+
+typedef struct test_world {
+    vxk_jobs* jobs;
+    vxk_world* world;
+} test_world;
+
+static int world_open(test_world* t, uint32_t workers, float voxel_size)
+{
+    vxk_jobs_def jd = vxk_default_jobs_def();
+    jd.worker_count = workers;
+    jd.max_jobs = 1u << 14; // small worlds: a small job pool is quicker to create
+    VXK_CHECK(vxk_jobs_create(&jd, &t->jobs) == 0);
+    vxk_world_def wd = vxk_default_world_def();
+    wd.jobs = t->jobs;
+    wd.voxel_size = voxel_size;
+    VXK_CHECK_EQ_INT(vxk_world_create(&wd, &t->world), VXK_OK);
+    return 0;
+}
+
+static void world_close(test_world* t)
+{
+    vxk_world_destroy(t->world);
+    vxk_jobs_destroy(t->jobs);
+}
+
+// Random boxes of stone, water and air inside [lo, hi] (inclusive voxel bounds).
+// When chunks is not NULL, appends every chunk each box overlaps (up to capacity; duplicates kept).
+static int random_fills_listed(vxk_world* world, uint64_t* rng, int count, const int lo[3],
+                               const int hi[3], int max_extent, vxk_int3* chunks, uint32_t capacity,
+                               uint32_t* chunk_count)
+{
+    static const uint8_t materials[4] = {VXK_MAT_STONE, VXK_MAT_WATER, VXK_MAT_AIR, VXK_MAT_DIRT};
+    for (int n = 0; n < count; ++n) {
+        int64_t a[3], b[3];
+        for (int k = 0; k < 3; ++k) {
+            int span = hi[k] - lo[k] + 1;
+            a[k] = lo[k] + (int64_t)(vxk_test_rand(rng) % (uint64_t)span);
+            b[k] = a[k] + (int64_t)(vxk_test_rand(rng) % (uint64_t)max_extent);
+            if (b[k] > hi[k])
+                b[k] = hi[k];
+        }
+        uint8_t m = materials[vxk_test_rand(rng) % 4];
+        VXK_CHECK_EQ_INT(vxk_world_fill_box(world, a, b, m), VXK_OK);
+        for (int64_t cy = a[1] >> 3; chunks && cy <= b[1] >> 3; ++cy)
+            for (int64_t cz = a[2] >> 3; cz <= b[2] >> 3; ++cz)
+                for (int64_t cx = a[0] >> 3; cx <= b[0] >> 3; ++cx) {
+                    VXK_CHECK(*chunk_count < capacity);
+                    chunks[(*chunk_count)++] = (vxk_int3){(int32_t)cx, (int32_t)cy, (int32_t)cz};
+                }
+    }
+    return 0;
+}
+
+static int random_fills(vxk_world* world, uint64_t* rng, int count, const int lo[3],
+                        const int hi[3], int max_extent)
+{
+    return random_fills_listed(world, rng, count, lo, hi, max_extent, NULL, 0, NULL);
+}
+
+// ---- the dense reference ---------------------------------------------------------------------
+
+// Kinds of all voxels of [origin, origin + size) and their 3x3x3 dilation. Outside is air.
+typedef struct dense {
+    int32_t origin[3], size[3];
+    uint8_t* kind;    // index x + sx*(z + sz*y)
+    uint8_t* dilated; // bit 0 solid, bit 1 water: any of the 27 neighbours
+} dense;
+
+static size_t dense_index(const dense* d, int32_t x, int32_t y, int32_t z)
+{
+    return (size_t)(x - d->origin[0]) +
+           (size_t)d->size[0] *
+               ((size_t)(z - d->origin[2]) + (size_t)d->size[2] * (size_t)(y - d->origin[1]));
+}
+
+static bool dense_inside(const dense* d, int64_t x, int64_t y, int64_t z)
+{
+    return x >= d->origin[0] && x < (int64_t)d->origin[0] + d->size[0] && y >= d->origin[1] &&
+           y < (int64_t)d->origin[1] + d->size[1] && z >= d->origin[2] &&
+           z < (int64_t)d->origin[2] + d->size[2];
+}
+
+static uint8_t dense_kind(const dense* d, int64_t x, int64_t y, int64_t z)
+{
+    return dense_inside(d, x, y, z) ? d->kind[dense_index(d, (int32_t)x, (int32_t)y, (int32_t)z)]
+                                    : AIR;
+}
+
+static uint8_t dense_dilated(const dense* d, int64_t x, int64_t y, int64_t z)
+{
+    return dense_inside(d, x, y, z) ? d->dilated[dense_index(d, (int32_t)x, (int32_t)y, (int32_t)z)]
+                                    : 0;
+}
+
+// Reads the region with vxk_world_get_voxel (the independent path) and dilates by brute force.
+// The caller guarantees the terrain outside the region's one-voxel-inset is air.
+static int dense_load(dense* d, const vxk_world* world, const int32_t origin[3],
+                      const int32_t size[3])
+{
+    memcpy(d->origin, origin, sizeof(d->origin));
+    memcpy(d->size, size, sizeof(d->size));
+    size_t n = (size_t)size[0] * (size_t)size[1] * (size_t)size[2];
+    d->kind = (uint8_t*)calloc(n, 1);
+    d->dilated = (uint8_t*)calloc(n, 1);
+    VXK_CHECK(d->kind && d->dilated);
+    const vxk_material_table* table = vxk_world_materials(world);
+    for (int32_t y = origin[1]; y < origin[1] + size[1]; ++y)
+        for (int32_t z = origin[2]; z < origin[2] + size[2]; ++z)
+            for (int32_t x = origin[0]; x < origin[0] + size[0]; ++x) {
+                uint8_t id = vxk_world_get_voxel(world, x, y, z);
+                uint8_t k = table->materials[id].kind;
+                d->kind[dense_index(d, x, y, z)] = k == VXK_MATERIAL_SOLID   ? SOLID
+                                                   : k == VXK_MATERIAL_WATER ? WATER
+                                                                             : AIR;
+            }
+    for (int32_t y = origin[1]; y < origin[1] + size[1]; ++y)
+        for (int32_t z = origin[2]; z < origin[2] + size[2]; ++z)
+            for (int32_t x = origin[0]; x < origin[0] + size[0]; ++x) {
+                uint8_t bits = 0;
+                for (int dy = -1; dy <= 1; ++dy)
+                    for (int dz = -1; dz <= 1; ++dz)
+                        for (int dx = -1; dx <= 1; ++dx) {
+                            uint8_t k = dense_kind(d, x + dx, y + dy, z + dz);
+                            bits |= k == SOLID ? 1 : k == WATER ? 2 : 0;
+                        }
+                d->dilated[dense_index(d, x, y, z)] = bits;
+            }
+    return 0;
+}
+
+static void dense_free(dense* d)
+{
+    free(d->kind);
+    free(d->dilated);
+}
+
+// Every chunk touching the region (and one ring around it): the entry equals the brute force.
+static int check_masks_brute_force(const vxk_world* world, const dense* d, uint32_t* masked)
+{
+    int32_t c0[3], c1[3];
+    for (int k = 0; k < 3; ++k) {
+        c0[k] = (d->origin[k] >> 3) - 1;
+        c1[k] = ((d->origin[k] + d->size[k] - 1) >> 3) + 1;
+    }
+    uint32_t entries_seen = 0;
+    *masked = 0;
+    for (int32_t cy = c0[1]; cy <= c1[1]; ++cy)
+        for (int32_t cz = c0[2]; cz <= c1[2]; ++cz)
+            for (int32_t cx = c0[0]; cx <= c1[0]; ++cx) {
+                uint64_t solid[8] = {0}, water[8] = {0};
+                int counts[3] = {0, 0, 0};
+                for (int y = -1; y <= 8; ++y)
+                    for (int z = -1; z <= 8; ++z)
+                        for (int x = -1; x <= 8; ++x)
+                            counts[dense_kind(d, (int64_t)cx * 8 + x, (int64_t)cy * 8 + y,
+                                              (int64_t)cz * 8 + z)]++;
+                for (int y = 0; y < 8; ++y)
+                    for (int z = 0; z < 8; ++z)
+                        for (int x = 0; x < 8; ++x) {
+                            uint8_t bits = dense_dilated(d, (int64_t)cx * 8 + x,
+                                                         (int64_t)cy * 8 + y, (int64_t)cz * 8 + z);
+                            if (bits & 1)
+                                solid[y] |= 1ull << (x + 8 * z);
+                            if (bits & 2)
+                                water[y] |= 1ull << (x + 8 * z);
+                        }
+                uint8_t tag = counts[AIR] == 1000     ? VXK_BROADPHASE_NONE
+                              : counts[SOLID] == 1000 ? VXK_BROADPHASE_FULL_SOLID
+                              : counts[WATER] == 1000 ? VXK_BROADPHASE_FULL_WATER
+                                                      : VXK_BROADPHASE_MASK;
+                vxk_broadphase_entry e;
+                VXK_CHECK_EQ_INT(vxk_broadphase_get(world, (vxk_int3){cx, cy, cz}, &e), VXK_OK);
+                VXK_CHECK_MSG(e.tag == tag, "chunk %d %d %d tag %d, brute force %d", cx, cy, cz,
+                              e.tag, tag);
+                for (int y = 0; y < 8; ++y) {
+                    VXK_CHECK_MSG(e.solid[y] == solid[y], "chunk %d %d %d solid slice %d", cx, cy,
+                                  cz, y);
+                    VXK_CHECK_MSG(e.water[y] == water[y], "chunk %d %d %d water slice %d", cx, cy,
+                                  cz, y);
+                }
+                entries_seen += tag != VXK_BROADPHASE_NONE;
+                *masked += tag == VXK_BROADPHASE_MASK;
+            }
+    // No entry may exist outside the scanned chunks.
+    uint32_t listed = 0;
+    VXK_CHECK_EQ_INT(vxk_broadphase_list(world, NULL, 0, &listed),
+                     entries_seen ? VXK_ERR_CAPACITY : VXK_OK);
+    VXK_CHECK_EQ_U64(listed, entries_seen);
+    return 0;
+}
+
+// ---- query reference -------------------------------------------------------------------------
+
+static int compare_hits_yzx(const vxk_broadphase_hit* a, const vxk_broadphase_hit* b)
+{
+    if (a->chunk.y != b->chunk.y)
+        return a->chunk.y < b->chunk.y ? -1 : 1;
+    if (a->chunk.z != b->chunk.z)
+        return a->chunk.z < b->chunk.z ? -1 : 1;
+    if (a->chunk.x != b->chunk.x)
+        return a->chunk.x < b->chunk.x ? -1 : 1;
+    return 0;
+}
+
+// Brute force: every voxel cell overlapping (min - 1, max + 1) voxel units with positive volume;
+// a chunk is hit solid (water) when any such voxel of it has a solid (water) voxel among its 27
+// neighbours. Hits come out in (cy, cz, cx) order. Only voxels inside the dense region can be set.
+static uint32_t brute_query(const dense* d, float voxel_size, vxk_aabb box, vxk_broadphase_hit* out,
+                            uint32_t capacity)
+{
+    double a[3] = {(double)box.min.x / voxel_size, (double)box.min.y / voxel_size,
+                   (double)box.min.z / voxel_size};
+    double b[3] = {(double)box.max.x / voxel_size, (double)box.max.y / voxel_size,
+                   (double)box.max.z / voxel_size};
+    int64_t lo[3], hi[3];
+    for (int k = 0; k < 3; ++k) {
+        lo[k] = INT64_MAX;
+        hi[k] = INT64_MIN;
+        for (int64_t v = (int64_t)floor(a[k]) - 3; v <= (int64_t)ceil(b[k]) + 3; ++v) {
+            if ((double)(v + 1) > a[k] - 1.0 && (double)v < b[k] + 1.0) {
+                lo[k] = v < lo[k] ? v : lo[k];
+                hi[k] = v > hi[k] ? v : hi[k];
+            }
+        }
+        // Restrict to the dense region: nothing outside it is set.
+        int64_t r0 = d->origin[k], r1 = (int64_t)d->origin[k] + d->size[k] - 1;
+        lo[k] = lo[k] < r0 ? r0 : lo[k];
+        hi[k] = hi[k] > r1 ? r1 : hi[k];
+        if (lo[k] > hi[k])
+            return 0;
+    }
+    uint32_t n = 0;
+    for (int64_t cy = lo[1] >> 3; cy <= hi[1] >> 3; ++cy)
+        for (int64_t cz = lo[2] >> 3; cz <= hi[2] >> 3; ++cz)
+            for (int64_t cx = lo[0] >> 3; cx <= hi[0] >> 3; ++cx) {
+                uint32_t flags = 0;
+                for (int64_t y = (cy * 8 > lo[1] ? cy * 8 : lo[1]);
+                     y <= (cy * 8 + 7 < hi[1] ? cy * 8 + 7 : hi[1]); ++y)
+                    for (int64_t z = (cz * 8 > lo[2] ? cz * 8 : lo[2]);
+                         z <= (cz * 8 + 7 < hi[2] ? cz * 8 + 7 : hi[2]); ++z)
+                        for (int64_t x = (cx * 8 > lo[0] ? cx * 8 : lo[0]);
+                             x <= (cx * 8 + 7 < hi[0] ? cx * 8 + 7 : hi[0]); ++x)
+                            flags |= dense_dilated(d, x, y, z);
+                if (flags) {
+                    if (n < capacity)
+                        out[n] =
+                            (vxk_broadphase_hit){{(int32_t)cx, (int32_t)cy, (int32_t)cz}, flags};
+                    ++n;
+                }
+            }
+    return n;
+}
+
+// A random query box over the dense region: small and large, snapped to voxel boundaries or to
+// chunk borders now and then, sometimes degenerate (a point or a flat box).
+static vxk_aabb random_box(uint64_t* rng, const dense* d, float voxel_size)
+{
+    float p[2][3];
+    uint32_t mode = (uint32_t)(vxk_test_rand(rng) % 8);
+    for (int k = 0; k < 3; ++k) {
+        float lo = (float)(d->origin[k] - 2), hi = (float)(d->origin[k] + d->size[k] + 2);
+        float c = vxk_test_randf(rng, lo, hi);
+        float extent =
+            mode < 5 ? vxk_test_randf(rng, 0.0f, 4.0f) : vxk_test_randf(rng, 0.0f, 20.0f);
+        float a = c, b = c + extent;
+        if (mode == 2 || mode == 6) { // voxel boundaries
+            a = floorf(a);
+            b = ceilf(b);
+        } else if (mode == 3) { // chunk borders
+            a = 8.0f * floorf(a / 8.0f);
+            b = a + 8.0f * (float)(1 + vxk_test_rand(rng) % 2);
+        } else if (mode == 4) { // a point on a chunk border
+            a = b = 8.0f * floorf(a / 8.0f);
+        } else if (mode == 7 && k == 1) { // flat
+            b = a;
+        }
+        p[0][k] = a * voxel_size;
+        p[1][k] = b * voxel_size;
+    }
+    return (vxk_aabb){{p[0][0], p[0][1], p[0][2]}, {p[1][0], p[1][1], p[1][2]}};
+}
+
+static int check_queries(const vxk_world* world, const dense* d, float voxel_size, uint64_t seed,
+                         uint32_t count, uint32_t* total_hits)
+{
+    enum { CAP = 4096 };
+    static vxk_broadphase_hit got[CAP], want[CAP];
+    uint64_t rng = seed;
+    for (uint32_t q = 0; q < count; ++q) {
+        vxk_aabb box = random_box(&rng, d, voxel_size);
+        uint32_t n = 0;
+        vxk_status s = vxk_broadphase_query_aabb(world, box, got, CAP, &n);
+        VXK_CHECK_EQ_INT(s, VXK_OK);
+        uint32_t m = brute_query(d, voxel_size, box, want, CAP);
+        VXK_CHECK_MSG(n == m, "query %u (%g %g %g)-(%g %g %g): %u hits, brute force %u", q,
+                      (double)box.min.x, (double)box.min.y, (double)box.min.z, (double)box.max.x,
+                      (double)box.max.y, (double)box.max.z, n, m);
+        for (uint32_t i = 0; i < n; ++i) {
+            VXK_CHECK_MSG(compare_hits_yzx(&got[i], &want[i]) == 0 && got[i].flags == want[i].flags,
+                          "query %u hit %u: chunk %d %d %d flags %u, brute %d %d %d flags %u", q, i,
+                          got[i].chunk.x, got[i].chunk.y, got[i].chunk.z, got[i].flags,
+                          want[i].chunk.x, want[i].chunk.y, want[i].chunk.z, want[i].flags);
+        }
+        *total_hits += n;
+    }
+    return 0;
+}
+
+// ---- tests -----------------------------------------------------------------------------------
+
+static const int32_t g_origin[3] = {-44, -28, -44};
+static const int32_t g_size[3] = {88, 56, 88};
+static const int g_fill_lo[3] = {-40, -24, -40}; // one voxel inside the dense region or more
+static const int g_fill_hi[3] = {39, 23, 39};
+
+// vxk_broadphase_compute (no storage) equals the stored entries, for entries and random chunks.
+static int check_compute_equals_get(const vxk_world* world, uint64_t* rng)
+{
+    enum { N = 2048 };
+    static vxk_int3 chunks[N];
+    static vxk_broadphase_entry computed[N];
+    uint32_t listed = 0;
+    vxk_status s = vxk_broadphase_list(world, chunks, N / 2, &listed);
+    VXK_CHECK(s == VXK_OK || s == VXK_ERR_CAPACITY);
+    uint32_t n = listed < N / 2 ? listed : N / 2;
+    while (n < N)
+        chunks[n++] = (vxk_int3){(int32_t)(vxk_test_rand(rng) % 14) - 7,
+                                 (int32_t)(vxk_test_rand(rng) % 10) - 5,
+                                 (int32_t)(vxk_test_rand(rng) % 14) - 7};
+    VXK_CHECK_EQ_INT(vxk_broadphase_compute(world, chunks, N, computed), VXK_OK);
+    for (uint32_t i = 0; i < N; ++i) {
+        vxk_broadphase_entry stored;
+        VXK_CHECK_EQ_INT(vxk_broadphase_get(world, chunks[i], &stored), VXK_OK);
+        VXK_CHECK_MSG(memcmp(&stored, &computed[i], sizeof(stored)) == 0,
+                      "compute differs from the stored entry at chunk %d %d %d", chunks[i].x,
+                      chunks[i].y, chunks[i].z);
+    }
+    vxk_int3 far = {0, -(1 << 28) - 1, 0};
+    VXK_CHECK_EQ_INT(vxk_broadphase_compute(world, &far, 1, computed), VXK_ERR_OUT_OF_RANGE);
+    return 0;
+}
+
+static int test_random_world_masks_and_queries(void)
+{
+    const float voxel_sizes[2] = {1.0f, 0.5f};
+    const uint32_t total = VXK_TEST_SLOW ? 10000 : 100000;
+    uint32_t hits = 0;
+    for (int w = 0; w < 2; ++w) {
+        test_world t;
+        if (world_open(&t, 2, voxel_sizes[w]))
+            return 1;
+        uint64_t rng = 0xB0A7 + (uint64_t)w;
+        if (random_fills(t.world, &rng, 120, g_fill_lo, g_fill_hi, 24))
+            return 1;
+        VXK_CHECK_EQ_INT(vxk_broadphase_build(t.world), VXK_OK);
+        dense d;
+        if (dense_load(&d, t.world, g_origin, g_size))
+            return 1;
+        uint32_t masked = 0;
+        if (check_masks_brute_force(t.world, &d, &masked))
+            return 1;
+        VXK_CHECK_MSG(masked > 50, "only %u masked chunks", masked);
+        if (check_compute_equals_get(t.world, &rng))
+            return 1;
+        if (check_queries(t.world, &d, voxel_sizes[w], 0x9E + (uint64_t)w, total / 2, &hits))
+            return 1;
+        dense_free(&d);
+        world_close(&t);
+    }
+    VXK_CHECK_MSG(hits > total, "queries found only %u hits", hits);
+    return 0;
+}
+
+static int test_generated_world(void)
+{
+    test_world t;
+    if (world_open(&t, 2, 1.0f))
+        return 1;
+    vxk_worldgen_def def = vxk_default_worldgen_def();
+    def.size_x = 64;
+    def.size_y = 48;
+    def.size_z = 64;
+    def.seed = 7;
+    VXK_CHECK_EQ_INT(vxk_worldgen_run(t.world, &def), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_broadphase_build(t.world), VXK_OK);
+    dense d;
+    const int32_t origin[3] = {-2, -2, -2}, size[3] = {68, 52, 68};
+    if (dense_load(&d, t.world, origin, size))
+        return 1;
+    uint32_t masked = 0, hits = 0;
+    if (check_masks_brute_force(t.world, &d, &masked))
+        return 1;
+    VXK_CHECK(masked > 20);
+    if (check_queries(t.world, &d, 1.0f, 0x6E11, VXK_TEST_SLOW ? 5000 : 30000, &hits))
+        return 1;
+    VXK_CHECK(hits > 1000);
+    dense_free(&d);
+    world_close(&t);
+    return 0;
+}
+
+// One voxel on a chunk's face, edge or corner reaches exactly the chunks whose 10^3 box holds it.
+static int test_single_border_voxels(void)
+{
+    const int32_t positions[][3] = {
+        {3, 4, 5},   {0, 4, 5}, {-1, 4, 5},   {7, -8, 3}, {0, 0, 5},
+        {-8, -1, 7}, {0, 0, 0}, {-1, -1, -1}, {7, 7, 7},  {-9, 15, -16},
+    };
+    for (size_t i = 0; i < sizeof(positions) / sizeof(positions[0]); ++i) {
+        for (int m = 0; m < 2; ++m) {
+            test_world t;
+            if (world_open(&t, 1, 1.0f))
+                return 1;
+            const int32_t* p = positions[i];
+            int64_t a[3] = {p[0], p[1], p[2]};
+            VXK_CHECK_EQ_INT(vxk_world_fill_box(t.world, a, a, m ? VXK_MAT_WATER : VXK_MAT_STONE),
+                             VXK_OK);
+            VXK_CHECK_EQ_INT(vxk_broadphase_build(t.world), VXK_OK);
+            int border = 0;
+            for (int k = 0; k < 3; ++k)
+                border += (p[k] & 7) == 0 || (p[k] & 7) == 7;
+            uint32_t count = 0;
+            vxk_int3 list[16];
+            VXK_CHECK_EQ_INT(vxk_broadphase_list(t.world, list, 16, &count), VXK_OK);
+            VXK_CHECK_EQ_U64(count, 1u << border);
+            for (uint32_t e = 0; e < count; ++e) {
+                vxk_broadphase_entry entry;
+                vxk_broadphase_get(t.world, list[e], &entry);
+                VXK_CHECK_EQ_INT(entry.tag, VXK_BROADPHASE_MASK);
+                // The voxel's own chunk-local bit (clamped into this chunk) is set.
+                int32_t lx = p[0] - list[e].x * 8, ly = p[1] - list[e].y * 8,
+                        lz = p[2] - list[e].z * 8;
+                lx = lx < 0 ? 0 : lx > 7 ? 7 : lx;
+                ly = ly < 0 ? 0 : ly > 7 ? 7 : ly;
+                lz = lz < 0 ? 0 : lz > 7 ? 7 : lz;
+                const uint64_t* mask = m ? entry.water : entry.solid;
+                const uint64_t* other = m ? entry.solid : entry.water;
+                VXK_CHECK((mask[ly] >> (lx + 8 * lz)) & 1);
+                for (int y = 0; y < 8; ++y)
+                    VXK_CHECK_EQ_U64(other[y], 0);
+            }
+            dense d;
+            const int32_t origin[3] = {p[0] - 12, p[1] - 12, p[2] - 12}, size[3] = {24, 24, 24};
+            if (dense_load(&d, t.world, origin, size))
+                return 1;
+            uint32_t masked = 0;
+            if (check_masks_brute_force(t.world, &d, &masked))
+                return 1;
+            dense_free(&d);
+            world_close(&t);
+        }
+    }
+    return 0;
+}
+
+typedef struct content {
+    vxk_int3* coords;
+    vxk_broadphase_entry* entries;
+    uint32_t count;
+    uint64_t hash;
+} content;
+
+static int content_read(content* c, const vxk_world* world)
+{
+    uint32_t n = 0;
+    vxk_status s = vxk_broadphase_list(world, NULL, 0, &n);
+    VXK_CHECK(s == VXK_OK || s == VXK_ERR_CAPACITY);
+    c->coords = (vxk_int3*)malloc((size_t)(n ? n : 1) * sizeof(vxk_int3));
+    c->entries = (vxk_broadphase_entry*)malloc((size_t)(n ? n : 1) * sizeof(vxk_broadphase_entry));
+    VXK_CHECK(c->coords && c->entries);
+    VXK_CHECK_EQ_INT(vxk_broadphase_list(world, c->coords, n, &c->count), VXK_OK);
+    for (uint32_t i = 0; i < n; ++i)
+        VXK_CHECK_EQ_INT(vxk_broadphase_get(world, c->coords[i], &c->entries[i]), VXK_OK);
+    c->hash = vxk_broadphase_hash(world);
+    return 0;
+}
+
+static int content_equal(const content* a, const content* b)
+{
+    VXK_CHECK_EQ_U64(a->count, b->count);
+    VXK_CHECK_EQ_U64(a->hash, b->hash);
+    for (uint32_t i = 0; i < a->count; ++i) {
+        VXK_CHECK(memcmp(&a->coords[i], &b->coords[i], sizeof(vxk_int3)) == 0);
+        VXK_CHECK(memcmp(&a->entries[i], &b->entries[i], sizeof(vxk_broadphase_entry)) == 0);
+    }
+    return 0;
+}
+
+static void content_free(content* c)
+{
+    free(c->coords);
+    free(c->entries);
+}
+
+// Same world, 1, 2, 3 and 8 workers: the same content and hash, built and updated.
+static int test_worker_counts_identical(void)
+{
+    const uint32_t workers[4] = {1, 2, 3, 8};
+    content reference;
+    memset(&reference, 0, sizeof(reference));
+    for (int w = 0; w < 4; ++w) {
+        test_world t;
+        if (world_open(&t, workers[w], 1.0f))
+            return 1;
+        vxk_worldgen_def def = vxk_default_worldgen_def();
+        def.size_x = 96;
+        def.size_y = 48;
+        def.size_z = 80;
+        def.seed = 3;
+        VXK_CHECK_EQ_INT(vxk_worldgen_run(t.world, &def), VXK_OK);
+        uint64_t rng = 0xF111;
+        const int lo[3] = {-20, -10, -20}, hi[3] = {110, 60, 100};
+        if (random_fills(t.world, &rng, 40, lo, hi, 30))
+            return 1;
+        VXK_CHECK_EQ_INT(vxk_broadphase_build(t.world), VXK_OK);
+        if (random_fills(t.world, &rng, 30, lo, hi, 12))
+            return 1;
+        VXK_CHECK_EQ_INT(vxk_broadphase_update_dirty(t.world), VXK_OK);
+        content c;
+        if (content_read(&c, t.world))
+            return 1;
+        VXK_CHECK(c.count > 100);
+        if (w == 0)
+            reference = c;
+        else {
+            if (content_equal(&reference, &c))
+                return 1;
+            content_free(&c);
+        }
+        world_close(&t);
+    }
+    content_free(&reference);
+    return 0;
+}
+
+// Updates after random fills (dirty list, explicit lists, duplicates) equal a full rebuild and
+// the brute force.
+static int test_update_equals_rebuild(void)
+{
+    test_world t;
+    if (world_open(&t, 3, 1.0f))
+        return 1;
+    uint64_t rng = 0x0DD;
+    if (random_fills(t.world, &rng, 80, g_fill_lo, g_fill_hi, 20))
+        return 1;
+    VXK_CHECK_EQ_INT(vxk_broadphase_build(t.world), VXK_OK);
+    const int rounds = VXK_TEST_SLOW ? 10 : 40;
+    for (int r = 0; r < rounds; ++r) {
+        int fills = 1 + (int)(vxk_test_rand(&rng) % 6);
+        if (r % 3 == 0) {
+            if (random_fills(t.world, &rng, fills, g_fill_lo, g_fill_hi, 1 + r % 17))
+                return 1;
+            VXK_CHECK_EQ_INT(vxk_broadphase_update_dirty(t.world), VXK_OK);
+        } else {
+            // An explicit list of the filled boxes' chunks, reversed, with duplicates.
+            static vxk_int3 chunks[8192];
+            uint32_t n = 0;
+            if (random_fills_listed(t.world, &rng, fills, g_fill_lo, g_fill_hi, 1 + r % 17, chunks,
+                                    4096, &n))
+                return 1;
+            for (uint32_t i = 0; i < n; ++i)
+                chunks[n + i] = chunks[n - 1 - i];
+            VXK_CHECK_EQ_INT(vxk_broadphase_update(t.world, chunks + n / 2, 2 * n - n / 2), VXK_OK);
+        }
+        content updated, rebuilt;
+        if (content_read(&updated, t.world))
+            return 1;
+        if (r % 5 == 4) {
+            dense d;
+            uint32_t masked;
+            if (dense_load(&d, t.world, g_origin, g_size) ||
+                check_masks_brute_force(t.world, &d, &masked))
+                return 1;
+            dense_free(&d);
+        }
+        VXK_CHECK_EQ_INT(vxk_broadphase_build(t.world), VXK_OK);
+        if (content_read(&rebuilt, t.world) || content_equal(&updated, &rebuilt))
+            return 1;
+        content_free(&updated);
+        content_free(&rebuilt);
+    }
+    world_close(&t);
+    return 0;
+}
+
+// Batch queries equal single queries, in input order, for any worker count; capacity errors.
+static int test_batch_equals_single(void)
+{
+    enum { BOXES = 3000, CAP = 1 << 18 };
+    static vxk_aabb boxes[BOXES];
+    static uint32_t offsets[BOXES + 1];
+    static vxk_broadphase_hit batch[CAP], single[4096];
+    const uint32_t workers[3] = {1, 2, 8};
+    for (int w = 0; w < 3; ++w) {
+        test_world t;
+        if (world_open(&t, workers[w], 1.0f))
+            return 1;
+        uint64_t rng = 0xBA7C4;
+        if (random_fills(t.world, &rng, 100, g_fill_lo, g_fill_hi, 24))
+            return 1;
+        VXK_CHECK_EQ_INT(vxk_broadphase_build(t.world), VXK_OK);
+        dense d;
+        memcpy(d.origin, g_origin, sizeof(d.origin));
+        memcpy(d.size, g_size, sizeof(d.size));
+        for (int i = 0; i < BOXES; ++i)
+            boxes[i] = random_box(&rng, &d, 1.0f);
+        VXK_CHECK_EQ_INT(vxk_broadphase_query_batch(t.world, batch, CAP, offsets, boxes, BOXES),
+                         VXK_OK);
+        VXK_CHECK_EQ_U64(offsets[0], 0);
+        for (int i = 0; i < BOXES; ++i) {
+            uint32_t n = 0;
+            VXK_CHECK_EQ_INT(vxk_broadphase_query_aabb(t.world, boxes[i], single, 4096, &n),
+                             VXK_OK);
+            VXK_CHECK_EQ_U64(offsets[i + 1] - offsets[i], n);
+            VXK_CHECK(memcmp(batch + offsets[i], single, (size_t)n * sizeof(single[0])) == 0);
+        }
+        uint32_t total = offsets[BOXES];
+        VXK_CHECK(total > BOXES / 2);
+        // Too small: VXK_ERR_CAPACITY, offsets still give the needed size.
+        VXK_CHECK_EQ_INT(
+            vxk_broadphase_query_batch(t.world, batch, total - 1, offsets, boxes, BOXES),
+            VXK_ERR_CAPACITY);
+        VXK_CHECK_EQ_U64(offsets[BOXES], total);
+        uint32_t n = 0;
+        VXK_CHECK_EQ_INT(vxk_broadphase_query_batch(t.world, batch, CAP, offsets, boxes, 0),
+                         VXK_OK);
+        VXK_CHECK_EQ_U64(offsets[0], 0);
+        (void)n;
+        world_close(&t);
+    }
+    return 0;
+}
+
+// NaN/Inf, inverted boxes, coordinates beyond the int32 voxel space, NULLs, capacity; boxes that
+// cover the whole world take the entry-scan path and still equal the per-entry reference.
+static int test_bad_input_and_huge_boxes(void)
+{
+    test_world t;
+    if (world_open(&t, 2, 1.0f))
+        return 1;
+    vxk_broadphase_hit hits[4096];
+    uint32_t n = 7;
+    vxk_aabb ok = {{0, 0, 0}, {1, 1, 1}};
+    // Before any build: no entries, no hits.
+    VXK_CHECK_EQ_INT(vxk_broadphase_query_aabb(t.world, ok, hits, 16, &n), VXK_OK);
+    VXK_CHECK_EQ_U64(n, 0);
+    uint64_t rng = 0x5EED;
+    if (random_fills(t.world, &rng, 60, g_fill_lo, g_fill_hi, 24))
+        return 1;
+    VXK_CHECK_EQ_INT(vxk_broadphase_build(t.world), VXK_OK);
+    const float nan = nanf(""), inf = INFINITY;
+    vxk_aabb bad[] = {
+        {{nan, 0, 0}, {1, 1, 1}},   {{0, 0, 0}, {1, inf, 1}}, {{-inf, 0, 0}, {1, 1, 1}},
+        {{0, 0, 2}, {1, 1, 1}},     {{5, 0, 0}, {1, 1, 1}},   {{0, 0, 0}, {1, 3e9f, 1}},
+        {{-3e9f, 0, 0}, {1, 1, 1}},
+    };
+    const vxk_status expected[] = {VXK_ERR_NOT_FINITE,       VXK_ERR_NOT_FINITE,
+                                   VXK_ERR_NOT_FINITE,       VXK_ERR_INVALID_ARGUMENT,
+                                   VXK_ERR_INVALID_ARGUMENT, VXK_ERR_OUT_OF_RANGE,
+                                   VXK_ERR_OUT_OF_RANGE};
+    uint32_t offsets[4];
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); ++i) {
+        n = 7;
+        VXK_CHECK_EQ_INT(vxk_broadphase_query_aabb(t.world, bad[i], hits, 16, &n), expected[i]);
+        VXK_CHECK_EQ_U64(n, 0);
+        vxk_aabb batch[3] = {ok, bad[i], ok};
+        VXK_CHECK_EQ_INT(vxk_broadphase_query_batch(t.world, hits, 16, offsets, batch, 3),
+                         expected[i]);
+    }
+    VXK_CHECK_EQ_INT(vxk_broadphase_query_aabb(NULL, ok, hits, 16, &n), VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_broadphase_query_aabb(t.world, ok, NULL, 16, &n),
+                     VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_broadphase_query_aabb(t.world, ok, hits, 16, NULL),
+                     VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_broadphase_query_batch(t.world, hits, 16, NULL, &ok, 1),
+                     VXK_ERR_INVALID_ARGUMENT);
+    vxk_int3 far = {1 << 28, 0, 0};
+    VXK_CHECK_EQ_INT(vxk_broadphase_update(t.world, &far, 1), VXK_ERR_OUT_OF_RANGE);
+    VXK_CHECK_EQ_INT(vxk_broadphase_update(t.world, NULL, 1), VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_broadphase_build(NULL), VXK_ERR_INVALID_ARGUMENT);
+
+    // Whole-world boxes (scan path) and the same through the range path.
+    content c;
+    if (content_read(&c, t.world))
+        return 1;
+    vxk_broadphase_hit want[4096];
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < c.count; ++i) {
+        uint64_t s = 0, w = 0;
+        for (int y = 0; y < 8; ++y) {
+            s |= c.entries[i].solid[y];
+            w |= c.entries[i].water[y];
+        }
+        uint32_t flags = (s ? VXK_BROADPHASE_HIT_SOLID : 0u) | (w ? VXK_BROADPHASE_HIT_WATER : 0u);
+        if (flags && m < 4096)
+            want[m++] = (vxk_broadphase_hit){c.coords[i], flags};
+    }
+    vxk_aabb huge[] = {
+        {{-2e9f, -2e9f, -2e9f}, {2e9f, 2e9f, 2e9f}},
+        {{-2147483648.0f, -1000, -1000}, {2147483648.0f, 1000, 1000}},
+        {{-200, -200, -200}, {200, 200, 200}},
+    };
+    for (size_t i = 0; i < sizeof(huge) / sizeof(huge[0]); ++i) {
+        VXK_CHECK_EQ_INT(vxk_broadphase_query_aabb(t.world, huge[i], hits, 4096, &n), VXK_OK);
+        VXK_CHECK_EQ_U64(n, m);
+        VXK_CHECK(memcmp(hits, want, (size_t)m * sizeof(hits[0])) == 0);
+        // Capacity: the first hits in order, the full count, VXK_ERR_CAPACITY.
+        VXK_CHECK_EQ_INT(vxk_broadphase_query_aabb(t.world, huge[i], hits, 5, &n),
+                         VXK_ERR_CAPACITY);
+        VXK_CHECK_EQ_U64(n, m);
+        VXK_CHECK(memcmp(hits, want, 5 * sizeof(hits[0])) == 0);
+    }
+    content_free(&c);
+    world_close(&t);
+    return 0;
+}
+
+int main(void)
+{
+    VXK_RUN(test_random_world_masks_and_queries);
+    VXK_RUN(test_generated_world);
+    VXK_RUN(test_single_border_voxels);
+    VXK_RUN(test_worker_counts_identical);
+    VXK_RUN(test_update_equals_rebuild);
+    VXK_RUN(test_batch_equals_single);
+    VXK_RUN(test_bad_input_and_huge_boxes);
+    return vxk_test_finish();
+}

@@ -1,0 +1,1007 @@
+// test_jobs.c: the job scheduler: exactly-once execution, dependencies on random DAGs (checked
+// with atomic sequence stamps), nested waits and parallel_for, a million tiny jobs, concurrent
+// external submitters, identical results for 1/2/3/8 workers, scratch arenas, trace export and
+// the wake-up of sleeping workers.
+#define _GNU_SOURCE
+#include "test.h"
+
+#include <vxk/jobs.h>
+
+#include "jobs_internal.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+// Most tests keep fewer than 2^16 jobs live; a smaller pool keeps sanitizer builds (which clear
+// allocations eagerly) fast.
+static vxk_jobs* make_jobs_sized(uint32_t workers, uint32_t trace_capacity, uint32_t max_jobs)
+{
+    vxk_jobs_def def = vxk_default_jobs_def();
+    def.worker_count = workers;
+    def.trace_capacity = trace_capacity;
+    def.max_jobs = max_jobs;
+    vxk_jobs* jobs = NULL;
+    if (vxk_jobs_create(&def, &jobs) != 0)
+        return NULL;
+    return jobs;
+}
+
+static vxk_jobs* make_jobs(uint32_t workers, uint32_t trace_capacity)
+{
+    return make_jobs_sized(workers, trace_capacity, 1u << 16);
+}
+
+static void sleep_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+// ---- exactly once -------------------------------------------------------------------------
+
+typedef struct once_ctx {
+    _Atomic uint32_t* runs;
+    uint32_t index;
+} once_ctx;
+
+static void once_job(void* ctx, uint32_t thread)
+{
+    (void)thread;
+    once_ctx* c = ctx;
+    atomic_fetch_add_explicit(&c->runs[c->index], 1, memory_order_relaxed);
+}
+
+static int test_each_job_runs_once(void)
+{
+    const uint32_t n = VXK_TEST_SLOW ? 20000 : 100000;
+    _Atomic uint32_t* runs = calloc(n, sizeof(*runs));
+    once_ctx* ctx = malloc(n * sizeof(once_ctx));
+    vxk_job* handles = malloc(n * sizeof(vxk_job));
+    const uint32_t worker_counts[] = {1, 2, 4};
+    for (int w = 0; w < 3; ++w) {
+        vxk_jobs* jobs = make_jobs_sized(worker_counts[w], 0, n);
+        VXK_CHECK(jobs);
+        VXK_CHECK_EQ_U64(vxk_jobs_worker_count(jobs), worker_counts[w]);
+        for (uint32_t i = 0; i < n; ++i) {
+            atomic_store(&runs[i], 0);
+            ctx[i] = (once_ctx){runs, i};
+        }
+        vxk_job_group group;
+        vxk_job_group_init(&group);
+        for (uint32_t i = 0; i < n; ++i) {
+            vxk_job_desc d = {"once", once_job, &ctx[i], NULL, 0, i % 2 ? &group : NULL};
+            handles[i] = vxk_jobs_submit(jobs, &d);
+            VXK_CHECK(handles[i].generation != 0);
+        }
+        vxk_jobs_wait_group(jobs, &group);
+        for (uint32_t i = 1; i < n; i += 2)
+            VXK_CHECK_MSG(atomic_load(&runs[i]) == 1, "job %u ran %u times", i,
+                          atomic_load(&runs[i]));
+        for (uint32_t i = 0; i < n; i += 2)
+            vxk_jobs_wait(jobs, handles[i]);
+        for (uint32_t i = 0; i < n; ++i)
+            VXK_CHECK_MSG(atomic_load(&runs[i]) == 1, "job %u ran %u times with %u workers", i,
+                          atomic_load(&runs[i]), worker_counts[w]);
+        // Waiting again on finished handles returns at once and runs nothing twice.
+        for (uint32_t i = 0; i < n; i += 97)
+            vxk_jobs_wait(jobs, handles[i]);
+        vxk_jobs_destroy(jobs);
+        for (uint32_t i = 0; i < n; ++i)
+            VXK_CHECK_EQ_U64(atomic_load(&runs[i]), 1);
+    }
+    free(runs);
+    free(ctx);
+    free(handles);
+    return 0;
+}
+
+// With one worker everything runs inline on the waiting thread in submission order.
+typedef struct order_ctx {
+    uint32_t* log;
+    uint32_t* count;
+    uint32_t index;
+} order_ctx;
+
+static void order_job(void* ctx, uint32_t thread)
+{
+    order_ctx* c = ctx;
+    if (thread == 0)
+        c->log[(*c->count)++] = c->index;
+}
+
+static int test_single_worker_order(void)
+{
+    const uint32_t n = 5000;
+    vxk_jobs* jobs = make_jobs(1, 0);
+    VXK_CHECK(jobs);
+    uint32_t* log = calloc(n, sizeof(uint32_t));
+    order_ctx* ctx = malloc(n * sizeof(order_ctx));
+    uint32_t count = 0;
+    vxk_job last = {0, 0};
+    for (uint32_t i = 0; i < n; ++i) {
+        ctx[i] = (order_ctx){log, &count, i};
+        vxk_job_desc d = {"order", order_job, &ctx[i], NULL, 0, NULL};
+        last = vxk_jobs_submit(jobs, &d);
+    }
+    VXK_CHECK_EQ_U64(count, 0); // nothing runs before a wait
+    vxk_jobs_wait(jobs, last);
+    VXK_CHECK_EQ_U64(count, n);
+    for (uint32_t i = 0; i < n; ++i)
+        VXK_CHECK_EQ_U64(log[i], i);
+    vxk_jobs_destroy(jobs);
+    free(log);
+    free(ctx);
+    return 0;
+}
+
+// ---- dependencies on random DAGs ----------------------------------------------------------
+
+typedef struct dag_node {
+    _Atomic uint64_t start;
+    _Atomic uint64_t end;
+    _Atomic uint32_t runs;
+    uint32_t dep_count;
+    uint32_t deps[8];
+    _Atomic uint64_t* clock;
+    uint32_t work;
+    uint64_t result;
+} dag_node;
+
+static void dag_job(void* ctx, uint32_t thread)
+{
+    (void)thread;
+    dag_node* node = ctx;
+    atomic_store(&node->start, atomic_fetch_add(node->clock, 1) + 1);
+    uint64_t x = node->work;
+    for (uint32_t i = 0; i < node->work; ++i)
+        x = x * 6364136223846793005ull + 1;
+    node->result = x;
+    atomic_fetch_add(&node->runs, 1);
+    atomic_store(&node->end, atomic_fetch_add(node->clock, 1) + 1);
+}
+
+static int run_dag(uint32_t workers, uint64_t seed)
+{
+    const uint32_t n = 10000;
+    vxk_jobs* jobs = make_jobs(workers, 0);
+    VXK_CHECK(jobs);
+    dag_node* nodes = calloc(n, sizeof(dag_node));
+    vxk_job* handles = calloc(n, sizeof(vxk_job));
+    _Atomic uint64_t clock = 0;
+    uint64_t rng = seed;
+    vxk_job_group group;
+    vxk_job_group_init(&group);
+    for (uint32_t i = 0; i < n; ++i) {
+        dag_node* node = &nodes[i];
+        node->clock = &clock;
+        node->work = (uint32_t)(vxk_test_rand(&rng) % 200);
+        node->dep_count = i ? (uint32_t)(vxk_test_rand(&rng) % 9) : 0;
+        vxk_job deps[9];
+        for (uint32_t k = 0; k < node->dep_count; ++k) {
+            // Mostly recent jobs (often still pending), sometimes old ones (often finished).
+            uint32_t span = vxk_test_rand(&rng) % 4 ? (i < 64 ? i : 64) : i;
+            node->deps[k] = i - 1 - (uint32_t)(vxk_test_rand(&rng) % span);
+            deps[k] = handles[node->deps[k]];
+        }
+        uint32_t dep_count = node->dep_count;
+        if (dep_count && vxk_test_rand(&rng) % 8 == 0)
+            deps[dep_count++] = (vxk_job){0, 0}; // null handles are allowed and ignored
+        vxk_job_desc d = {"dag", dag_job, node, deps, dep_count, &group};
+        handles[i] = vxk_jobs_submit(jobs, &d);
+        VXK_CHECK(handles[i].generation != 0);
+        if (i % 2500 == 2499)
+            vxk_jobs_wait(jobs, handles[i - 1000]); // waits in the middle of submission
+    }
+    vxk_jobs_wait_group(jobs, &group);
+    for (uint32_t i = 0; i < n; ++i) {
+        dag_node* node = &nodes[i];
+        VXK_CHECK_MSG(atomic_load(&node->runs) == 1, "dag job %u ran %u times", i,
+                      atomic_load(&node->runs));
+        uint64_t start = atomic_load(&node->start);
+        for (uint32_t k = 0; k < node->dep_count; ++k) {
+            uint64_t dep_end = atomic_load(&nodes[node->deps[k]].end);
+            VXK_CHECK_MSG(dep_end != 0 && dep_end < start,
+                          "workers %u: job %u started at %llu before dep %u ended at %llu",
+                          workers, i, (unsigned long long)start, node->deps[k],
+                          (unsigned long long)dep_end);
+        }
+    }
+    vxk_jobs_destroy(jobs);
+    free(nodes);
+    free(handles);
+    return 0;
+}
+
+static int test_random_dags(void)
+{
+    const uint32_t worker_counts[] = {1, 2, 3, 8};
+    for (int w = VXK_TEST_SLOW ? 2 : 0; w < 4; ++w) {
+        for (uint64_t seed = 1; seed <= (VXK_TEST_SLOW ? 1u : 3u); ++seed) {
+            if (run_dag(worker_counts[w], seed * 7919 + w))
+                return 1;
+        }
+    }
+    return 0;
+}
+
+// ---- nested waits and nested parallel_for ------------------------------------------------
+
+typedef struct fib_ctx {
+    vxk_jobs* jobs;
+    uint32_t n;
+    uint64_t result;
+} fib_ctx;
+
+static void fib_job(void* ctx, uint32_t thread)
+{
+    (void)thread;
+    fib_ctx* c = ctx;
+    if (c->n < 2) {
+        c->result = c->n;
+        return;
+    }
+    fib_ctx a = {c->jobs, c->n - 1, 0}, b = {c->jobs, c->n - 2, 0};
+    vxk_job_desc da = {"fib", fib_job, &a, NULL, 0, NULL};
+    vxk_job_desc db = {"fib", fib_job, &b, NULL, 0, NULL};
+    vxk_job ja = vxk_jobs_submit(c->jobs, &da);
+    vxk_job jb = vxk_jobs_submit(c->jobs, &db);
+    vxk_jobs_wait(c->jobs, jb);
+    vxk_jobs_wait(c->jobs, ja);
+    c->result = a.result + b.result;
+}
+
+static int test_nested_waits(void)
+{
+    const uint32_t worker_counts[] = {1, 2, 4};
+    for (int w = 0; w < 3; ++w) {
+        vxk_jobs* jobs = make_jobs(worker_counts[w], 0);
+        VXK_CHECK(jobs);
+        fib_ctx root = {jobs, VXK_TEST_SLOW ? 15 : 20, 0};
+        vxk_job_desc d = {"fib", fib_job, &root, NULL, 0, NULL};
+        vxk_jobs_wait(jobs, vxk_jobs_submit(jobs, &d));
+        uint64_t a = 0, b = 1;
+        for (uint32_t i = 0; i < root.n; ++i) {
+            uint64_t t = a + b;
+            a = b;
+            b = t;
+        }
+        VXK_CHECK_EQ_U64(root.result, a);
+        vxk_jobs_destroy(jobs);
+    }
+    return 0;
+}
+
+typedef struct nested_ctx {
+    vxk_jobs* jobs;
+    _Atomic uint32_t* hits; // outer * inner_count + i
+    uint32_t outer;
+    uint32_t inner_count;
+    uint32_t thread_count;
+    _Atomic uint32_t bad_thread;
+} nested_ctx;
+
+typedef struct inner_ctx {
+    nested_ctx* shared;
+    uint32_t outer;
+    uint32_t offset;
+} inner_ctx;
+
+static void inner_leaf(void* ctx, uint32_t begin, uint32_t end, uint32_t thread)
+{
+    inner_ctx* c = ctx;
+    if (thread >= c->shared->thread_count)
+        atomic_store(&c->shared->bad_thread, 1);
+    uint32_t base = c->outer * c->shared->inner_count + c->offset;
+    for (uint32_t i = begin; i < end; ++i)
+        atomic_fetch_add_explicit(&c->shared->hits[base + i], 1, memory_order_relaxed);
+}
+
+// Middle level: a parallel_for inside a range callback, itself inside a job. Piece k of 4 covers
+// a quarter of the items with one more nested parallel_for.
+static void inner_middle(void* ctx, uint32_t begin, uint32_t end, uint32_t thread)
+{
+    (void)thread;
+    inner_ctx* c = ctx;
+    uint32_t quarter = c->shared->inner_count / 4;
+    for (uint32_t k = begin; k < end; ++k) {
+        inner_ctx leaf = {c->shared, c->outer, k * quarter};
+        vxk_parallel_for(c->shared->jobs, "leaf", quarter, 13, inner_leaf, &leaf);
+    }
+}
+
+static void outer_job(void* ctx, uint32_t thread)
+{
+    (void)thread;
+    inner_ctx* c = ctx;
+    vxk_parallel_for(c->shared->jobs, "middle", 4, 1, inner_middle, c);
+}
+
+static int test_nested_parallel_for(void)
+{
+    const uint32_t worker_counts[] = {1, 2, 3};
+    const uint32_t outer_count = VXK_TEST_SLOW ? 60 : 300, inner_count = 1000;
+    for (int w = 0; w < 3; ++w) {
+        vxk_jobs* jobs = make_jobs(worker_counts[w], 0);
+        VXK_CHECK(jobs);
+        nested_ctx shared = {jobs, calloc((size_t)outer_count * inner_count, sizeof(uint32_t)),
+                             0, inner_count, vxk_jobs_thread_count(jobs), 0};
+        inner_ctx* ctx = malloc(outer_count * sizeof(inner_ctx));
+        vxk_job_group group;
+        vxk_job_group_init(&group);
+        for (uint32_t o = 0; o < outer_count; ++o) {
+            ctx[o] = (inner_ctx){&shared, o, 0};
+            vxk_job_desc d = {"outer", outer_job, &ctx[o], NULL, 0, &group};
+            VXK_CHECK(vxk_jobs_submit(jobs, &d).generation != 0);
+        }
+        vxk_jobs_wait_group(jobs, &group);
+        VXK_CHECK_EQ_U64(atomic_load(&shared.bad_thread), 0);
+        for (uint32_t i = 0; i < outer_count * inner_count; ++i)
+            VXK_CHECK_MSG(atomic_load(&shared.hits[i]) == 1, "item %u hit %u times", i,
+                          atomic_load(&shared.hits[i]));
+        vxk_jobs_destroy(jobs);
+        free((void*)shared.hits);
+        free(ctx);
+    }
+    return 0;
+}
+
+// ---- a million tiny jobs ------------------------------------------------------------------
+
+typedef struct tiny_ctx {
+    uint64_t* per_thread; // one counter per thread index, 8 apart (no false sharing)
+} tiny_ctx;
+
+static void tiny_job(void* ctx, uint32_t thread)
+{
+    tiny_ctx* c = ctx;
+    c->per_thread[thread * 8] += 1;
+}
+
+static int test_million_tiny_jobs(void)
+{
+    const uint32_t n = VXK_TEST_SLOW ? 100000 : 1000000;
+    const uint32_t worker_counts[] = {1, 2};
+    for (int w = 0; w < 2; ++w) {
+        vxk_jobs* jobs = make_jobs_sized(worker_counts[w], 0, n);
+        VXK_CHECK(jobs);
+        uint32_t threads = vxk_jobs_thread_count(jobs);
+        tiny_ctx ctx = {calloc((size_t)threads * 8, sizeof(uint64_t))};
+        vxk_job_group group;
+        vxk_job_group_init(&group);
+        vxk_job_desc d = {"tiny", tiny_job, &ctx, NULL, 0, &group};
+        for (uint32_t i = 0; i < n; ++i)
+            VXK_CHECK(vxk_jobs_submit(jobs, &d).generation != 0);
+        vxk_jobs_wait_group(jobs, &group);
+        uint64_t sum = 0;
+        for (uint32_t t = 0; t < threads; ++t)
+            sum += ctx.per_thread[t * 8];
+        VXK_CHECK_EQ_U64(sum, n);
+        // The second round reuses freed slots: with one worker the peak is the same, so no
+        // new slot is touched; with more it never exceeds the live count plus the caches.
+        uint32_t bump = atomic_load(&jobs->slot_pool.bump);
+        for (uint32_t i = 0; i < n; ++i)
+            VXK_CHECK(vxk_jobs_submit(jobs, &d).generation != 0);
+        vxk_jobs_wait_group(jobs, &group);
+        sum = 0;
+        for (uint32_t t = 0; t < threads; ++t)
+            sum += ctx.per_thread[t * 8];
+        VXK_CHECK_EQ_U64(sum, 2ull * n);
+        uint32_t bump_after = atomic_load(&jobs->slot_pool.bump);
+        if (worker_counts[w] == 1)
+            VXK_CHECK(bump_after <= bump + threads * VXK_JOBS_CACHE);
+        VXK_CHECK(bump_after <= n + 2 * threads * VXK_JOBS_CACHE);
+        vxk_jobs_destroy(jobs);
+        free(ctx.per_thread);
+    }
+    return 0;
+}
+
+// ---- external threads submitting and waiting concurrently -----------------------------------
+
+typedef struct chain_ctx {
+    uint64_t* cells;
+    uint32_t index;
+} chain_ctx;
+
+static void chain_job(void* ctx, uint32_t thread)
+{
+    (void)thread;
+    chain_ctx* c = ctx;
+    // Each link reads its predecessor, so a dependency violation changes the result.
+    c->cells[c->index] = (c->index ? c->cells[c->index - 1] : 7) * 31 + c->index;
+}
+
+typedef struct external_arg {
+    vxk_jobs* jobs;
+    uint32_t seed;
+    int failed;
+    uint32_t thread_index;
+} external_arg;
+
+static void* external_main(void* p)
+{
+    external_arg* arg = p;
+    enum { links = 400, rounds = 6 };
+    uint64_t cells[links];
+    chain_ctx ctx[links];
+    _Atomic uint32_t runs[links];
+    once_ctx once[links];
+    for (int round = 0; round < rounds; ++round) {
+        vxk_job prev = {0, 0};
+        vxk_job_group group;
+        vxk_job_group_init(&group);
+        for (uint32_t i = 0; i < links; ++i) {
+            ctx[i] = (chain_ctx){cells, i};
+            atomic_store(&runs[i], 0);
+            once[i] = (once_ctx){runs, i};
+            vxk_job_desc d = {"chain", chain_job, &ctx[i], &prev, prev.generation ? 1 : 0, NULL};
+            prev = vxk_jobs_submit(arg->jobs, &d);
+            vxk_job_desc o = {"ext_once", once_job, &once[i], NULL, 0, &group};
+            vxk_jobs_submit(arg->jobs, &o);
+        }
+        if (round % 2)
+            vxk_jobs_wait_group(arg->jobs, &group);
+        vxk_jobs_wait(arg->jobs, prev);
+        vxk_jobs_wait_group(arg->jobs, &group);
+        uint64_t expect = 7;
+        for (uint32_t i = 0; i < links; ++i) {
+            expect = expect * 31 + i;
+            if (cells[i] != expect || atomic_load(&runs[i]) != 1)
+                arg->failed = 1;
+        }
+    }
+    arg->thread_index = vxk_jobs_thread_index(arg->jobs);
+    return NULL;
+}
+
+static int test_many_external_threads(void)
+{
+    const uint32_t worker_counts[] = {1, 2, 4};
+    for (int w = 0; w < 3; ++w) {
+        vxk_jobs* jobs = make_jobs(worker_counts[w], 0);
+        VXK_CHECK(jobs);
+        enum { count = 6 };
+        pthread_t threads[count];
+        external_arg args[count];
+        for (int t = 0; t < count; ++t) {
+            args[t] = (external_arg){jobs, (uint32_t)t, 0, 0};
+            VXK_CHECK(pthread_create(&threads[t], NULL, external_main, &args[t]) == 0);
+        }
+        external_arg own = {jobs, 99, 0, 0};
+        external_main(&own); // the main thread submits and waits at the same time
+        for (int t = 0; t < count; ++t)
+            pthread_join(threads[t], NULL);
+        VXK_CHECK_EQ_INT(own.failed, 0);
+        VXK_CHECK_EQ_U64(own.thread_index, 0);
+        uint32_t seen = 0;
+        for (int t = 0; t < count; ++t) {
+            VXK_CHECK_EQ_INT(args[t].failed, 0);
+            // External threads take indices from worker_count up, each its own.
+            VXK_CHECK(args[t].thread_index >= worker_counts[w]);
+            VXK_CHECK(args[t].thread_index < vxk_jobs_thread_count(jobs));
+            VXK_CHECK((seen & (1u << (args[t].thread_index - worker_counts[w]))) == 0);
+            seen |= 1u << (args[t].thread_index - worker_counts[w]);
+        }
+        vxk_jobs_destroy(jobs);
+    }
+    return 0;
+}
+
+// ---- identical results for any worker count ------------------------------------------------
+
+typedef struct reduce_ctx {
+    const float* values;
+    float* piece_sums;
+    uint32_t grain;
+    uint32_t* piece_begin;
+    uint32_t* piece_end;
+    uint32_t thread_count;
+    _Atomic uint32_t bad_thread;
+} reduce_ctx;
+
+static void reduce_range(void* ctx, uint32_t begin, uint32_t end, uint32_t thread)
+{
+    reduce_ctx* c = ctx;
+    if (thread >= c->thread_count)
+        atomic_store(&c->bad_thread, 1);
+    float sum = 0.0f;
+    for (uint32_t i = begin; i < end; ++i)
+        sum += c->values[i] * c->values[i] + 0.5f * c->values[i];
+    uint32_t piece = begin / c->grain;
+    c->piece_sums[piece] = sum;
+    c->piece_begin[piece] = begin;
+    c->piece_end[piece] = end;
+}
+
+static int test_deterministic_reduction(void)
+{
+    const uint32_t n = 1000003, grain = 1000;
+    uint32_t pieces = vxk_parallel_for_pieces(n, grain);
+    VXK_CHECK_EQ_U64(pieces, 1001);
+    float* values = malloc(n * sizeof(float));
+    uint64_t rng = 42;
+    for (uint32_t i = 0; i < n; ++i)
+        values[i] = vxk_test_randf(&rng, -1000.0f, 1000.0f);
+    // Reference: the same cut, computed serially.
+    float reference = 0.0f;
+    for (uint32_t k = 0; k < pieces; ++k) {
+        float sum = 0.0f;
+        uint32_t end = (k + 1) * grain < n ? (k + 1) * grain : n;
+        for (uint32_t i = k * grain; i < end; ++i)
+            sum += values[i] * values[i] + 0.5f * values[i];
+        reference += sum;
+    }
+    const uint32_t worker_counts[] = {1, 2, 3, 8};
+    for (int w = 0; w < 4; ++w) {
+        vxk_jobs* jobs = make_jobs(worker_counts[w], 0);
+        VXK_CHECK(jobs);
+        for (int rep = 0; rep < 3; ++rep) {
+            reduce_ctx c = {values, calloc(pieces, sizeof(float)), grain,
+                            calloc(pieces, sizeof(uint32_t)), calloc(pieces, sizeof(uint32_t)),
+                            vxk_jobs_thread_count(jobs), 0};
+            vxk_parallel_for(jobs, "reduce", n, grain, reduce_range, &c);
+            float total = 0.0f;
+            for (uint32_t k = 0; k < pieces; ++k) {
+                VXK_CHECK_EQ_U64(c.piece_begin[k], k * grain);
+                VXK_CHECK_EQ_U64(c.piece_end[k], (k + 1) * grain < n ? (k + 1) * grain : n);
+                total += c.piece_sums[k];
+            }
+            VXK_CHECK_EQ_U64(atomic_load(&c.bad_thread), 0);
+            VXK_CHECK_MSG(memcmp(&total, &reference, sizeof(float)) == 0,
+                          "workers %u: %.9g != %.9g", worker_counts[w], total, reference);
+            free(c.piece_sums);
+            free(c.piece_begin);
+            free(c.piece_end);
+        }
+        vxk_jobs_destroy(jobs);
+    }
+    free(values);
+    return 0;
+}
+
+// ---- scratch arena ------------------------------------------------------------------------
+
+typedef struct scratch_ctx {
+    vxk_jobs* jobs;
+    uint32_t seed;
+    _Atomic uint32_t failures;
+} scratch_ctx;
+
+static void scratch_range(void* ctx, uint32_t begin, uint32_t end, uint32_t thread)
+{
+    scratch_ctx* c = ctx;
+    for (uint32_t k = begin; k < end; ++k) {
+        size_t mark = vxk_jobs_scratch_mark(c->jobs, thread);
+        uint32_t words = 16 + k % 200;
+        uint32_t* a = vxk_jobs_scratch_alloc(c->jobs, thread, words * 4, 64);
+        uint64_t* b = vxk_jobs_scratch_alloc(c->jobs, thread, 24, 8);
+        if (!a || !b || ((uintptr_t)a & 63) || ((uintptr_t)b & 7) ||
+            (uintptr_t)b < (uintptr_t)(a + words)) {
+            atomic_fetch_add(&c->failures, 1);
+            continue;
+        }
+        for (uint32_t i = 0; i < words; ++i)
+            a[i] = k * 1000003u + i;
+        b[0] = b[1] = b[2] = k;
+        for (uint32_t i = 0; i < words; ++i)
+            if (a[i] != k * 1000003u + i)
+                atomic_fetch_add(&c->failures, 1);
+        vxk_jobs_scratch_release(c->jobs, thread, mark);
+        if (vxk_jobs_scratch_mark(c->jobs, thread) != mark)
+            atomic_fetch_add(&c->failures, 1);
+    }
+}
+
+static int test_scratch_arena(void)
+{
+    vxk_jobs_def def = vxk_default_jobs_def();
+    def.worker_count = 2;
+    def.scratch_bytes = 4096;
+    vxk_jobs* jobs = NULL;
+    VXK_CHECK_EQ_INT(vxk_jobs_create(&def, &jobs), 0);
+    uint32_t me = vxk_jobs_thread_index(jobs);
+    VXK_CHECK_EQ_U64(me, 0);
+    size_t mark = vxk_jobs_scratch_mark(jobs, me);
+    VXK_CHECK_EQ_U64(mark, 0);
+    void* p = vxk_jobs_scratch_alloc(jobs, me, 1000, 16);
+    VXK_CHECK(p && ((uintptr_t)p & 15) == 0);
+    size_t mark2 = vxk_jobs_scratch_mark(jobs, me);
+    VXK_CHECK(mark2 >= 1000);
+    void* q = vxk_jobs_scratch_alloc(jobs, me, 3000, 256);
+    VXK_CHECK(q == NULL || (uintptr_t)q >= (uintptr_t)p + 1000);
+    VXK_CHECK(vxk_jobs_scratch_alloc(jobs, me, 5000, 16) == NULL);   // larger than the arena
+    VXK_CHECK(vxk_jobs_scratch_alloc(jobs, me, 16, 3) == NULL);      // not a power of two
+    VXK_CHECK(vxk_jobs_scratch_alloc(jobs, 9999, 16, 16) == NULL);   // no such thread
+    VXK_CHECK_EQ_U64(vxk_jobs_scratch_mark(jobs, 9999), 0);
+    vxk_jobs_scratch_release(jobs, me, mark2);
+    VXK_CHECK_EQ_U64(vxk_jobs_scratch_mark(jobs, me), mark2);
+    // Fill to exhaustion, then release and allocate again.
+    uint32_t blocks = 0;
+    while (vxk_jobs_scratch_alloc(jobs, me, 100, 4))
+        ++blocks;
+    VXK_CHECK_EQ_U64(blocks, (4096 - mark2) / 100);
+    vxk_jobs_scratch_release(jobs, me, mark);
+    VXK_CHECK_EQ_U64(vxk_jobs_scratch_mark(jobs, me), 0);
+    VXK_CHECK(vxk_jobs_scratch_alloc(jobs, me, 4096, 1) != NULL);
+    vxk_jobs_scratch_release(jobs, me, 0);
+    vxk_jobs_destroy(jobs);
+
+    jobs = make_jobs(3, 0);
+    VXK_CHECK(jobs);
+    scratch_ctx c = {jobs, 1, 0};
+    vxk_parallel_for(jobs, "scratch", 20000, 37, scratch_range, &c);
+    VXK_CHECK_EQ_U64(atomic_load(&c.failures), 0);
+    for (uint32_t t = 0; t < vxk_jobs_thread_count(jobs); ++t)
+        VXK_CHECK_EQ_U64(vxk_jobs_scratch_mark(jobs, t), 0);
+    vxk_jobs_destroy(jobs);
+    return 0;
+}
+
+// ---- trace export and summary -------------------------------------------------------------
+
+static void named_job(void* ctx, uint32_t thread)
+{
+    (void)thread;
+    volatile uint32_t* spin = ctx;
+    for (uint32_t i = 0; i < 200; ++i)
+        *spin;
+}
+
+static uint32_t count_occurrences(const char* text, const char* needle)
+{
+    uint32_t n = 0;
+    for (const char* p = strstr(text, needle); p; p = strstr(p + 1, needle))
+        ++n;
+    return n;
+}
+
+// A minimal JSON syntax check: balanced {} and [] outside strings, valid escapes, one value.
+static int json_is_valid(const char* text)
+{
+    char stack[64];
+    int depth = 0;
+    bool in_string = false;
+    for (const char* p = text; *p; ++p) {
+        if (in_string) {
+            if (*p == '\\') {
+                if (!strchr("\"\\/bfnrtu", p[1]))
+                    return 0;
+                ++p;
+            } else if (*p == '"') {
+                in_string = false;
+            } else if ((unsigned char)*p < 0x20) {
+                return 0;
+            }
+            continue;
+        }
+        if (*p == '"')
+            in_string = true;
+        else if (*p == '{' || *p == '[') {
+            if (depth == 64)
+                return 0;
+            stack[depth++] = *p;
+        } else if (*p == '}' || *p == ']') {
+            if (depth == 0 || stack[depth - 1] != (*p == '}' ? '{' : '['))
+                return 0;
+            --depth;
+            if (depth == 0) {
+                for (const char* q = p + 1; *q; ++q)
+                    if (*q != '\n' && *q != ' ')
+                        return 0;
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
+static char* read_file(const char* path)
+{
+    FILE* f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char* text = malloc((size_t)size + 1);
+    size_t got = fread(text, 1, (size_t)size, f);
+    text[got] = 0;
+    fclose(f);
+    return text;
+}
+
+static int check_trace(uint32_t workers, uint32_t capacity, uint32_t jobs_count)
+{
+    vxk_jobs* jobs = make_jobs(workers, capacity);
+    VXK_CHECK(jobs);
+    uint32_t spin = 0;
+    static const char* const names[3] = {"alpha", "beta", "quote\"name"};
+    vxk_job_group group;
+    vxk_job_group_init(&group);
+    for (uint32_t i = 0; i < jobs_count; ++i) {
+        vxk_job_desc d = {names[i % 3], named_job, &spin, NULL, 0, &group};
+        VXK_CHECK(vxk_jobs_submit(jobs, &d).generation != 0);
+    }
+    vxk_jobs_wait_group(jobs, &group);
+    char path[256];
+    snprintf(path, sizeof(path), "/tmp/vxk_test_trace_%d_%u.json", (int)getpid(), workers);
+    VXK_CHECK_EQ_INT(vxk_jobs_write_trace(jobs, path), 0);
+    char* text = read_file(path);
+    VXK_CHECK(text);
+    VXK_CHECK(json_is_valid(text));
+    VXK_CHECK(strncmp(text, "{\"traceEvents\":[", 16) == 0);
+    uint32_t expected = 0;
+    if (capacity >= jobs_count) {
+        expected = jobs_count;
+    } else {
+        // Each thread's ring keeps its last `capacity` events.
+        for (uint32_t t = 0; t < vxk_jobs_thread_count(jobs); ++t) {
+            uint64_t w = jobs->threads[t].trace_written;
+            expected += (uint32_t)(w < capacity ? w : capacity);
+        }
+    }
+    VXK_CHECK_EQ_U64(count_occurrences(text, "\"ph\":\"X\""), expected);
+    VXK_CHECK_EQ_U64(count_occurrences(text, "\"ph\":\"M\""), vxk_jobs_thread_count(jobs));
+    VXK_CHECK_EQ_U64(count_occurrences(text, "\"name\":\"thread_name\""),
+                     vxk_jobs_thread_count(jobs));
+    VXK_CHECK_EQ_U64(count_occurrences(text, "\"dur\":"), expected);
+    free(text);
+    remove(path);
+
+    vxk_job_summary summary[4];
+    uint32_t names_found = vxk_jobs_summary(jobs, summary, 4);
+    VXK_CHECK_EQ_U64(names_found, 3);
+    uint64_t total_count = 0;
+    for (uint32_t i = 0; i < 3; ++i) {
+        total_count += summary[i].count;
+        VXK_CHECK(summary[i].total_seconds >= 0.0);
+        VXK_CHECK(summary[i].mean_seconds * (double)summary[i].count <=
+                  summary[i].total_seconds * (1 + 1e-9) + 1e-12);
+        if (i)
+            VXK_CHECK(summary[i - 1].total_seconds >= summary[i].total_seconds);
+        if (capacity >= jobs_count)
+            VXK_CHECK_EQ_U64(summary[i].count, jobs_count / 3);
+    }
+    VXK_CHECK_EQ_U64(total_count, expected);
+    vxk_jobs_clear_trace(jobs);
+    VXK_CHECK_EQ_U64(vxk_jobs_summary(jobs, summary, 4), 0);
+    vxk_jobs_destroy(jobs);
+    return 0;
+}
+
+static int test_trace_export(void)
+{
+    if (check_trace(2, 4096, 999))
+        return 1;
+    if (check_trace(1, 100, 999)) // ring overflow: oldest events dropped
+        return 1;
+    return check_trace(3, 300, 3000);
+}
+
+// ---- sleeping workers wake for new work ---------------------------------------------------
+
+typedef struct flag_ctx {
+    _Atomic uint32_t done;
+    _Atomic uint32_t ran_on;
+} flag_ctx;
+
+static void flag_job(void* ctx, uint32_t thread)
+{
+    flag_ctx* c = ctx;
+    atomic_store(&c->ran_on, thread);
+    atomic_store(&c->done, 1);
+}
+
+static int wait_for_sleepers(vxk_jobs* jobs, uint32_t expected)
+{
+    for (int i = 0; i < 20000; ++i) {
+        if (atomic_load(&jobs->sleeping_workers) == expected)
+            return 1;
+        sleep_ms(1);
+    }
+    return 0;
+}
+
+typedef struct wake_arg {
+    vxk_jobs* jobs;
+    int rounds;
+    int failed_round;
+    uint32_t ran_on;
+} wake_arg;
+
+// An external thread waits until both background workers sleep, submits, and then polls a flag
+// without waiting through the scheduler: only a woken worker can run the job.
+static void* wake_main(void* p)
+{
+    wake_arg* arg = p;
+    for (int round = 0; round < arg->rounds; ++round) {
+        flag_ctx flag = {0, 0};
+        if (!wait_for_sleepers(arg->jobs, 2)) {
+            arg->failed_round = round;
+            return NULL;
+        }
+        vxk_job_desc d = {"flag", flag_job, &flag, NULL, 0, NULL};
+        if (vxk_jobs_submit(arg->jobs, &d).generation == 0) {
+            arg->failed_round = round;
+            return NULL;
+        }
+        int polls = 0;
+        while (!atomic_load(&flag.done) && polls++ < 20000)
+            sleep_ms(1);
+        arg->ran_on = atomic_load(&flag.ran_on);
+        if (!atomic_load(&flag.done) || (arg->ran_on != 1 && arg->ran_on != 2)) {
+            arg->failed_round = round;
+            return NULL;
+        }
+    }
+    return NULL;
+}
+
+static int test_sleeping_workers_wake(void)
+{
+    vxk_jobs_def def = vxk_default_jobs_def();
+    def.worker_count = 3;
+    def.spin_count = 50;
+    vxk_jobs* jobs = NULL;
+    VXK_CHECK_EQ_INT(vxk_jobs_create(&def, &jobs), 0);
+    wake_arg arg = {jobs, VXK_TEST_SLOW ? 20 : 100, -1, 0};
+    pthread_t t;
+    VXK_CHECK(pthread_create(&t, NULL, wake_main, &arg) == 0);
+    pthread_join(t, NULL);
+    VXK_CHECK_MSG(arg.failed_round < 0, "round %d: no wake-up (job ran on %u)", arg.failed_round,
+                  arg.ran_on);
+    // Idle again: every background worker sleeps (an idle scheduler uses no CPU).
+    VXK_CHECK(wait_for_sleepers(jobs, 2));
+    vxk_jobs_destroy(jobs);
+    return 0;
+}
+
+// ---- two schedulers used from the same threads ---------------------------------------------
+
+typedef struct cross_ctx {
+    vxk_jobs* a;
+    vxk_jobs* b;
+    _Atomic uint32_t mismatches;
+    _Atomic uint32_t runs;
+} cross_ctx;
+
+static void cross_inner(void* ctx, uint32_t thread)
+{
+    cross_ctx* c = ctx;
+    if (vxk_jobs_thread_index(c->b) != thread)
+        atomic_fetch_add(&c->mismatches, 1);
+    atomic_fetch_add(&c->runs, 1);
+}
+
+// Runs on scheduler a, uses scheduler b, then checks its index on a is unchanged.
+static void cross_outer(void* ctx, uint32_t thread)
+{
+    cross_ctx* c = ctx;
+    vxk_job_desc d = {"cross_inner", cross_inner, c, NULL, 0, NULL};
+    vxk_jobs_wait(c->b, vxk_jobs_submit(c->b, &d));
+    if (vxk_jobs_thread_index(c->a) != thread)
+        atomic_fetch_add(&c->mismatches, 1);
+    atomic_fetch_add(&c->runs, 1);
+}
+
+static int test_two_schedulers(void)
+{
+    vxk_jobs* a = make_jobs(3, 0);
+    vxk_jobs* b = make_jobs(2, 0);
+    VXK_CHECK(a && b);
+    cross_ctx c = {a, b, 0, 0};
+    vxk_job_group group;
+    vxk_job_group_init(&group);
+    const uint32_t n = 400;
+    for (uint32_t i = 0; i < n; ++i) {
+        vxk_job_desc d = {"cross_outer", cross_outer, &c, NULL, 0, &group};
+        VXK_CHECK(vxk_jobs_submit(a, &d).generation != 0);
+    }
+    vxk_jobs_wait_group(a, &group);
+    VXK_CHECK_EQ_U64(atomic_load(&c.runs), 2 * n);
+    VXK_CHECK_EQ_U64(atomic_load(&c.mismatches), 0);
+    VXK_CHECK_EQ_U64(vxk_jobs_thread_index(a), 0); // the creating thread of both
+    VXK_CHECK_EQ_U64(vxk_jobs_thread_index(b), 0);
+    vxk_jobs_destroy(b);
+    vxk_jobs_destroy(a);
+    return 0;
+}
+
+// ---- bad input ----------------------------------------------------------------------------
+
+typedef struct gate_ctx {
+    _Atomic uint32_t open;
+    once_ctx* once;
+} gate_ctx;
+
+// Holds its dependents back until the test opens it.
+static void gate_job(void* ctx, uint32_t thread)
+{
+    gate_ctx* c = ctx;
+    while (!atomic_load(&c->open))
+        sleep_ms(1);
+    once_job(c->once, thread);
+}
+
+static int test_bad_input(void)
+{
+    vxk_jobs_def def = vxk_default_jobs_def();
+    vxk_jobs* jobs = NULL;
+    def.cookie = 0;
+    VXK_CHECK_EQ_INT(vxk_jobs_create(&def, &jobs), -1);
+    VXK_CHECK(jobs == NULL);
+    def = vxk_default_jobs_def();
+    def.max_jobs = 0;
+    VXK_CHECK_EQ_INT(vxk_jobs_create(&def, &jobs), -1);
+    VXK_CHECK_EQ_INT(vxk_jobs_create(NULL, &jobs), -1);
+    def = vxk_default_jobs_def();
+    VXK_CHECK_EQ_INT(vxk_jobs_create(&def, NULL), -1);
+    def.worker_count = 2;
+    def.max_jobs = 100;
+    VXK_CHECK_EQ_INT(vxk_jobs_create(&def, &jobs), 0);
+    VXK_CHECK(vxk_jobs_submit(jobs, NULL).generation == 0);
+    vxk_job_desc no_fn = {"x", NULL, NULL, NULL, 0, NULL};
+    VXK_CHECK(vxk_jobs_submit(jobs, &no_fn).generation == 0);
+    _Atomic uint32_t runs[1] = {0};
+    once_ctx once = {runs, 0};
+    vxk_job_desc no_deps = {"x", once_job, &once, NULL, 3, NULL};
+    VXK_CHECK(vxk_jobs_submit(jobs, &no_deps).generation == 0);
+    vxk_jobs_wait(jobs, (vxk_job){0, 0});
+    vxk_jobs_wait(jobs, (vxk_job){0xFFFFFFF0u, 5}); // out of range: treated as finished
+    vxk_jobs_wait(NULL, (vxk_job){1, 1});
+    vxk_jobs_wait_group(jobs, NULL);
+    vxk_parallel_for(jobs, "none", 0, 10, NULL, NULL);
+    // Stale dependencies and stale waits: a finished job's slot is reused with a new generation.
+    vxk_job_desc d = {"x", once_job, &once, NULL, 0, NULL};
+    vxk_job first = vxk_jobs_submit(jobs, &d);
+    vxk_jobs_wait(jobs, first);
+    for (int i = 0; i < 300; ++i) {
+        vxk_job_desc dep = {"x", once_job, &once, &first, 1, NULL};
+        vxk_job later = vxk_jobs_submit(jobs, &dep);
+        VXK_CHECK(later.generation != 0);
+        vxk_jobs_wait(jobs, first);
+        vxk_jobs_wait(jobs, later);
+    }
+    VXK_CHECK_EQ_U64(atomic_load(&runs[0]), 301);
+    // Capacity: with 100 live jobs a submit may fail with the null handle, never crash.
+    vxk_job_group group;
+    vxk_job_group_init(&group);
+    gate_ctx gate = {0, &once};
+    vxk_job held = vxk_jobs_submit(jobs, &(vxk_job_desc){"gate", gate_job, &gate, NULL, 0, NULL});
+    uint32_t accepted = 0, refused = 0;
+    for (int i = 0; i < 5000; ++i) {
+        vxk_job_desc gated = {"x", once_job, &once, &held, 1, &group};
+        if (vxk_jobs_submit(jobs, &gated).generation)
+            ++accepted;
+        else
+            ++refused;
+    }
+    atomic_store(&gate.open, 1);
+    vxk_jobs_wait_group(jobs, &group);
+    VXK_CHECK(accepted >= 100 && refused > 0);
+    VXK_CHECK_EQ_U64(atomic_load(&runs[0]), 301 + 1 + accepted);
+    vxk_jobs_destroy(jobs);
+    vxk_jobs_destroy(NULL);
+    return 0;
+}
+
+int main(void)
+{
+    VXK_RUN(test_bad_input);
+    VXK_RUN(test_each_job_runs_once);
+    VXK_RUN(test_single_worker_order);
+    VXK_RUN(test_random_dags);
+    VXK_RUN(test_nested_waits);
+    VXK_RUN(test_nested_parallel_for);
+    VXK_RUN(test_million_tiny_jobs);
+    VXK_RUN(test_many_external_threads);
+    VXK_RUN(test_deterministic_reduction);
+    VXK_RUN(test_scratch_arena);
+    VXK_RUN(test_trace_export);
+    VXK_RUN(test_two_schedulers);
+    VXK_RUN(test_sleeping_workers_wake);
+    return vxk_test_finish();
+}

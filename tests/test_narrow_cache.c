@@ -1,0 +1,364 @@
+// test_narrow_cache.c: the lazy narrowphase cache under concurrency: every (chunk, stamp) built
+// once while resident (single flight), data equal to a fresh build, bytes within the budget after
+// eviction (pinned entries excepted), rebuilds after edits of the chunk or a neighbour, LRU order.
+#include <vxk/broadphase.h>
+#include <vxk/world.h>
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include "narrow_cache.h"
+#include "test.h"
+
+#define SX 40
+#define SY 24
+#define SZ 32
+static const int32_t MINV[3] = {-16, -8, -24};
+
+static vxk_world* make_world(vxk_jobs* jobs, size_t budget, uint64_t seed)
+{
+    vxk_world_def def = vxk_default_world_def();
+    def.jobs = jobs;
+    def.narrow_cache_bytes = budget;
+    vxk_world* world = NULL;
+    if (vxk_world_create(&def, &world) != VXK_OK)
+        return NULL;
+    static uint8_t ids[SX * SY * SZ];
+    uint64_t rng = seed;
+    for (int y = 0; y < SY; ++y)
+        for (int z = 0; z < SZ; ++z)
+            for (int x = 0; x < SX; ++x) {
+                int h = 9 + (x * 7 + z * 3) % 5;
+                uint8_t id = y < h ? VXK_MAT_STONE : 0;
+                if (vxk_test_rand(&rng) % 9 == 0)
+                    id = id ? 0 : VXK_MAT_DIRT;
+                ids[x + SX * (z + SZ * y)] = id;
+            }
+    if (vxk_world_write_box(world, (vxk_int3){MINV[0], MINV[1], MINV[2]}, (vxk_int3){SX, SY, SZ},
+                            ids) != VXK_OK) {
+        vxk_world_destroy(world);
+        return NULL;
+    }
+    return world;
+}
+
+typedef struct chunk_list {
+    vxk_int3 coords[1024];
+    uint32_t count;
+} chunk_list;
+
+static void collect(void* user, const vxk_chunk_info* info)
+{
+    chunk_list* l = (chunk_list*)user;
+    if (l->count < 1024)
+        l->coords[l->count++] = info->coord;
+}
+
+static int same_data(const vxk_narrow_chunk* a, const vxk_narrow_chunk* b)
+{
+    VXK_CHECK(a->coord.x == b->coord.x && a->coord.y == b->coord.y && a->coord.z == b->coord.z);
+    VXK_CHECK_EQ_U64(a->stamp, b->stamp);
+    VXK_CHECK_EQ_U64(a->quad_count, b->quad_count);
+    VXK_CHECK(a->quad_count == 0 || memcmp(a->quads, b->quads, a->quad_count * sizeof(vxk_quad)) == 0);
+    VXK_CHECK_EQ_U64(a->mesh.vertex_count, b->mesh.vertex_count);
+    VXK_CHECK(a->mesh.vertex_count == 0 ||
+              memcmp(a->mesh.vertices, b->mesh.vertices,
+                     a->mesh.vertex_count * sizeof(vxk_vec3)) == 0);
+    VXK_CHECK_EQ_U64(a->tree.node_count, b->tree.node_count);
+    VXK_CHECK(memcmp(a->tree.nodes, b->tree.nodes, a->tree.node_count * sizeof(vxk_kd_node)) == 0);
+    VXK_CHECK_EQ_U64(a->bytes, b->bytes);
+    return 0;
+}
+
+// ---- concurrent requests -----------------------------------------------------------------------
+
+typedef struct shared_state {
+    vxk_world* world;
+    const chunk_list* chunks;
+    vxk_narrow_chunk* fresh;         // fresh build per chunk
+    _Atomic uint64_t* first_serial;  // per chunk: serial of the first build seen (big budget)
+    bool check_single_build;
+    _Atomic int failures;
+    uint32_t iterations;
+} shared_state;
+
+static void worker_loop(shared_state* s, uint64_t seed)
+{
+    uint64_t rng = seed;
+    vxk_narrow_ref refs[4] = {{0}};
+    for (uint32_t it = 0; it < s->iterations; ++it) {
+        uint32_t k = (uint32_t)(vxk_test_rand(&rng) % s->chunks->count);
+        // Skewed: half the requests go to 8 hot chunks (many threads race for the same build).
+        if (vxk_test_rand(&rng) & 1)
+            k %= 8;
+        vxk_int3 c = s->chunks->coords[k];
+        const vxk_narrow_chunk* data = NULL;
+        vxk_narrow_ref* ref = &refs[it % 4];
+        vxk_narrow_release(ref); // keep up to 4 pins alive at a time
+        if (vxk_narrow_acquire(s->world, c.x, c.y, c.z, &data, ref) != VXK_OK || !data) {
+            atomic_fetch_add(&s->failures, 1);
+            continue;
+        }
+        if (same_data(data, &s->fresh[k]))
+            atomic_fetch_add(&s->failures, 1);
+        if (s->check_single_build) {
+            uint64_t expected = 0;
+            if (!atomic_compare_exchange_strong(&s->first_serial[k], &expected,
+                                                data->build_serial) &&
+                expected != data->build_serial)
+                atomic_fetch_add(&s->failures, 1);
+        }
+    }
+    for (int i = 0; i < 4; ++i)
+        vxk_narrow_release(&refs[i]);
+}
+
+typedef struct thread_arg {
+    shared_state* s;
+    uint64_t seed;
+} thread_arg;
+
+static void* thread_main(void* user)
+{
+    thread_arg* a = (thread_arg*)user;
+    worker_loop(a->s, a->seed);
+    return NULL;
+}
+
+static void job_piece(void* user, uint32_t begin, uint32_t end, uint32_t thread)
+{
+    (void)thread;
+    for (uint32_t i = begin; i < end; ++i)
+        worker_loop((shared_state*)user, 1000 + i);
+}
+
+// mode: 0 = raw pthreads, else jobs with `workers` workers.
+static int run_concurrent(int mode, uint32_t workers, size_t budget)
+{
+    vxk_jobs* jobs = NULL;
+    if (mode) {
+        vxk_jobs_def jd = vxk_default_jobs_def();
+        jd.worker_count = workers;
+        VXK_CHECK(vxk_jobs_create(&jd, &jobs) == 0);
+    }
+    vxk_world* world = make_world(jobs, budget, 77);
+    VXK_CHECK(world);
+    static chunk_list chunks;
+    chunks.count = 0;
+    vxk_world_for_each_chunk(world, collect, &chunks);
+    VXK_CHECK(chunks.count > 16);
+    vxk_narrow_chunk* fresh = (vxk_narrow_chunk*)calloc(chunks.count, sizeof(*fresh));
+    _Atomic uint64_t* first = (_Atomic uint64_t*)calloc(chunks.count, sizeof(*first));
+    for (uint32_t i = 0; i < chunks.count; ++i)
+        VXK_CHECK(vxk_narrow_build_chunk(world, chunks.coords[i].x, chunks.coords[i].y,
+                                         chunks.coords[i].z, &fresh[i]) == VXK_OK);
+    bool big = budget >= ((size_t)64 << 20);
+    shared_state s = {world, &chunks, fresh, first, big, 0, VXK_TEST_SLOW ? 600 : 4000};
+    if (mode == 0) {
+        pthread_t threads[4];
+        thread_arg args[4];
+        for (int t = 0; t < 4; ++t) {
+            args[t] = (thread_arg){&s, 17 + (uint64_t)t};
+            VXK_CHECK(pthread_create(&threads[t], NULL, thread_main, &args[t]) == 0);
+        }
+        for (int t = 0; t < 4; ++t)
+            pthread_join(threads[t], NULL);
+    } else {
+        vxk_parallel_for(jobs, "narrow_test", 8, 1, job_piece, &s);
+    }
+    VXK_CHECK_EQ_INT(atomic_load(&s.failures), 0);
+    vxk_narrow_cache* cache = vxk_narrow_cache_get(world);
+    vxk_narrow_stats st;
+    vxk_narrow_cache_stats(cache, &st);
+    uint32_t requested = 0;
+    for (uint32_t i = 0; i < chunks.count; ++i)
+        requested += big ? (atomic_load(&first[i]) != 0) : 1;
+    if (big) {
+        // Nothing evicted: every requested chunk was built exactly once.
+        VXK_CHECK_EQ_U64(st.evictions, 0);
+        VXK_CHECK_EQ_U64(st.builds, requested);
+        VXK_CHECK_EQ_U64(st.entries, requested);
+    } else {
+        VXK_CHECK(st.evictions > 0);
+        VXK_CHECK_MSG(st.bytes <= budget, "bytes %llu budget %zu", (unsigned long long)st.bytes,
+                      budget);
+    }
+    fprintf(stderr, "   mode %d workers %u budget %zu: builds %llu hits %llu waits %llu "
+            "evictions %llu\n", mode, workers, budget, (unsigned long long)st.builds,
+            (unsigned long long)st.hits, (unsigned long long)st.waits,
+            (unsigned long long)st.evictions);
+    vxk_world_memory mem;
+    vxk_world_memory_stats(world, &mem);
+    VXK_CHECK(mem.narrow_bytes >= st.bytes);
+    for (uint32_t i = 0; i < chunks.count; ++i)
+        vxk_narrow_free_chunk(&fresh[i]);
+    free(fresh);
+    free((void*)first);
+    vxk_world_destroy(world);
+    if (jobs)
+        vxk_jobs_destroy(jobs);
+    return 0;
+}
+
+static int test_concurrent_single_flight(void)
+{
+    if (run_concurrent(0, 4, (size_t)64 << 20))
+        return 1;
+    for (uint32_t w = 1; w <= 4; w *= 2)
+        if (run_concurrent(1, w, (size_t)64 << 20))
+            return 1;
+    return 0;
+}
+
+static int test_concurrent_eviction(void)
+{
+    if (run_concurrent(0, 4, 96 << 10))
+        return 1;
+    for (uint32_t w = 1; w <= 4; w *= 2)
+        if (run_concurrent(1, w, 64 << 10))
+            return 1;
+    return 0;
+}
+
+// ---- edits --------------------------------------------------------------------------------------
+
+static int test_edit_rebuilds(void)
+{
+    vxk_world* world = make_world(NULL, (size_t)64 << 20, 5);
+    VXK_CHECK(world);
+    int32_t cx = -1, cy = 0, cz = -2; // a surface chunk
+    const vxk_narrow_chunk* before = NULL;
+    vxk_narrow_ref before_ref = {0};
+    VXK_CHECK(vxk_narrow_acquire(world, cx, cy, cz, &before, &before_ref) == VXK_OK && before);
+    vxk_narrow_chunk before_copy;
+    VXK_CHECK(vxk_narrow_build_chunk(world, cx, cy, cz, &before_copy) == VXK_OK);
+    uint64_t serial = before->build_serial;
+    // Same version again: no rebuild.
+    const vxk_narrow_chunk* again = NULL;
+    vxk_narrow_ref again_ref = {0};
+    VXK_CHECK(vxk_narrow_acquire(world, cx, cy, cz, &again, &again_ref) == VXK_OK);
+    VXK_CHECK(again == before && again->build_serial == serial);
+    vxk_narrow_release(&again_ref);
+
+    // Edits: inside the chunk, in a face neighbour touching it, in an edge neighbour.
+    const int64_t boxes[3][2][3] = {
+        {{-8 + 2, 3, -16 + 2}, {-8 + 4, 5, -16 + 4}},   // the chunk itself
+        {{-8 + 8, 0, -16 + 0}, {-8 + 8, 7, -16 + 7}},   // +x face neighbour, the layer at x = 0
+        {{-8 + 8, 8, -16 + 3}, {-8 + 8, 8, -16 + 3}},   // +x+y edge neighbour, one voxel
+    };
+    for (int e = 0; e < 3; ++e) {
+        uint64_t old_stamp = vxk_narrow_stamp(world, cx, cy, cz);
+        VXK_CHECK_EQ_INT(vxk_world_fill_box(world, boxes[e][0], boxes[e][1],
+                                            e == 1 ? 0 : VXK_MAT_METAL), VXK_OK);
+        VXK_CHECK(vxk_narrow_stamp(world, cx, cy, cz) != old_stamp);
+        const vxk_narrow_chunk* after = NULL;
+        vxk_narrow_ref after_ref = {0};
+        VXK_CHECK(vxk_narrow_acquire(world, cx, cy, cz, &after, &after_ref) == VXK_OK && after);
+        VXK_CHECK(after->build_serial > serial);
+        serial = after->build_serial;
+        vxk_narrow_chunk fresh;
+        VXK_CHECK(vxk_narrow_build_chunk(world, cx, cy, cz, &fresh) == VXK_OK);
+        VXK_CHECK(same_data(after, &fresh) == 0);
+        vxk_narrow_free_chunk(&fresh);
+        vxk_narrow_release(&after_ref);
+    }
+    // The first pin still reads its (old) data intact after the entry went stale.
+    VXK_CHECK(same_data(before, &before_copy) == 0);
+    vxk_narrow_release(&before_ref);
+    vxk_narrow_free_chunk(&before_copy);
+    // Removing the chunk's voxels entirely: no terrain entry, no data.
+    const int64_t lo[3] = {-8, 0, -16}, hi[3] = {-1, 7, -9};
+    VXK_CHECK_EQ_INT(vxk_world_fill_box(world, lo, hi, 0), VXK_OK);
+    const vxk_narrow_chunk* gone = (const vxk_narrow_chunk*)1;
+    vxk_narrow_ref gone_ref = {0};
+    VXK_CHECK(vxk_narrow_acquire(world, cx, cy, cz, &gone, &gone_ref) == VXK_OK);
+    VXK_CHECK(gone == NULL && gone_ref.entry == NULL);
+    vxk_narrow_stats st;
+    vxk_narrow_cache_stats(vxk_narrow_cache_get(world), &st);
+    VXK_CHECK_EQ_U64(st.stale, 3);
+    vxk_world_destroy(world);
+    return 0;
+}
+
+// ---- LRU ------------------------------------------------------------------------------------------
+
+static int test_lru_order(void)
+{
+    vxk_world* world = make_world(NULL, (size_t)64 << 20, 9);
+    VXK_CHECK(world);
+    static chunk_list chunks;
+    chunks.count = 0;
+    vxk_world_for_each_chunk(world, collect, &chunks);
+    vxk_narrow_cache* cache = vxk_narrow_cache_get(world);
+    uint32_t n = chunks.count;
+    uint64_t* last_use = (uint64_t*)calloc(n, sizeof(uint64_t));
+    uint64_t* stamps = (uint64_t*)calloc(n, sizeof(uint64_t));
+    uint64_t rng = 3, clock = 0;
+    // A deterministic access sequence; remember each chunk's last use.
+    for (uint32_t step = 0; step < 3 * n; ++step) {
+        uint32_t k = step < n ? step : (uint32_t)(vxk_test_rand(&rng) % n);
+        const vxk_narrow_chunk* d;
+        vxk_narrow_ref ref = {0};
+        VXK_CHECK(vxk_narrow_acquire(world, chunks.coords[k].x, chunks.coords[k].y,
+                                     chunks.coords[k].z, &d, &ref) == VXK_OK && d);
+        stamps[k] = d->stamp;
+        last_use[k] = ++clock;
+        vxk_narrow_release(&ref);
+    }
+    // Pin the least recently used chunk: it must survive any budget.
+    uint32_t oldest = 0;
+    for (uint32_t k = 1; k < n; ++k)
+        if (last_use[k] < last_use[oldest])
+            oldest = k;
+    const vxk_narrow_chunk* pinned;
+    vxk_narrow_ref pin = {0};
+    VXK_CHECK(vxk_narrow_acquire(world, chunks.coords[oldest].x, chunks.coords[oldest].y,
+                                 chunks.coords[oldest].z, &pinned, &pin) == VXK_OK);
+    last_use[oldest] = ++clock;
+    vxk_narrow_stats st;
+    vxk_narrow_cache_stats(cache, &st);
+    VXK_CHECK_EQ_U64(st.entries, n);
+    size_t budgets[3] = {st.bytes / 2, st.bytes / 5, 0};
+    for (int bi = 0; bi < 3; ++bi) {
+        vxk_narrow_cache_set_budget(cache, budgets[bi]);
+        vxk_narrow_cache_stats(cache, &st);
+        VXK_CHECK(st.bytes <= budgets[bi] || (bi == 2 && st.bytes == pinned->bytes));
+        // Every evicted chunk was used before every resident one (the pinned one aside).
+        uint64_t newest_evicted = 0, oldest_resident = UINT64_MAX;
+        for (uint32_t k = 0; k < n; ++k) {
+            bool resident = vxk_narrow_cache_contains(cache, chunks.coords[k].x,
+                                                      chunks.coords[k].y, chunks.coords[k].z,
+                                                      stamps[k]);
+            if (k == oldest) {
+                VXK_CHECK(resident);
+                continue;
+            }
+            if (resident)
+                oldest_resident = VXK_MIN(oldest_resident, last_use[k]);
+            else
+                newest_evicted = VXK_MAX(newest_evicted, last_use[k]);
+        }
+        VXK_CHECK_MSG(newest_evicted < oldest_resident, "budget %zu: evicted %llu resident %llu",
+                      budgets[bi], (unsigned long long)newest_evicted,
+                      (unsigned long long)oldest_resident);
+    }
+    vxk_narrow_release(&pin);
+    vxk_narrow_cache_clear(cache);
+    vxk_narrow_cache_stats(cache, &st);
+    VXK_CHECK_EQ_U64(st.entries, 0);
+    VXK_CHECK_EQ_U64(st.bytes, 0);
+    free(last_use);
+    free(stamps);
+    vxk_world_destroy(world);
+    return 0;
+}
+
+int main(void)
+{
+    VXK_RUN(test_edit_rebuilds);
+    VXK_RUN(test_lru_order);
+    VXK_RUN(test_concurrent_single_flight);
+    VXK_RUN(test_concurrent_eviction);
+    return vxk_test_finish();
+}

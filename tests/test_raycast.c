@@ -1,0 +1,671 @@
+// test_raycast.c: world raycasts against brute force over every primitive of the world: (1) the
+// same float Moller-Trumbore on every quad of every chunk in the kernel's chunk-local frame (must
+// agree exactly), (2) double precision over world-space triangles (within 1e-5, near-ties
+// honestly allowed). Rays: random, axis-aligned, from inside solid, grazing edges and corners,
+// very long, negative coordinates. Batch equals single for 1, 2 and 4 workers.
+#include <vxk/broadphase.h>
+#include <vxk/kdtree.h>
+#include <vxk/mesher.h>
+#include <vxk/raycast.h>
+
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#include "narrow_cache.h"
+#include "test.h"
+
+#define WORLD_X 40
+#define WORLD_Y 24
+#define WORLD_Z 40
+static const int32_t WORLD_MIN[3] = {-20, -12, -17};
+
+// ---- world -------------------------------------------------------------------------------------
+
+static vxk_world* make_world(vxk_jobs* jobs, float voxel_size, uint64_t seed)
+{
+    vxk_world_def def = vxk_default_world_def();
+    def.voxel_size = voxel_size;
+    def.jobs = jobs;
+    vxk_world* world = NULL;
+    if (vxk_world_create(&def, &world) != VXK_OK)
+        return NULL;
+    static uint8_t ids[WORLD_X * WORLD_Y * WORLD_Z];
+    uint64_t rng = seed;
+    int height[WORLD_X][WORLD_Z];
+    for (int x = 0; x < WORLD_X; ++x)
+        for (int z = 0; z < WORLD_Z; ++z)
+            height[x][z] = 8 + (int)(4.0 * sin(x * 0.3 + (double)(seed & 7)) +
+                                     3.0 * cos(z * 0.25)) + (int)(vxk_test_rand(&rng) % 2);
+    for (int y = 0; y < WORLD_Y; ++y)
+        for (int z = 0; z < WORLD_Z; ++z)
+            for (int x = 0; x < WORLD_X; ++x) {
+                uint8_t id = 0;
+                if (y < height[x][z])
+                    id = y < 3 ? VXK_MAT_BEDROCK : (y + 2 < height[x][z] ? VXK_MAT_STONE
+                                                                          : VXK_MAT_DIRT);
+                else if (y < 7)
+                    id = VXK_MAT_WATER;
+                // Sparse floating voxels and pillars above the ground.
+                if (id == 0 && vxk_test_rand(&rng) % 97 == 0)
+                    id = VXK_MAT_WOOD;
+                ids[x + WORLD_X * (z + WORLD_Z * y)] = id;
+            }
+    // Caves: random air boxes below the surface.
+    for (int k = 0; k < 14; ++k) {
+        int x0 = (int)(vxk_test_rand(&rng) % (WORLD_X - 6)), z0 = (int)(vxk_test_rand(&rng) % (WORLD_Z - 6));
+        int y0 = 2 + (int)(vxk_test_rand(&rng) % 6);
+        int sx = 2 + (int)(vxk_test_rand(&rng) % 9), sy = 1 + (int)(vxk_test_rand(&rng) % 4),
+            sz = 2 + (int)(vxk_test_rand(&rng) % 9);
+        for (int y = y0; y < y0 + sy && y < WORLD_Y; ++y)
+            for (int z = z0; z < z0 + sz && z < WORLD_Z; ++z)
+                for (int x = x0; x < x0 + sx && x < WORLD_X; ++x)
+                    ids[x + WORLD_X * (z + WORLD_Z * y)] = 0;
+    }
+    vxk_int3 min = {WORLD_MIN[0], WORLD_MIN[1], WORLD_MIN[2]};
+    vxk_int3 size = {WORLD_X, WORLD_Y, WORLD_Z};
+    if (vxk_world_write_box(world, min, size, ids) != VXK_OK ||
+        vxk_broadphase_build(world) != VXK_OK) {
+        vxk_world_destroy(world);
+        return NULL;
+    }
+    return world;
+}
+
+// Every chunk's narrowphase data, built outside the cache, and its triangles in world space.
+typedef struct brute_world {
+    vxk_narrow_chunk* chunks;
+    uint32_t count;
+    double* tris;  // 9 doubles per triangle
+    uint8_t* tri_material;
+    uint32_t tri_count;
+} brute_world;
+
+typedef struct collect_ctx {
+    vxk_int3* coords;
+    uint32_t count;
+} collect_ctx;
+
+static void collect_chunk(void* user, const vxk_chunk_info* info)
+{
+    collect_ctx* c = (collect_ctx*)user;
+    c->coords[c->count++] = info->coord;
+}
+
+static int brute_build(const vxk_world* world, brute_world* b)
+{
+    memset(b, 0, sizeof(*b));
+    vxk_int3* coords = (vxk_int3*)malloc(4096 * sizeof(vxk_int3));
+    collect_ctx cc = {coords, 0};
+    vxk_world_for_each_chunk(world, collect_chunk, &cc);
+    VXK_CHECK(cc.count < 4096);
+    b->chunks = (vxk_narrow_chunk*)calloc(cc.count, sizeof(vxk_narrow_chunk));
+    b->count = cc.count;
+    uint32_t quads = 0;
+    for (uint32_t i = 0; i < cc.count; ++i) {
+        VXK_CHECK(vxk_narrow_build_chunk(world, coords[i].x, coords[i].y, coords[i].z,
+                                         &b->chunks[i]) == VXK_OK);
+        quads += b->chunks[i].quad_count;
+    }
+    b->tris = (double*)malloc((size_t)quads * 2 * 9 * sizeof(double));
+    b->tri_material = (uint8_t*)malloc((size_t)quads * 2);
+    float vs = vxk_world_voxel_size(world);
+    for (uint32_t i = 0; i < cc.count; ++i) {
+        const vxk_narrow_chunk* c = &b->chunks[i];
+        vxk_mesh tri = {0};
+        vxk_vec3 origin = {8.0f * (float)c->coord.x * vs, 8.0f * (float)c->coord.y * vs,
+                           8.0f * (float)c->coord.z * vs};
+        VXK_CHECK(vxk_quads_to_mesh(&tri, c->quads, c->quad_count, 3, origin, vs) == VXK_OK);
+        for (uint32_t p = 0; p < tri.primitive_count; ++p) {
+            for (int k = 0; k < 3; ++k) {
+                vxk_vec3 v = tri.vertices[tri.indices[3 * p + k]];
+                double* out = &b->tris[(size_t)b->tri_count * 9 + 3 * k];
+                out[0] = v.x;
+                out[1] = v.y;
+                out[2] = v.z;
+            }
+            b->tri_material[b->tri_count++] = tri.materials[p];
+        }
+        vxk_mesh_free(&tri);
+    }
+    free(coords);
+    return 0;
+}
+
+static void brute_free(brute_world* b)
+{
+    for (uint32_t i = 0; i < b->count; ++i)
+        vxk_narrow_free_chunk(&b->chunks[i]);
+    free(b->chunks);
+    free(b->tris);
+    free(b->tri_material);
+}
+
+// The kernel's ray preparation (documented in vxk/raycast.h), repeated here.
+typedef struct prepared {
+    float o[3], dv[3], dn[3], tmax;
+} prepared;
+
+static void prepare(const vxk_world* world, const vxk_ray* ray, prepared* p)
+{
+    float d[3] = {ray->direction.x, ray->direction.y, ray->direction.z};
+    float m = fmaxf(fabsf(d[0]), fmaxf(fabsf(d[1]), fabsf(d[2])));
+    float s[3] = {d[0] / m, d[1] / m, d[2] / m};
+    float inv_len = 1.0f / sqrtf((s[0] * s[0] + s[1] * s[1]) + s[2] * s[2]);
+    float inv_vs = 1.0f / vxk_world_voxel_size(world);
+    float o[3] = {ray->origin.x, ray->origin.y, ray->origin.z};
+    for (int i = 0; i < 3; ++i) {
+        p->dn[i] = s[i] * inv_len;
+        p->dv[i] = p->dn[i] * inv_vs;
+        p->o[i] = o[i] * inv_vs;
+    }
+    p->tmax = isinf(ray->max_distance) ? FLT_MAX : ray->max_distance;
+}
+
+static bool inside_solid(const vxk_world* world, const prepared* p, uint8_t* material)
+{
+    uint8_t id = vxk_world_get_voxel(world, (int32_t)floorf(p->o[0]), (int32_t)floorf(p->o[1]),
+                                     (int32_t)floorf(p->o[2]));
+    *material = id;
+    return vxk_world_materials(world)->materials[id].kind == VXK_MATERIAL_SOLID;
+}
+
+// (1) Same float test in the same frame over every quad of every chunk.
+static bool brute_float(const brute_world* b, const prepared* p, float* t_out)
+{
+    bool found = false;
+    float best = p->tmax;
+    for (uint32_t i = 0; i < b->count; ++i) {
+        const vxk_narrow_chunk* c = &b->chunks[i];
+        // Skip chunks whose box (padded by a voxel) the ray misses (double slab test).
+        const int32_t cc[3] = {c->coord.x, c->coord.y, c->coord.z};
+        double t0 = -1.0, t1 = (double)p->tmax + 1.0;
+        for (int a = 0; a < 3 && t0 <= t1; ++a) {
+            double lo = 8.0 * cc[a] - 1.0, hi = lo + 10.0;
+            if (p->dv[a] == 0.0f) {
+                if (p->o[a] < lo || p->o[a] > hi)
+                    t0 = t1 + 1.0;
+                continue;
+            }
+            double ta = (lo - p->o[a]) / p->dv[a], tb = (hi - p->o[a]) / p->dv[a];
+            t0 = fmax(t0, fmin(ta, tb));
+            t1 = fmin(t1, fmax(ta, tb));
+        }
+        if (t0 > t1)
+            continue;
+        vxk_kd_ray kr = {{p->o[0] - 8.0f * (float)c->coord.x, p->o[1] - 8.0f * (float)c->coord.y,
+                          p->o[2] - 8.0f * (float)c->coord.z},
+                         {p->dv[0], p->dv[1], p->dv[2]},
+                         p->tmax};
+        for (uint32_t q = 0; q < c->mesh.primitive_count; ++q) {
+            const uint32_t* idx = &c->mesh.indices[4 * q];
+            float t, u, v;
+            if (vxk_kd_intersect_quad(&kr, c->mesh.vertices[idx[0]], c->mesh.vertices[idx[1]],
+                                      c->mesh.vertices[idx[3]], p->tmax, &t, &u, &v) &&
+                (!found || t < best)) {
+                best = t;
+                found = true;
+            }
+        }
+    }
+    *t_out = best;
+    return found;
+}
+
+// (2) Double-precision Moller-Trumbore over world triangles, in one pass for three versions of
+// every triangle: exact, shrunk and grown by `margin` in barycentric terms (and in t at the
+// ends). Chunks whose box (padded by one voxel) the ray misses are skipped with a double slab test.
+typedef struct double_result {
+    bool hit[3];     // exact, shrunk, grown
+    double t[3];
+} double_result;
+
+static void brute_double(const brute_world* b, const vxk_ray* ray, float voxel_size,
+                         double margin, double_result* out)
+{
+    double o[3] = {ray->origin.x, ray->origin.y, ray->origin.z};
+    double d[3] = {ray->direction.x, ray->direction.y, ray->direction.z};
+    double len = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+    for (int i = 0; i < 3; ++i)
+        d[i] /= len;
+    double tmax = isinf(ray->max_distance) ? INFINITY : ray->max_distance;
+    const double lo_m[3] = {0.0, margin, -margin};
+    const double t_lo[3] = {0.0, 0.0, -margin};
+    const double t_hi[3] = {tmax, tmax * (1.0 - margin) - margin, tmax * (1.0 + margin) + margin};
+    for (int k = 0; k < 3; ++k) {
+        out->hit[k] = false;
+        out->t[k] = INFINITY;
+    }
+    uint32_t tri = 0;
+    for (uint32_t c = 0; c < b->count; ++c) {
+        uint32_t n = 2 * b->chunks[c].quad_count;
+        double bl[3] = {(8.0 * b->chunks[c].coord.x - 1) * voxel_size,
+                        (8.0 * b->chunks[c].coord.y - 1) * voxel_size,
+                        (8.0 * b->chunks[c].coord.z - 1) * voxel_size};
+        double t0 = -1.0, t1 = t_hi[2] + 1.0;
+        for (int a = 0; a < 3 && t0 <= t1; ++a) {
+            double bh = bl[a] + 10.0 * voxel_size;
+            if (d[a] == 0.0) {
+                if (o[a] < bl[a] || o[a] > bh)
+                    t0 = t1 + 1.0;
+                continue;
+            }
+            double ta = (bl[a] - o[a]) / d[a], tb = (bh - o[a]) / d[a];
+            t0 = fmax(t0, fmin(ta, tb));
+            t1 = fmin(t1, fmax(ta, tb));
+        }
+        if (t0 > t1) {
+            tri += n;
+            continue;
+        }
+        for (uint32_t i = tri; i < tri + n; ++i) {
+            const double* v = &b->tris[(size_t)i * 9];
+            double e1[3] = {v[3] - v[0], v[4] - v[1], v[5] - v[2]};
+            double e2[3] = {v[6] - v[0], v[7] - v[1], v[8] - v[2]};
+            double pv[3] = {d[1] * e2[2] - d[2] * e2[1], d[2] * e2[0] - d[0] * e2[2],
+                            d[0] * e2[1] - d[1] * e2[0]};
+            double det = e1[0] * pv[0] + e1[1] * pv[1] + e1[2] * pv[2];
+            if (fabs(det) < 1e-12)
+                continue;
+            double inv = 1.0 / det;
+            double s[3] = {o[0] - v[0], o[1] - v[1], o[2] - v[2]};
+            double u = (s[0] * pv[0] + s[1] * pv[1] + s[2] * pv[2]) * inv;
+            double q[3] = {s[1] * e1[2] - s[2] * e1[1], s[2] * e1[0] - s[0] * e1[2],
+                           s[0] * e1[1] - s[1] * e1[0]};
+            double vv = (d[0] * q[0] + d[1] * q[1] + d[2] * q[2]) * inv;
+            double t = (e2[0] * q[0] + e2[1] * q[1] + e2[2] * q[2]) * inv;
+            for (int k = 0; k < 3; ++k) {
+                double m = lo_m[k];
+                if (u >= m && vv >= m && u + vv <= 1.0 - m && t >= t_lo[k] && t <= t_hi[k] &&
+                    t < out->t[k]) {
+                    out->t[k] = t;
+                    out->hit[k] = true;
+                }
+            }
+        }
+        tri += n;
+    }
+}
+
+// ---- rays ----------------------------------------------------------------------------------------
+
+static vxk_vec3 random_dir(uint64_t* rng)
+{
+    for (;;) {
+        vxk_vec3 d = {vxk_test_randf(rng, -1, 1), vxk_test_randf(rng, -1, 1),
+                      vxk_test_randf(rng, -1, 1)};
+        float l2 = d.x * d.x + d.y * d.y + d.z * d.z;
+        if (l2 > 1e-4f && l2 <= 1.0f)
+            return d;
+    }
+}
+
+// Kinds of rays, chosen by index.
+static vxk_ray make_ray(const vxk_world* world, uint64_t* rng, uint32_t kind)
+{
+    float vs = vxk_world_voxel_size(world);
+    float lo[3], hi[3];
+    for (int a = 0; a < 3; ++a) {
+        int32_t size = a == 0 ? WORLD_X : (a == 1 ? WORLD_Y : WORLD_Z);
+        lo[a] = (float)(WORLD_MIN[a] - 4) * vs;
+        hi[a] = (float)(WORLD_MIN[a] + size + 4) * vs;
+    }
+    vxk_ray r;
+    r.origin = (vxk_vec3){vxk_test_randf(rng, lo[0], hi[0]), vxk_test_randf(rng, lo[1], hi[1]),
+                          vxk_test_randf(rng, lo[2], hi[2])};
+    r.direction = random_dir(rng);
+    uint32_t m = (uint32_t)(vxk_test_rand(rng) % 4);
+    r.max_distance = m == 0 ? INFINITY : (m == 1 ? vxk_test_randf(rng, 0, 10 * vs)
+                                                 : vxk_test_randf(rng, 0, 80 * vs));
+    switch (kind % 8) {
+    case 0: // random
+        break;
+    case 1: { // along an axis, from integer or chunk-boundary coordinates
+        int axis = (int)(vxk_test_rand(rng) % 3);
+        float dir[3] = {0, 0, 0};
+        dir[axis] = vxk_test_rand(rng) & 1 ? 1.0f : -1.0f;
+        r.direction = (vxk_vec3){dir[0], dir[1], dir[2]};
+        float* o = &r.origin.x;
+        for (int a = 0; a < 3; ++a) {
+            uint64_t snap = vxk_test_rand(rng) % 3;
+            if (snap == 0)
+                o[a] = floorf(o[a] / vs) * vs; // voxel plane
+            else if (snap == 1)
+                o[a] = floorf(o[a] / (8 * vs)) * 8 * vs; // chunk plane
+        }
+        break;
+    }
+    case 2: { // from inside: origin at a random point of a random voxel
+        break;
+    }
+    case 3: { // grazing: lattice corner to lattice corner
+        float* o = &r.origin.x;
+        float t[3];
+        for (int a = 0; a < 3; ++a) {
+            o[a] = floorf(o[a] / vs) * vs;
+            t[a] = floorf(vxk_test_randf(rng, lo[a], hi[a]) / vs) * vs;
+        }
+        r.direction = (vxk_vec3){t[0] - o[0], t[1] - o[1], t[2] - o[2]};
+        if (r.direction.x == 0 && r.direction.y == 0 && r.direction.z == 0)
+            r.direction.y = -1;
+        // Some along a face diagonal (one axis zero).
+        if (vxk_test_rand(rng) % 2)
+            (&r.direction.x)[vxk_test_rand(rng) % 3] = 0.0f;
+        if (r.direction.x == 0 && r.direction.y == 0 && r.direction.z == 0)
+            r.direction.x = 1;
+        break;
+    }
+    case 4: { // very long: from far away towards the world
+        float far = vxk_test_randf(rng, 200, 5000) * vs;
+        vxk_vec3 d = random_dir(rng);
+        float l = sqrtf(d.x * d.x + d.y * d.y + d.z * d.z);
+        vxk_vec3 target = r.origin;
+        r.origin = (vxk_vec3){target.x - d.x / l * far, target.y - d.y / l * far,
+                              target.z - d.z / l * far};
+        r.direction = d;
+        r.max_distance = vxk_test_rand(rng) % 2 ? INFINITY : far * 2;
+        break;
+    }
+    case 5: // downwards from above the surface
+        r.origin.y = hi[1] + vxk_test_randf(rng, 0, 20 * vs);
+        r.direction = (vxk_vec3){vxk_test_randf(rng, -0.3f, 0.3f), -1,
+                                 vxk_test_randf(rng, -0.3f, 0.3f)};
+        r.max_distance = INFINITY;
+        break;
+    case 6: // horizontal through the caves
+        r.origin.y = (float)(WORLD_MIN[1] + 2 + (int)(vxk_test_rand(rng) % 8)) * vs +
+                     vxk_test_randf(rng, 0, vs);
+        r.direction.y = 0;
+        if (r.direction.x == 0 && r.direction.z == 0)
+            r.direction.x = 1;
+        break;
+    default: // short rays
+        r.max_distance = vxk_test_randf(rng, 0, 3 * vs);
+        break;
+    }
+    return r;
+}
+
+// ---- checks --------------------------------------------------------------------------------------
+
+static int check_ray(const vxk_world* world, const brute_world* b, const vxk_ray* ray,
+                     const vxk_ray_hit* got, uint32_t index, uint32_t* ambiguous,
+                     uint32_t* disagree)
+{
+    prepared p;
+    prepare(world, ray, &p);
+    uint8_t inside_material;
+    if (inside_solid(world, &p, &inside_material)) {
+        VXK_CHECK_MSG(got->hit && got->distance == 0.0f && got->material == inside_material,
+                      "ray %u from inside solid: hit %d distance %g", index, got->hit,
+                      (double)got->distance);
+        VXK_CHECK(got->normal.x == -p.dn[0] && got->normal.y == -p.dn[1] &&
+                  got->normal.z == -p.dn[2]);
+        return 0;
+    }
+    // (1) exact agreement with the same float test.
+    float tf;
+    bool hf = brute_float(b, &p, &tf);
+    VXK_CHECK_MSG(hf == (got->hit != 0), "ray %u: float brute %s, raycast %s (t %g vs %g)",
+                  index, hf ? "hit" : "miss", got->hit ? "hit" : "miss", (double)tf,
+                  (double)got->distance);
+    if (hf)
+        VXK_CHECK_MSG(tf == got->distance, "ray %u: t %.9g vs brute %.9g", index,
+                      (double)got->distance, (double)tf);
+    // (2) double precision, world space: a ray is clear when the triangles shrunk and grown by
+    // 1e-5 (barycentric) agree; otherwise it grazes an edge or ends at a face (a near-tie).
+    double_result dr;
+    brute_double(b, ray, vxk_world_voxel_size(world), 1e-5, &dr);
+    bool h_strict = dr.hit[0], h_inner = dr.hit[1], h_outer = dr.hit[2];
+    double t_strict = dr.t[0], t_inner = dr.t[1], t_outer = dr.t[2];
+    double scale = fmax(1.0, h_outer ? fabs(t_outer) : 0.0);
+    double tol = 1e-5 * scale;
+    bool clear = h_inner == h_outer && (!h_inner || fabs(t_inner - t_outer) <= tol);
+    if (clear) {
+        VXK_CHECK_MSG(h_strict == (got->hit != 0), "ray %u: double brute %s, raycast %s", index,
+                      h_strict ? "hit" : "miss", got->hit ? "hit" : "miss");
+        if (h_strict) {
+            VXK_CHECK_MSG(fabs((double)got->distance - t_strict) <= tol,
+                          "ray %u: t %.9g vs double %.9g", index, (double)got->distance,
+                          t_strict);
+            float n2 = got->normal.x * got->normal.x + got->normal.y * got->normal.y +
+                       got->normal.z * got->normal.z;
+            VXK_CHECK(n2 == 1.0f);
+            VXK_CHECK(vxk_world_materials(world)->materials[got->material].kind ==
+                      VXK_MATERIAL_SOLID);
+        }
+    } else {
+        // Near-tie: the answer must lie between what the shrunk and grown triangles allow.
+        ++*ambiguous;
+        if (h_strict != (got->hit != 0) ||
+            (h_strict && fabs((double)got->distance - t_strict) > tol))
+            ++*disagree;
+        if (got->hit)
+            VXK_CHECK_MSG(h_outer && (double)got->distance >= t_outer - tol,
+                          "ray %u: ambiguous, t %g below grown %g", index,
+                          (double)got->distance, t_outer);
+        if (h_inner)
+            VXK_CHECK_MSG(got->hit && (double)got->distance <= t_inner + tol,
+                          "ray %u: ambiguous, missed the shrunk hit at %g", index, t_inner);
+    }
+    return 0;
+}
+
+static uint32_t ray_count(void)
+{
+    return VXK_TEST_SLOW ? 6000 : 100000;
+}
+
+static int run_world(float voxel_size, uint64_t seed)
+{
+    vxk_world* world = make_world(NULL, voxel_size, seed);
+    VXK_CHECK(world);
+    brute_world b;
+    VXK_CHECK(brute_build(world, &b) == 0);
+    uint64_t rng = seed * 31 + 7;
+    uint32_t n = ray_count() / 2;
+    uint32_t hits = 0, inside = 0, ambiguous = 0, disagree = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+        vxk_ray ray = make_ray(world, &rng, i);
+        if (i % 8 == 2) {
+            // Inside a random voxel (solid or not).
+            float vs = voxel_size;
+            ray.origin = (vxk_vec3){
+                ((float)(WORLD_MIN[0] + (int)(vxk_test_rand(&rng) % WORLD_X)) +
+                 vxk_test_randf(&rng, 0, 1)) * vs,
+                ((float)(WORLD_MIN[1] + (int)(vxk_test_rand(&rng) % WORLD_Y)) +
+                 vxk_test_randf(&rng, 0, 1)) * vs,
+                ((float)(WORLD_MIN[2] + (int)(vxk_test_rand(&rng) % WORLD_Z)) +
+                 vxk_test_randf(&rng, 0, 1)) * vs};
+        }
+        vxk_ray_hit hit;
+        VXK_CHECK_EQ_INT(vxk_raycast(world, &ray, &hit), VXK_OK);
+        if (check_ray(world, &b, &ray, &hit, i, &ambiguous, &disagree))
+            return 1;
+        bool any = false;
+        VXK_CHECK_EQ_INT(vxk_raycast_any(world, &ray, &any), VXK_OK);
+        VXK_CHECK_MSG(any == (hit.hit != 0), "ray %u: any %d closest %d", i, any, hit.hit);
+        hits += hit.hit;
+        prepared p;
+        prepare(world, &ray, &p);
+        uint8_t m;
+        inside += inside_solid(world, &p, &m);
+    }
+    fprintf(stderr,
+            "   voxel %g: %u rays, %u hits, %u from inside, %u near-ties, %u of them answered "
+            "differently than the exact double test\n",
+            (double)voxel_size, n, hits, inside, ambiguous, disagree);
+    VXK_CHECK(hits > n / 4 && hits < n);
+    VXK_CHECK(inside > n / 50);
+    VXK_CHECK(disagree < n / 100);
+    brute_free(&b);
+    vxk_world_destroy(world);
+    return 0;
+}
+
+static int test_against_brute_force(void)
+{
+    if (run_world(1.0f, 11))
+        return 1;
+    return run_world(0.5f, 12);
+}
+
+// Batch output equals the single-ray output, identically for 1, 2 and 4 workers.
+static int test_batch(void)
+{
+    uint32_t n = VXK_TEST_SLOW ? 3000 : 20000;
+    vxk_ray* rays = (vxk_ray*)malloc(n * sizeof(vxk_ray));
+    vxk_ray_hit* single = (vxk_ray_hit*)calloc(n, sizeof(vxk_ray_hit));
+    vxk_ray_hit* batch = (vxk_ray_hit*)calloc(n, sizeof(vxk_ray_hit));
+    uint32_t workers[3] = {1, 2, 4};
+    for (int w = 0; w < 3; ++w) {
+        vxk_jobs_def jd = vxk_default_jobs_def();
+        jd.worker_count = workers[w];
+        vxk_jobs* jobs = NULL;
+        VXK_CHECK(vxk_jobs_create(&jd, &jobs) == 0);
+        vxk_world* world = make_world(jobs, 1.0f, 21);
+        VXK_CHECK(world);
+        uint64_t rng = 99;
+        for (uint32_t i = 0; i < n; ++i)
+            rays[i] = make_ray(world, &rng, i);
+        if (w == 0)
+            for (uint32_t i = 0; i < n; ++i)
+                VXK_CHECK_EQ_INT(vxk_raycast(world, &rays[i], &single[i]), VXK_OK);
+        memset(batch, 0xAB, n * sizeof(vxk_ray_hit));
+        VXK_CHECK_EQ_INT(vxk_raycast_batch(world, batch, rays, n), VXK_OK);
+        for (uint32_t i = 0; i < n; ++i)
+            VXK_CHECK_MSG(memcmp(&batch[i], &single[i], sizeof(vxk_ray_hit)) == 0,
+                          "workers %u ray %u differs", workers[w], i);
+        // A tiny budget (constant eviction) gives the same answers.
+        vxk_narrow_cache_set_budget(vxk_narrow_cache_get(world), 16 << 10);
+        VXK_CHECK_EQ_INT(vxk_raycast_batch(world, batch, rays, n), VXK_OK);
+        for (uint32_t i = 0; i < n; ++i)
+            VXK_CHECK_MSG(memcmp(&batch[i], &single[i], sizeof(vxk_ray_hit)) == 0,
+                          "small budget, workers %u ray %u differs", workers[w], i);
+        vxk_world_destroy(world);
+        vxk_jobs_destroy(jobs);
+    }
+    free(rays);
+    free(single);
+    free(batch);
+    return 0;
+}
+
+// Editing terrain (and updating the broadphase) changes what rays hit: the cache rebuilds.
+static int test_edit(void)
+{
+    vxk_world* world = make_world(NULL, 1.0f, 31);
+    VXK_CHECK(world);
+    uint64_t rng = 5;
+    for (int round = 0; round < 6; ++round) {
+        int64_t lo[3], hi[3];
+        for (int a = 0; a < 3; ++a) {
+            int32_t size = a == 0 ? WORLD_X : (a == 1 ? WORLD_Y : WORLD_Z);
+            lo[a] = WORLD_MIN[a] + (int64_t)(vxk_test_rand(&rng) % (uint64_t)(size - 8));
+            hi[a] = lo[a] + (int64_t)(vxk_test_rand(&rng) % 8);
+        }
+        uint8_t material = round % 2 ? 0 : VXK_MAT_METAL;
+        VXK_CHECK_EQ_INT(vxk_world_fill_box(world, lo, hi, material), VXK_OK);
+        VXK_CHECK_EQ_INT(vxk_broadphase_update_dirty(world), VXK_OK);
+        brute_world b;
+        VXK_CHECK(brute_build(world, &b) == 0);
+        uint32_t ambiguous = 0, disagree = 0;
+        for (uint32_t i = 0; i < (VXK_TEST_SLOW ? 300u : 2000u); ++i) {
+            vxk_ray ray = make_ray(world, &rng, i);
+            // Aim at the edited box.
+            vxk_vec3 target = {(float)(lo[0] + hi[0]) * 0.5f + 0.3f, (float)(lo[1] + hi[1]) * 0.5f,
+                               (float)(lo[2] + hi[2]) * 0.5f - 0.2f};
+            if (i % 2)
+                ray.direction = (vxk_vec3){target.x - ray.origin.x, target.y - ray.origin.y,
+                                           target.z - ray.origin.z};
+            if (ray.direction.x == 0 && ray.direction.y == 0 && ray.direction.z == 0)
+                continue;
+            vxk_ray_hit hit;
+            VXK_CHECK_EQ_INT(vxk_raycast(world, &ray, &hit), VXK_OK);
+            if (check_ray(world, &b, &ray, &hit, i, &ambiguous, &disagree))
+                return 1;
+        }
+        brute_free(&b);
+    }
+    vxk_ray_cache_stats stats;
+    vxk_raycast_cache_stats(world, &stats);
+    VXK_CHECK(stats.builds > 0 && stats.entries > 0);
+    vxk_world_destroy(world);
+    return 0;
+}
+
+static int test_bad_input(void)
+{
+    vxk_world* world = make_world(NULL, 1.0f, 41);
+    VXK_CHECK(world);
+    vxk_ray good = {{0, 30, 0}, {0, -1, 0}, INFINITY};
+    vxk_ray_hit hit;
+    VXK_CHECK_EQ_INT(vxk_raycast(world, &good, &hit), VXK_OK);
+    VXK_CHECK(hit.hit && hit.normal.y == 1.0f);
+    VXK_CHECK_EQ_INT(vxk_raycast(NULL, &good, &hit), VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_raycast(world, NULL, &hit), VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_raycast(world, &good, NULL), VXK_ERR_INVALID_ARGUMENT);
+    struct {
+        vxk_ray ray;
+        vxk_status expect;
+    } bad[] = {
+        {{{NAN, 0, 0}, {0, -1, 0}, 10}, VXK_ERR_NOT_FINITE},
+        {{{0, INFINITY, 0}, {0, -1, 0}, 10}, VXK_ERR_NOT_FINITE},
+        {{{0, 0, 0}, {0, NAN, 0}, 10}, VXK_ERR_NOT_FINITE},
+        {{{0, 0, 0}, {-INFINITY, 1, 0}, 10}, VXK_ERR_NOT_FINITE},
+        {{{0, 0, 0}, {0, -1, 0}, NAN}, VXK_ERR_NOT_FINITE},
+        {{{0, 0, 0}, {0, 0, 0}, 10}, VXK_ERR_OUT_OF_RANGE},
+        {{{0, 0, 0}, {0, -0.0f, 0}, 10}, VXK_ERR_OUT_OF_RANGE},
+        {{{0, 0, 0}, {0, -1, 0}, -1}, VXK_ERR_OUT_OF_RANGE},
+        {{{0, 0, 0}, {0, -1, 0}, -INFINITY}, VXK_ERR_OUT_OF_RANGE},
+        {{{3e9f, 0, 0}, {0, -1, 0}, 10}, VXK_ERR_OUT_OF_RANGE},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); ++i) {
+        vxk_ray_hit untouched;
+        memset(&untouched, 0x5A, sizeof(untouched));
+        vxk_ray_hit copy = untouched;
+        VXK_CHECK_EQ_INT(vxk_raycast(world, &bad[i].ray, &untouched), bad[i].expect);
+        VXK_CHECK(memcmp(&untouched, &copy, sizeof(copy)) == 0);
+        bool any = true;
+        VXK_CHECK_EQ_INT(vxk_raycast_any(world, &bad[i].ray, &any), bad[i].expect);
+        VXK_CHECK(any == true);
+        // A batch with one bad ray writes nothing.
+        vxk_ray rays[3] = {good, bad[i].ray, good};
+        vxk_ray_hit hits[3];
+        memset(hits, 0x5A, sizeof(hits));
+        VXK_CHECK_EQ_INT(vxk_raycast_batch(world, hits, rays, 3), bad[i].expect);
+        for (int k = 0; k < 3; ++k)
+            VXK_CHECK(memcmp(&hits[k], &copy, sizeof(copy)) == 0);
+    }
+    VXK_CHECK_EQ_INT(vxk_raycast_batch(world, NULL, NULL, 0), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_raycast_batch(world, NULL, &good, 1), VXK_ERR_INVALID_ARGUMENT);
+    // Tiny and huge directions are normalised alike.
+    vxk_ray tiny = {{0.5f, 30, 0.5f}, {0, -1e-30f, 0}, INFINITY};
+    vxk_ray huge = {{0.5f, 30, 0.5f}, {0, -3e38f, 0}, INFINITY};
+    vxk_ray_hit a, b;
+    VXK_CHECK_EQ_INT(vxk_raycast(world, &tiny, &a), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_raycast(world, &huge, &b), VXK_OK);
+    VXK_CHECK(a.hit && memcmp(&a, &b, sizeof(a)) == 0);
+    // Max distance 0 from outside misses; from inside solid hits at 0.
+    vxk_ray zero = {{0.5f, 30, 0.5f}, {0, -1, 0}, 0};
+    VXK_CHECK_EQ_INT(vxk_raycast(world, &zero, &a), VXK_OK);
+    VXK_CHECK(!a.hit);
+    zero.origin.y = (float)WORLD_MIN[1] + 0.5f; // bedrock
+    VXK_CHECK_EQ_INT(vxk_raycast(world, &zero, &a), VXK_OK);
+    VXK_CHECK(a.hit && a.distance == 0.0f && a.material == VXK_MAT_BEDROCK);
+    // Far from any terrain, infinite rays miss quickly.
+    vxk_ray away = {{1e8f, 1e8f, -1e8f}, {1, 0.5f, 0.25f}, INFINITY};
+    VXK_CHECK_EQ_INT(vxk_raycast(world, &away, &a), VXK_OK);
+    VXK_CHECK(!a.hit);
+    vxk_world_destroy(world);
+    return 0;
+}
+
+int main(void)
+{
+    VXK_RUN(test_bad_input);
+    VXK_RUN(test_against_brute_force);
+    VXK_RUN(test_batch);
+    VXK_RUN(test_edit);
+    return vxk_test_finish();
+}

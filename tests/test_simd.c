@@ -1,0 +1,944 @@
+// test_simd.c: the SIMD layer against its scalar twins, bit for bit, on 100,000 seeded random
+// inputs per operation and kernel (special floats, zero direction components, rays on box
+// planes, grazing hits, degenerate triangles), and the ray kernels against independent
+// double-precision references so that the twins are not just equally wrong.
+#include "test.h"
+
+#include <vxk/simd.h>
+#include <vxk/simd_kernels.h>
+
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#define ITERATIONS 100000
+
+// ---- random inputs --------------------------------------------------------------------------
+
+static uint32_t rand_u32(uint64_t* s)
+{
+    return (uint32_t)(vxk_test_rand(s) >> 32);
+}
+
+static uint32_t rand_below(uint64_t* s, uint32_t n)
+{
+    return (uint32_t)(((vxk_test_rand(s) >> 32) * (uint64_t)n) >> 32);
+}
+
+static const uint32_t special_bits[] = {
+    0x00000000u, 0x80000000u, 0x7F800000u, 0xFF800000u, 0x7FC00000u, 0xFFC00000u,
+    0x7F800001u, 0x3F800000u, 0xBF800000u, 0x00800000u, 0x00000001u, 0x807FFFFFu,
+    0x7F7FFFFFu, 0xFF7FFFFFu, 0x3F000000u, 0x4B000000u,
+};
+
+// Ordinary values, special values (zeros, infinities, NaNs, denormals, extremes), raw bits.
+static float rand_any_f32(uint64_t* s)
+{
+    uint32_t kind = rand_below(s, 10);
+    if (kind < 6)
+        return vxk_test_randf(s, -100.0f, 100.0f);
+    if (kind < 8)
+        return vxk_f32_from_bits(special_bits[rand_below(s, 16)]);
+    return vxk_f32_from_bits(rand_u32(s));
+}
+
+static uint64_t rand_bits64(uint64_t* s)
+{
+    switch (rand_below(s, 6)) {
+    case 0: return 0;
+    case 1: return ~0ull;
+    case 2: return 1ull << rand_below(s, 64);
+    case 3: return vxk_test_rand(s) & vxk_test_rand(s) & vxk_test_rand(s);
+    default: return vxk_test_rand(s);
+    }
+}
+
+// Arithmetic results must match bit for bit, except that NaN payloads are not part of the
+// contract (compilers may commute the operands of a scalar a + b).
+static bool same_arith_f32(float a, float b)
+{
+    return vxk_f32_bits(a) == vxk_f32_bits(b) || (isnan(a) && isnan(b));
+}
+
+static vxk_f32x8_lanes lanes_of_f32(vxk_f32x8 v)
+{
+    vxk_f32x8_lanes r;
+    vxk_f32x8_store(r.lane, v);
+    return r;
+}
+
+static vxk_mask8_lanes lanes_of_mask(vxk_mask8 m)
+{
+    vxk_mask8_lanes r;
+    memcpy(&r, &m, sizeof(r));
+    return r;
+}
+
+static vxk_mask8 mask_of_lanes(vxk_mask8_lanes l)
+{
+    vxk_mask8 m;
+    memcpy(&m, &l, sizeof(m));
+    return m;
+}
+
+static vxk_u64x4_lanes lanes_of_u64(vxk_u64x4 v)
+{
+    vxk_u64x4_lanes r;
+    vxk_u64x4_store(r.lane, v);
+    return r;
+}
+
+// ---- wide operations ------------------------------------------------------------------------
+
+static int check_arith(const char* name, vxk_f32x8_lanes got, vxk_f32x8_lanes want,
+                       vxk_f32x8_lanes a, vxk_f32x8_lanes b)
+{
+    for (int i = 0; i < 8; ++i) {
+        VXK_CHECK_MSG(same_arith_f32(got.lane[i], want.lane[i]),
+                      "%s lane %d: %a op %a = %a (simd) vs %a (scalar)", name, i, a.lane[i],
+                      b.lane[i], got.lane[i], want.lane[i]);
+    }
+    return 0;
+}
+
+static int check_exact(const char* name, const void* got, const void* want, size_t size)
+{
+    VXK_CHECK_MSG(memcmp(got, want, size) == 0, "%s differs from its scalar twin", name);
+    return 0;
+}
+
+static int test_f32x8_ops(void)
+{
+    uint64_t s = 11;
+    for (int it = 0; it < ITERATIONS; ++it) {
+        vxk_f32x8_lanes a, b;
+        for (int i = 0; i < 8; ++i) {
+            a.lane[i] = rand_any_f32(&s);
+            uint32_t tie = rand_below(&s, 16);
+            b.lane[i] = tie == 0 ? a.lane[i] : tie == 1 ? -a.lane[i] : rand_any_f32(&s);
+        }
+        vxk_f32x8 va = vxk_f32x8_load(a.lane), vb = vxk_f32x8_load(b.lane);
+        vxk_f32x8_lanes got;
+
+        VXK_CHECK(check_exact("load/store", lanes_of_f32(va).lane, a.lane, 32) == 0);
+        got = lanes_of_f32(vxk_f32x8_broadcast(a.lane[3]));
+        vxk_f32x8_lanes want = vxk_f32x8_broadcast_scalar(a.lane[3]);
+        VXK_CHECK(check_exact("broadcast", &got, &want, 32) == 0);
+
+        VXK_CHECK(check_arith("add", lanes_of_f32(vxk_f32x8_add(va, vb)),
+                              vxk_f32x8_add_scalar(a, b), a, b) == 0);
+        VXK_CHECK(check_arith("sub", lanes_of_f32(vxk_f32x8_sub(va, vb)),
+                              vxk_f32x8_sub_scalar(a, b), a, b) == 0);
+        VXK_CHECK(check_arith("mul", lanes_of_f32(vxk_f32x8_mul(va, vb)),
+                              vxk_f32x8_mul_scalar(a, b), a, b) == 0);
+        VXK_CHECK(check_arith("div", lanes_of_f32(vxk_f32x8_div(va, vb)),
+                              vxk_f32x8_div_scalar(a, b), a, b) == 0);
+
+        // min/max/and/or/select return input bits: exact, NaNs included.
+        got = lanes_of_f32(vxk_f32x8_min(va, vb));
+        want = vxk_f32x8_min_scalar(a, b);
+        VXK_CHECK(check_exact("min", &got, &want, 32) == 0);
+        got = lanes_of_f32(vxk_f32x8_max(va, vb));
+        want = vxk_f32x8_max_scalar(a, b);
+        VXK_CHECK(check_exact("max", &got, &want, 32) == 0);
+        got = lanes_of_f32(vxk_f32x8_and(va, vb));
+        want = vxk_f32x8_and_scalar(a, b);
+        VXK_CHECK(check_exact("and", &got, &want, 32) == 0);
+        got = lanes_of_f32(vxk_f32x8_or(va, vb));
+        want = vxk_f32x8_or_scalar(a, b);
+        VXK_CHECK(check_exact("or", &got, &want, 32) == 0);
+
+        vxk_mask8_lanes mg, mw;
+#define CHECK_CMP(op)                           \
+    mg = lanes_of_mask(vxk_f32x8_##op(va, vb)); \
+    mw = vxk_f32x8_##op##_scalar(a, b);         \
+    VXK_CHECK(check_exact(#op, &mg, &mw, 32) == 0);
+        CHECK_CMP(cmplt)
+        CHECK_CMP(cmple)
+        CHECK_CMP(cmpgt)
+        CHECK_CMP(cmpge)
+        CHECK_CMP(cmpeq)
+        CHECK_CMP(cmpneq)
+#undef CHECK_CMP
+        mg = lanes_of_mask(vxk_f32x8_cmpord(va));
+        mw = vxk_f32x8_cmpord_scalar(a);
+        VXK_CHECK(check_exact("cmpord", &mg, &mw, 32) == 0);
+
+        // Masks: comparison masks, sign masks, bit masks and arbitrary bits (select and
+        // movemask read only the sign bit).
+        vxk_mask8_lanes m1 = vxk_f32x8_cmplt_scalar(a, b), m2 = vxk_mask8_from_sign_scalar(b);
+        vxk_mask8_lanes m3;
+        for (int i = 0; i < 8; ++i)
+            m3.lane[i] = rand_u32(&s);
+        uint32_t bits = rand_u32(&s);
+        mg = lanes_of_mask(vxk_mask8_from_sign(vb));
+        VXK_CHECK(check_exact("from_sign", &mg, &m2, 32) == 0);
+        mg = lanes_of_mask(vxk_mask8_from_bits(bits));
+        mw = vxk_mask8_from_bits_scalar(bits);
+        VXK_CHECK(check_exact("from_bits", &mg, &mw, 32) == 0);
+        VXK_CHECK_EQ_U64(vxk_mask8_movemask(vxk_mask8_from_bits(bits)), bits & 0xFFu);
+        vxk_mask8 vm1 = mask_of_lanes(m1), vm2 = mask_of_lanes(m2), vm3 = mask_of_lanes(m3);
+        mg = lanes_of_mask(vxk_mask8_and(vm1, vm2));
+        mw = vxk_mask8_and_scalar(m1, m2);
+        VXK_CHECK(check_exact("mask and", &mg, &mw, 32) == 0);
+        mg = lanes_of_mask(vxk_mask8_or(vm1, vm3));
+        mw = vxk_mask8_or_scalar(m1, m3);
+        VXK_CHECK(check_exact("mask or", &mg, &mw, 32) == 0);
+        mg = lanes_of_mask(vxk_mask8_andnot(vm3, vm2));
+        mw = vxk_mask8_andnot_scalar(m3, m2);
+        VXK_CHECK(check_exact("mask andnot", &mg, &mw, 32) == 0);
+        VXK_CHECK_EQ_U64(vxk_mask8_movemask(vm3), vxk_mask8_movemask_scalar(m3));
+        VXK_CHECK_EQ_U64(vxk_mask8_movemask(vm1), vxk_mask8_movemask_scalar(m1));
+        got = lanes_of_f32(vxk_f32x8_select(vm3, va, vb));
+        want = vxk_f32x8_select_scalar(m3, a, b);
+        VXK_CHECK(check_exact("select", &got, &want, 32) == 0);
+        got = lanes_of_f32(vxk_f32x8_select(vm1, vb, va));
+        want = vxk_f32x8_select_scalar(m1, b, a);
+        VXK_CHECK(check_exact("select cmp", &got, &want, 32) == 0);
+
+        float out[8];
+        vxk_f32x8_store(out, va);
+        vxk_f32x8_lanes back = vxk_f32x8_load_scalar(out);
+        VXK_CHECK(check_exact("store", &back, &a, 32) == 0);
+    }
+    return 0;
+}
+
+static int test_u64x4_ops(void)
+{
+    uint64_t s = 12;
+    for (int it = 0; it < ITERATIONS; ++it) {
+        vxk_u64x4_lanes a, b, counts;
+        for (int i = 0; i < 4; ++i) {
+            a.lane[i] = rand_bits64(&s);
+            b.lane[i] = rand_bits64(&s);
+            uint32_t kind = rand_below(&s, 8);
+            counts.lane[i] = kind == 0   ? vxk_test_rand(&s)
+                             : kind == 1 ? 64 + rand_below(&s, 8)
+                                         : rand_below(&s, 64);
+        }
+        uint32_t n = rand_below(&s, 4) == 0 ? rand_u32(&s) % 80 : rand_below(&s, 64);
+        vxk_u64x4 va = vxk_u64x4_load(a.lane), vb = vxk_u64x4_load(b.lane);
+        vxk_u64x4 vc = vxk_u64x4_load(counts.lane);
+        vxk_u64x4_lanes got, want;
+#define CHECK_OP(name, simd, twin) \
+    got = lanes_of_u64(simd);      \
+    want = twin;                   \
+    VXK_CHECK(check_exact(name, &got, &want, 32) == 0);
+        CHECK_OP("load", va, a)
+        CHECK_OP("broadcast", vxk_u64x4_broadcast(a.lane[1]), vxk_u64x4_broadcast_scalar(a.lane[1]))
+        CHECK_OP("and", vxk_u64x4_and(va, vb), vxk_u64x4_and_scalar(a, b))
+        CHECK_OP("or", vxk_u64x4_or(va, vb), vxk_u64x4_or_scalar(a, b))
+        CHECK_OP("xor", vxk_u64x4_xor(va, vb), vxk_u64x4_xor_scalar(a, b))
+        CHECK_OP("andnot", vxk_u64x4_andnot(va, vb), vxk_u64x4_andnot_scalar(a, b))
+        CHECK_OP("shl", vxk_u64x4_shl(va, n), vxk_u64x4_shl_scalar(a, n))
+        CHECK_OP("shr", vxk_u64x4_shr(va, n), vxk_u64x4_shr_scalar(a, n))
+        CHECK_OP("shlv", vxk_u64x4_shlv(va, vc), vxk_u64x4_shlv_scalar(a, counts))
+        CHECK_OP("shrv", vxk_u64x4_shrv(va, vc), vxk_u64x4_shrv_scalar(a, counts))
+        CHECK_OP("shli 0", VXK_U64X4_SHLI(va, 0), vxk_u64x4_shl_scalar(a, 0))
+        CHECK_OP("shli 1", VXK_U64X4_SHLI(va, 1), vxk_u64x4_shl_scalar(a, 1))
+        CHECK_OP("shli 8", VXK_U64X4_SHLI(va, 8), vxk_u64x4_shl_scalar(a, 8))
+        CHECK_OP("shli 63", VXK_U64X4_SHLI(va, 63), vxk_u64x4_shl_scalar(a, 63))
+        CHECK_OP("shri 0", VXK_U64X4_SHRI(va, 0), vxk_u64x4_shr_scalar(a, 0))
+        CHECK_OP("shri 1", VXK_U64X4_SHRI(va, 1), vxk_u64x4_shr_scalar(a, 1))
+        CHECK_OP("shri 8", VXK_U64X4_SHRI(va, 8), vxk_u64x4_shr_scalar(a, 8))
+        CHECK_OP("shri 63", VXK_U64X4_SHRI(va, 63), vxk_u64x4_shr_scalar(a, 63))
+#undef CHECK_OP
+        VXK_CHECK_EQ_INT(vxk_u64x4_any(va), vxk_u64x4_any_scalar(a));
+        VXK_CHECK_EQ_INT(vxk_u64x4_any(vxk_u64x4_and(va, vb)),
+                         vxk_u64x4_any_scalar(vxk_u64x4_and_scalar(a, b)));
+        uint64_t out[4];
+        vxk_u64x4_store(out, vb);
+        vxk_u64x4_lanes back = vxk_u64x4_load_scalar(out);
+        VXK_CHECK(check_exact("store", &back, &b, 32) == 0);
+    }
+    return 0;
+}
+
+// ---- bit-row kernels ------------------------------------------------------------------------
+
+#define ROWS_MAX 160
+#define ROWS_PAD 8 // canary rows after the end, and the misalignment room before the start
+
+typedef void bits_binary_fn(uint64_t*, const uint64_t*, const uint64_t*, size_t);
+typedef void bits_shift_fn(uint64_t*, const uint64_t*, size_t, uint32_t);
+
+static int test_bits_kernels(void)
+{
+    static const struct {
+        const char* name;
+        bits_binary_fn *simd, *twin;
+    } binary[] = {
+        {"or", vxk_bits_or, vxk_bits_or_scalar},
+        {"and", vxk_bits_and, vxk_bits_and_scalar},
+        {"andnot", vxk_bits_andnot, vxk_bits_andnot_scalar},
+        {"xor", vxk_bits_xor, vxk_bits_xor_scalar},
+    };
+    uint64_t a[ROWS_MAX + 2 * ROWS_PAD], b[ROWS_MAX + 2 * ROWS_PAD];
+    uint64_t d1[ROWS_MAX + 2 * ROWS_PAD], d2[ROWS_MAX + 2 * ROWS_PAD];
+    uint64_t s = 13;
+    uint64_t checked_rows = 0;
+    for (int it = 0; it < ITERATIONS; ++it) {
+        size_t n = rand_below(&s, 8) == 0 ? rand_below(&s, ROWS_MAX + 1) : rand_below(&s, 40);
+        size_t off = rand_below(&s, 4); // misaligns the arrays by whole rows
+        for (size_t i = 0; i < ROWS_MAX + 2 * ROWS_PAD; ++i) {
+            a[i] = rand_bits64(&s);
+            b[i] = rand_bits64(&s);
+        }
+        const uint64_t canary = vxk_test_rand(&s);
+        uint64_t *pa = a + off, *pb = b + off, *p1 = d1 + off, *p2 = d2 + off;
+        for (size_t k = 0; k < sizeof(binary) / sizeof(binary[0]); ++k) {
+            for (size_t i = 0; i < ROWS_MAX + 2 * ROWS_PAD; ++i)
+                d1[i] = d2[i] = canary;
+            binary[k].simd(p1, pa, pb, n);
+            binary[k].twin(p2, pa, pb, n);
+            VXK_CHECK_MSG(memcmp(d1, d2, sizeof(d1)) == 0, "bits_%s n=%zu off=%zu", binary[k].name,
+                          n, off);
+            for (size_t i = 0; i < n; ++i) {
+                uint64_t x = pa[i], y = pb[i];
+                uint64_t want = k == 0 ? (x | y) : k == 1 ? (x & y) : k == 2 ? (x & ~y) : (x ^ y);
+                VXK_CHECK_EQ_U64(p2[i], want);
+            }
+            VXK_CHECK_EQ_U64(p1[n], canary);
+            VXK_CHECK_EQ_U64(d1[off > 0 ? off - 1 : off + n], canary);
+            // In place: dst is the first input.
+            memcpy(d1, a, sizeof(d1));
+            binary[k].simd(p1, p1, pb, n);
+            VXK_CHECK_MSG(memcmp(p1, p2, n * sizeof(uint64_t)) == 0, "bits_%s in place",
+                          binary[k].name);
+        }
+
+        uint32_t shift = rand_below(&s, 5) == 0 ? rand_below(&s, 80) : rand_below(&s, 64);
+        static bits_shift_fn* const shift_simd[2] = {vxk_bits_shl, vxk_bits_shr};
+        static bits_shift_fn* const shift_twin[2] = {vxk_bits_shl_scalar, vxk_bits_shr_scalar};
+        for (int k = 0; k < 2; ++k) {
+            for (size_t i = 0; i < ROWS_MAX + 2 * ROWS_PAD; ++i)
+                d1[i] = d2[i] = canary;
+            shift_simd[k](p1, pa, n, shift);
+            shift_twin[k](p2, pa, n, shift);
+            VXK_CHECK_MSG(memcmp(d1, d2, sizeof(d1)) == 0, "bits_sh%c n=%zu shift=%u",
+                          k ? 'r' : 'l', n, shift);
+            for (size_t i = 0; i < n; ++i) {
+                uint64_t want = shift > 63 ? 0 : k ? pa[i] >> shift : pa[i] << shift;
+                VXK_CHECK_EQ_U64(p2[i], want);
+            }
+        }
+
+        for (size_t i = 0; i < ROWS_MAX + 2 * ROWS_PAD; ++i)
+            d1[i] = d2[i] = canary;
+        vxk_bits_dilate3(p1, pa, n);
+        vxk_bits_dilate3_scalar(p2, pa, n);
+        VXK_CHECK_MSG(memcmp(d1, d2, sizeof(d1)) == 0, "bits_dilate3 n=%zu", n);
+        for (size_t i = 0; i < n; ++i) {
+            // Bit j of the dilation is set when bit j-1, j or j+1 of the source is.
+            uint64_t x = pa[i], want = 0;
+            for (int j = 0; j < 64; ++j) {
+                bool set = (x >> j) & 1;
+                set = set || (j > 0 && ((x >> (j - 1)) & 1));
+                set = set || (j < 63 && ((x >> (j + 1)) & 1));
+                want |= (uint64_t)set << j;
+            }
+            VXK_CHECK_EQ_U64(p2[i], want);
+        }
+        memcpy(d1, a, sizeof(d1));
+        vxk_bits_dilate3(p1, p1, n);
+        VXK_CHECK_MSG(memcmp(p1, p2, n * sizeof(uint64_t)) == 0, "bits_dilate3 in place");
+
+        // any: mostly-zero arrays with at most one set row.
+        memset(d1, 0, sizeof(d1));
+        bool expect = false;
+        if (n > 0 && rand_below(&s, 2)) {
+            d1[off + rand_below(&s, (uint32_t)n)] = 1ull << rand_below(&s, 64);
+            expect = true;
+        }
+        d1[off + n] = rand_below(&s, 2) ? ~0ull : 0; // a set row just past the end is ignored
+        VXK_CHECK_EQ_INT(vxk_bits_any(p1, n), expect);
+        VXK_CHECK_EQ_INT(vxk_bits_any_scalar(p1, n), expect);
+        VXK_CHECK_EQ_INT(vxk_bits_any(pa, n), vxk_bits_any_scalar(pa, n));
+        checked_rows += n;
+    }
+    VXK_CHECK(checked_rows > (uint64_t)ITERATIONS * 10);
+    // NULL arrays are allowed with n == 0.
+    vxk_bits_or(NULL, NULL, NULL, 0);
+    vxk_bits_shl(NULL, NULL, 0, 3);
+    VXK_CHECK(!vxk_bits_any(NULL, 0));
+    return 0;
+}
+
+// ---- 8 rays vs box --------------------------------------------------------------------------
+
+typedef struct box3 {
+    float min[3], max[3];
+} box3;
+
+static box3 rand_box(uint64_t* s)
+{
+    box3 b;
+    for (int k = 0; k < 3; ++k) {
+        b.min[k] = vxk_test_randf(s, -10.0f, 10.0f);
+        float size = rand_below(s, 10) == 0 ? 0.0f : vxk_test_randf(s, 0.0f, 5.0f);
+        b.max[k] = b.min[k] + size;
+    }
+    return b;
+}
+
+static float rand_signed_zero(uint64_t* s)
+{
+    return rand_below(s, 2) ? 0.0f : -0.0f;
+}
+
+// A ray toward the box in one of several edge-case modes; writes origin and direction.
+static void rand_box_ray(uint64_t* s, const box3* b, float o[3], float d[3])
+{
+    uint32_t mode = rand_below(s, 7);
+    float target[3];
+    for (int k = 0; k < 3; ++k) {
+        float ext = b->max[k] - b->min[k];
+        target[k] = vxk_test_randf(s, b->min[k] - 0.5f * ext - 0.5f, b->max[k] + 0.5f * ext + 0.5f);
+        o[k] = vxk_test_randf(s, -25.0f, 25.0f);
+    }
+    switch (mode) {
+    case 0: // general
+        break;
+    case 1: // starts inside
+        for (int k = 0; k < 3; ++k)
+            o[k] = vxk_test_randf(s, b->min[k], b->max[k]);
+        break;
+    case 2: // aimed at a corner or an edge point: grazing
+        for (int k = 0; k < 3; ++k) {
+            uint32_t c = rand_below(s, 3);
+            target[k] = c == 0 ? b->min[k] : c == 1 ? b->max[k] : 0.5f * (b->min[k] + b->max[k]);
+        }
+        break;
+    default: break;
+    }
+    for (int k = 0; k < 3; ++k)
+        d[k] = target[k] - o[k];
+    if (mode == 3 || mode == 4) {
+        // Axis-aligned (mode 3) or some zero components (mode 4), origins on box planes.
+        uint32_t axis = rand_below(s, 3);
+        for (int k = 0; k < 3; ++k) {
+            bool zero = mode == 3 ? k != (int)axis : rand_below(s, 2) == 0;
+            if (zero) {
+                d[k] = rand_signed_zero(s);
+                uint32_t c = rand_below(s, 4);
+                if (c == 0)
+                    o[k] = b->min[k];
+                else if (c == 1)
+                    o[k] = b->max[k];
+                else if (c == 2)
+                    o[k] = vxk_test_randf(s, b->min[k], b->max[k]);
+            } else if (mode == 3) {
+                d[k] = rand_below(s, 2) ? 1.0f : -1.0f;
+            }
+        }
+    }
+    if (mode == 5) { // all-zero direction: a point query
+        for (int k = 0; k < 3; ++k) {
+            d[k] = rand_signed_zero(s);
+            if (rand_below(s, 2))
+                o[k] = vxk_test_randf(s, b->min[k], b->max[k]);
+        }
+    }
+}
+
+static void rand_interval(uint64_t* s, float* tmin, float* tmax)
+{
+    uint32_t k = rand_below(s, 4);
+    *tmin = k == 0 ? vxk_test_randf(s, -1.0f, 1.0f) : 0.0f;
+    *tmax = k == 1   ? vxk_test_randf(s, 0.0f, 2.0f)
+            : k == 2 ? INFINITY
+                     : vxk_test_randf(s, 0.0f, 50.0f);
+}
+
+static int test_ray8_aabb_twins(void)
+{
+    uint64_t s = 14;
+    uint32_t hits = 0;
+    for (int it = 0; it < ITERATIONS; ++it) {
+        box3 b = rand_box(&s);
+        vxk_ray8 rays;
+        for (uint32_t lane = 0; lane < 8; ++lane) {
+            float o[3], d[3], tmin, tmax;
+            rand_box_ray(&s, &b, o, d);
+            rand_interval(&s, &tmin, &tmax);
+            vxk_ray8_set(&rays, lane, o, d, tmin, tmax);
+        }
+        float t1[8], t2[8];
+        uint32_t m1 = vxk_ray8_aabb(&rays, b.min, b.max, t1);
+        uint32_t m2 = vxk_ray8_aabb_scalar(&rays, b.min, b.max, t2);
+        VXK_CHECK_EQ_U64(m1, m2);
+        VXK_CHECK_MSG(memcmp(t1, t2, sizeof(t1)) == 0, "ray8_aabb t_enter differs (it %d)", it);
+        VXK_CHECK(m1 <= 0xFFu);
+        hits += (uint32_t)__builtin_popcount(m1);
+    }
+    // Both outcomes occur in quantity: the comparison is not between two trivial answers.
+    VXK_CHECK(hits > ITERATIONS * 8 / 10 && hits < ITERATIONS * 8 * 9 / 10);
+    return 0;
+}
+
+// Double-precision slab test with explicit parallel handling (the closed box). Returns false
+// for a ray parallel to a slab and outside it (an exact miss); otherwise the entry and exit t,
+// and the ray hits when enter <= exit.
+static bool ref_ray_box(const double o[3], const double d[3], double tmin, double tmax,
+                        const box3* b, double* enter, double* exit)
+{
+    double t0 = tmin, t1 = tmax;
+    for (int k = 0; k < 3; ++k) {
+        if (d[k] == 0.0) {
+            if (o[k] < b->min[k] || o[k] > b->max[k])
+                return false;
+            continue;
+        }
+        double a = (b->min[k] - o[k]) / d[k], c = (b->max[k] - o[k]) / d[k];
+        t0 = fmax(t0, fmin(a, c));
+        t1 = fmin(t1, fmax(a, c));
+    }
+    *enter = t0;
+    *exit = t1;
+    return true;
+}
+
+static int test_ray8_aabb_reference(void)
+{
+    uint64_t s = 15;
+    uint32_t checked_hits = 0, checked_misses = 0;
+    for (int it = 0; it < ITERATIONS; ++it) {
+        box3 b = rand_box(&s);
+        vxk_ray8 rays;
+        double od[8][3], dd[8][3], tmin[8], tmax[8];
+        for (uint32_t lane = 0; lane < 8; ++lane) {
+            float o[3], d[3], t0, t1;
+            rand_box_ray(&s, &b, o, d);
+            rand_interval(&s, &t0, &t1);
+            vxk_ray8_set(&rays, lane, o, d, t0, t1);
+            for (int k = 0; k < 3; ++k) {
+                od[lane][k] = o[k];
+                dd[lane][k] = d[k];
+            }
+            tmin[lane] = t0;
+            tmax[lane] = t1;
+        }
+        float t_enter[8];
+        uint32_t mask = vxk_ray8_aabb_scalar(&rays, b.min, b.max, t_enter);
+        for (int lane = 0; lane < 8; ++lane) {
+            double enter = 0, exit = 0;
+            bool hit = (mask >> lane) & 1;
+            if (!ref_ray_box(od[lane], dd[lane], tmin[lane], tmax[lane], &b, &enter, &exit)) {
+                VXK_CHECK_MSG(!hit, "lane %d hits, but is parallel to a slab outside it", lane);
+                ++checked_misses;
+                continue;
+            }
+            // Rounding (float 1/d against double division) may flip near-grazing cases.
+            double scale = 1.0 + fabs(enter) + (isinf(exit) ? 0.0 : fabs(exit));
+            double margin = exit - enter;
+            if (margin > 1e-4 * scale) {
+                VXK_CHECK_MSG(hit, "lane %d misses, reference enters at %g exits at %g", lane,
+                              enter, exit);
+                VXK_CHECK_MSG(fabs(t_enter[lane] - enter) <= 1e-4 * (1.0 + fabs(enter)),
+                              "lane %d enters at %g, reference %g", lane, t_enter[lane], enter);
+                ++checked_hits;
+            } else if (margin < -1e-4 * scale) {
+                VXK_CHECK_MSG(!hit, "lane %d hits, reference enters at %g exits at %g", lane, enter,
+                              exit);
+                ++checked_misses;
+            }
+        }
+    }
+    VXK_CHECK_MSG(checked_hits > ITERATIONS && checked_misses > ITERATIONS,
+                  "%u hits, %u misses checked", checked_hits, checked_misses);
+    return 0;
+}
+
+// Documented behaviour on exact cases (box [0,1]^3).
+static int test_ray8_aabb_cases(void)
+{
+    static const struct {
+        float o[3], d[3], tmin, tmax;
+        bool hit;
+        float t;
+    } cases[] = {
+        {{0.5f, 0.5f, -1.0f}, {0.0f, 0.0f, 1.0f}, 0.0f, INFINITY, true, 1.0f},
+        {{1.5f, 0.5f, -1.0f}, {0.0f, 0.0f, 1.0f}, 0.0f, INFINITY, false, 0.0f},
+        {{1.0f, 0.5f, -1.0f}, {0.0f, 0.0f, 1.0f}, 0.0f, INFINITY, true, 1.0f},   // on x plane
+        {{1.0f, 0.5f, -1.0f}, {-0.0f, 0.0f, 1.0f}, 0.0f, INFINITY, true, 1.0f},  // -0 direction
+        {{0.0f, 1.0f, -1.0f}, {-0.0f, -0.0f, 1.0f}, 0.0f, INFINITY, true, 1.0f}, // on an edge
+        {{0.5f, 0.5f, 0.5f}, {0.3f, -0.2f, 0.1f}, 0.0f, INFINITY, true, 0.0f},   // starts inside
+        {{0.5f, 0.5f, 0.5f}, {0.0f, 0.0f, 0.0f}, 0.25f, 1.0f, true, 0.25f},      // point inside
+        {{1.5f, 0.5f, 0.5f}, {0.0f, 0.0f, 0.0f}, 0.0f, 1.0f, false, 0.0f},       // point outside
+        {{-1.0f, -1.0f, -1.0f}, {1.0f, 1.0f, 1.0f}, 0.0f, INFINITY, true, 1.0f}, // corner
+        {{0.0f, 0.5f, -1.0f}, {1.0f, 0.0f, 1.0f}, 0.0f, INFINITY, true, 1.0f},   // grazes an edge
+        {{0.0f, 0.5f, -1.0f}, {1.0f, 0.0f, 1.0f}, 0.0f, 0.5f, false, 0.0f},      // tmax too short
+        {{0.5f, 0.5f, -1.0f}, {0.0f, 0.0f, -1.0f}, 0.0f, INFINITY, false, 0.0f}, // points away
+        {{0.5f, 0.5f, 3.0f}, {0.0f, 0.0f, -1.0f}, 0.0f, INFINITY, true, 2.0f},
+    };
+    const size_t count = sizeof(cases) / sizeof(cases[0]);
+    const float bmin[3] = {0, 0, 0}, bmax[3] = {1, 1, 1};
+    for (size_t first = 0; first < count; first += 8) {
+        vxk_ray8 rays;
+        for (uint32_t lane = 0; lane < 8; ++lane) {
+            size_t c = first + lane < count ? first + lane : first;
+            vxk_ray8_set(&rays, lane, cases[c].o, cases[c].d, cases[c].tmin, cases[c].tmax);
+        }
+        float t1[8], t2[8];
+        uint32_t m1 = vxk_ray8_aabb(&rays, bmin, bmax, t1);
+        uint32_t m2 = vxk_ray8_aabb_scalar(&rays, bmin, bmax, t2);
+        VXK_CHECK_EQ_U64(m1, m2);
+        VXK_CHECK(memcmp(t1, t2, sizeof(t1)) == 0);
+        for (uint32_t lane = 0; lane < 8; ++lane) {
+            size_t c = first + lane < count ? first + lane : first;
+            VXK_CHECK_MSG(((m1 >> lane) & 1) == cases[c].hit, "case %zu", c);
+            if (cases[c].hit)
+                VXK_CHECK_MSG(t1[lane] == cases[c].t, "case %zu: t %g", c, t1[lane]);
+            else
+                VXK_CHECK(t1[lane] == INFINITY);
+        }
+    }
+    return 0;
+}
+
+// ---- ray vs 8 triangles / quads -------------------------------------------------------------
+
+static void tri8_set(vxk_tri8* t, int lane, const float v0[3], const float e1[3], const float e2[3])
+{
+    t->v0x[lane] = v0[0], t->v0y[lane] = v0[1], t->v0z[lane] = v0[2];
+    t->e1x[lane] = e1[0], t->e1y[lane] = e1[1], t->e1z[lane] = e1[2];
+    t->e2x[lane] = e2[0], t->e2y[lane] = e2[1], t->e2z[lane] = e2[2];
+}
+
+// A triangle in one of several modes: general, degenerate, voxel-face-like, tiny, huge.
+static void rand_tri(uint64_t* s, float v0[3], float e1[3], float e2[3])
+{
+    uint32_t mode = rand_below(s, 8);
+    for (int k = 0; k < 3; ++k) {
+        v0[k] = vxk_test_randf(s, -10.0f, 10.0f);
+        e1[k] = vxk_test_randf(s, -5.0f, 5.0f);
+        e2[k] = vxk_test_randf(s, -5.0f, 5.0f);
+    }
+    switch (mode) {
+    case 0: // e1 = 0
+        e1[0] = e1[1] = e1[2] = 0.0f;
+        break;
+    case 1: { // collinear edges
+        float k2 = vxk_test_randf(s, -2.0f, 2.0f);
+        for (int k = 0; k < 3; ++k)
+            e2[k] = e1[k] * k2;
+        break;
+    }
+    case 2: // a point
+        e1[0] = e1[1] = e1[2] = e2[0] = e2[1] = e2[2] = 0.0f;
+        break;
+    case 3:
+    case 4: { // voxel face: integer corner, axis edges of length 1..3, either orientation
+        uint32_t a = rand_below(s, 3), b = (a + 1 + rand_below(s, 2)) % 3;
+        for (int k = 0; k < 3; ++k) {
+            v0[k] = (float)((int)rand_below(s, 9) - 4);
+            e1[k] = e2[k] = 0.0f;
+        }
+        e1[a] = (float)(1 + rand_below(s, 3)) * (rand_below(s, 2) ? 1.0f : -1.0f);
+        e2[b] = (float)(1 + rand_below(s, 3)) * (rand_below(s, 2) ? 1.0f : -1.0f);
+        break;
+    }
+    case 5: // tiny
+        for (int k = 0; k < 3; ++k) {
+            e1[k] *= 1e-4f;
+            e2[k] *= 1e-4f;
+        }
+        break;
+    default: break;
+    }
+}
+
+// A ray aimed at lane `aim` of tris in one of several modes (inside, edges, vertices,
+// axis-aligned, in the plane, random).
+static vxk_simd_ray rand_tri_ray(uint64_t* s, const vxk_tri8* t, int aim)
+{
+    vxk_simd_ray r;
+    float v0[3] = {t->v0x[aim], t->v0y[aim], t->v0z[aim]};
+    float e1[3] = {t->e1x[aim], t->e1y[aim], t->e1z[aim]};
+    float e2[3] = {t->e2x[aim], t->e2y[aim], t->e2z[aim]};
+    float a = vxk_test_randf(s, -0.3f, 1.3f), b = vxk_test_randf(s, -0.3f, 1.3f);
+    uint32_t mode = rand_below(s, 8);
+    if (mode == 1) { // an edge or a vertex
+        static const float ab[][2] = {{0, 0},    {1, 0},    {0, 1},       {1, 1},
+                                      {0.5f, 0}, {0, 0.5f}, {0.5f, 0.5f}, {0.25f, 0.75f}};
+        uint32_t k = rand_below(s, 8);
+        a = ab[k][0];
+        b = ab[k][1];
+    }
+    float target[3];
+    for (int k = 0; k < 3; ++k) {
+        target[k] = v0[k] + a * e1[k] + b * e2[k];
+        r.o[k] = vxk_test_randf(s, -20.0f, 20.0f);
+    }
+    for (int k = 0; k < 3; ++k)
+        r.d[k] = target[k] - r.o[k];
+    if (mode == 2 || mode == 3) { // axis-aligned, from a voxel centre or a voxel corner
+        uint32_t axis = rand_below(s, 3);
+        for (int k = 0; k < 3; ++k) {
+            float base = (float)((int)rand_below(s, 9) - 4);
+            r.o[k] = mode == 2 ? base + 0.5f : base;
+            r.d[k] = rand_signed_zero(s);
+        }
+        r.o[axis] = (float)((int)rand_below(s, 20) - 10) + 0.25f;
+        r.d[axis] = rand_below(s, 2) ? 1.0f : -1.0f;
+    }
+    if (mode == 4) { // in the triangle's plane
+        for (int k = 0; k < 3; ++k) {
+            r.o[k] = v0[k] - 0.5f * e1[k];
+            r.d[k] = e1[k] + e2[k];
+        }
+    }
+    if (mode == 5) { // from the triangle's plane (starts on the surface)
+        for (int k = 0; k < 3; ++k)
+            r.o[k] = target[k];
+        for (int k = 0; k < 3; ++k)
+            r.d[k] = vxk_test_randf(s, -1.0f, 1.0f);
+    }
+    rand_interval(s, &r.tmin, &r.tmax);
+    if (rand_below(s, 3) == 0)
+        r.tmin = 0.0f;
+    return r;
+}
+
+static int test_ray_tri8_twins(void)
+{
+    uint64_t s = 16;
+    uint32_t tri_hits = 0, quad_hits = 0;
+    for (int it = 0; it < ITERATIONS; ++it) {
+        vxk_tri8 tris;
+        for (int lane = 0; lane < 8; ++lane) {
+            float v0[3], e1[3], e2[3];
+            rand_tri(&s, v0, e1, e2);
+            tri8_set(&tris, lane, v0, e1, e2);
+        }
+        if (rand_below(&s, 4) == 0) { // lanes sharing a vertex and edges (a fan)
+            for (int lane = 1; lane < 8; ++lane) {
+                tris.v0x[lane] = tris.v0x[0], tris.v0y[lane] = tris.v0y[0];
+                tris.v0z[lane] = tris.v0z[0];
+            }
+        }
+        vxk_simd_ray ray = rand_tri_ray(&s, &tris, (int)rand_below(&s, 8));
+        vxk_hit8 h1, h2;
+        memset(&h1, 0xA5, sizeof(h1));
+        memset(&h2, 0x5A, sizeof(h2));
+        uint32_t m1 = vxk_ray_tri8(&ray, &tris, &h1);
+        uint32_t m2 = vxk_ray_tri8_scalar(&ray, &tris, &h2);
+        VXK_CHECK_EQ_U64(m1, m2);
+        VXK_CHECK_MSG(memcmp(&h1, &h2, sizeof(h1)) == 0, "ray_tri8 hits differ (it %d)", it);
+        tri_hits += (uint32_t)__builtin_popcount(m1);
+        memset(&h1, 0xA5, sizeof(h1));
+        memset(&h2, 0x5A, sizeof(h2));
+        m1 = vxk_ray_quad8(&ray, &tris, &h1);
+        m2 = vxk_ray_quad8_scalar(&ray, &tris, &h2);
+        VXK_CHECK_EQ_U64(m1, m2);
+        VXK_CHECK_MSG(memcmp(&h1, &h2, sizeof(h1)) == 0, "ray_quad8 hits differ (it %d)", it);
+        quad_hits += (uint32_t)__builtin_popcount(m1);
+        VXK_CHECK_EQ_INT(vxk_hit8_closest(m1, &h1), vxk_hit8_closest_scalar(m1, &h1));
+    }
+    VXK_CHECK(tri_hits > ITERATIONS / 10 && quad_hits > tri_hits);
+    return 0;
+}
+
+static double dot3d(const double a[3], const double b[3])
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+static void cross3d(const double a[3], const double b[3], double r[3])
+{
+    r[0] = a[1] * b[2] - a[2] * b[1];
+    r[1] = a[2] * b[0] - a[0] * b[2];
+    r[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+// det of the 3x3 matrix with columns a, b, c.
+static double det3d(const double a[3], const double b[3], const double c[3])
+{
+    double bc[3];
+    cross3d(b, c, bc);
+    return dot3d(a, bc);
+}
+
+// Solves o + t*d = v0 + u*e1 + v*e2 by Cramer's rule in double precision.
+static bool ref_solve(const double o[3], const double d[3], const double v0[3], const double e1[3],
+                      const double e2[3], double* t, double* u, double* v, double* rel_det)
+{
+    double nd[3] = {-d[0], -d[1], -d[2]};
+    double rhs[3] = {o[0] - v0[0], o[1] - v0[1], o[2] - v0[2]};
+    double det = det3d(e1, e2, nd);
+    double norm = sqrt(dot3d(e1, e1) * dot3d(e2, e2) * dot3d(d, d));
+    *rel_det = norm > 0 ? fabs(det) / norm : 0.0;
+    if (det == 0.0)
+        return false;
+    *u = det3d(rhs, e2, nd) / det;
+    *v = det3d(e1, rhs, nd) / det;
+    *t = det3d(e1, e2, rhs) / det;
+    return true;
+}
+
+static int test_ray_tri8_reference(void)
+{
+    uint64_t s = 17;
+    uint32_t checked_hits[2] = {0, 0}, checked_misses[2] = {0, 0};
+    for (int it = 0; it < ITERATIONS; ++it) {
+        vxk_tri8 tris;
+        for (int lane = 0; lane < 8; ++lane) {
+            float v0[3], e1[3], e2[3];
+            for (int k = 0; k < 3; ++k) {
+                v0[k] = vxk_test_randf(&s, -10.0f, 10.0f);
+                e1[k] = vxk_test_randf(&s, -5.0f, 5.0f);
+                e2[k] = vxk_test_randf(&s, -5.0f, 5.0f);
+            }
+            tri8_set(&tris, lane, v0, e1, e2);
+        }
+        vxk_simd_ray ray;
+        int aim = (int)rand_below(&s, 8);
+        float a = vxk_test_randf(&s, -0.15f, 1.05f), b = vxk_test_randf(&s, -0.15f, 1.05f);
+        float target[3] = {tris.v0x[aim] + a * tris.e1x[aim] + b * tris.e2x[aim],
+                           tris.v0y[aim] + a * tris.e1y[aim] + b * tris.e2y[aim],
+                           tris.v0z[aim] + a * tris.e1z[aim] + b * tris.e2z[aim]};
+        for (int k = 0; k < 3; ++k) {
+            ray.o[k] = vxk_test_randf(&s, -20.0f, 20.0f);
+            ray.d[k] = target[k] - ray.o[k];
+        }
+        ray.tmin = rand_below(&s, 4) == 0 ? vxk_test_randf(&s, 0.0f, 1.0f) : 0.0f;
+        ray.tmax = rand_below(&s, 3) == 0 ? vxk_test_randf(&s, 0.5f, 1.5f) : INFINITY;
+
+        double o[3] = {ray.o[0], ray.o[1], ray.o[2]}, d[3] = {ray.d[0], ray.d[1], ray.d[2]};
+        for (int quad = 0; quad < 2; ++quad) {
+            vxk_hit8 h;
+            uint32_t mask =
+                quad ? vxk_ray_quad8_scalar(&ray, &tris, &h) : vxk_ray_tri8_scalar(&ray, &tris, &h);
+            for (int lane = 0; lane < 8; ++lane) {
+                double v0[3] = {tris.v0x[lane], tris.v0y[lane], tris.v0z[lane]};
+                double e1[3] = {tris.e1x[lane], tris.e1y[lane], tris.e1z[lane]};
+                double e2[3] = {tris.e2x[lane], tris.e2y[lane], tris.e2z[lane]};
+                double t, u, v, rel_det;
+                if (!ref_solve(o, d, v0, e1, e2, &t, &u, &v, &rel_det) || rel_det < 0.05)
+                    continue; // ill-conditioned: float and double may round either way
+                double w = quad ? fmin(1.0 - u, 1.0 - v) : 1.0 - u - v;
+                double margin = fmin(fmin(u, v), w);
+                double t_margin = fmin(t - ray.tmin, (double)ray.tmax - t);
+                if (fabs(margin) < 1e-3 || fabs(t_margin) < 1e-3 * (1.0 + fabs(t)))
+                    continue;
+                bool ref_hit = margin > 0 && t_margin > 0;
+                bool hit = (mask >> lane) & 1;
+                VXK_CHECK_MSG(hit == ref_hit, "%s lane %d: hit %d, reference %d (u %g v %g t %g)",
+                              quad ? "quad" : "tri", lane, hit, ref_hit, u, v, t);
+                if (hit) {
+                    VXK_CHECK_MSG(fabs(h.t[lane] - t) <= 1e-3 * (1.0 + fabs(t)), "t %g vs %g",
+                                  h.t[lane], t);
+                    VXK_CHECK_MSG(fabs(h.u[lane] - u) <= 1e-3, "u %g vs %g", h.u[lane], u);
+                    VXK_CHECK_MSG(fabs(h.v[lane] - v) <= 1e-3, "v %g vs %g", h.v[lane], v);
+                    ++checked_hits[quad];
+                } else {
+                    ++checked_misses[quad];
+                }
+            }
+        }
+    }
+    for (int q = 0; q < 2; ++q) {
+        VXK_CHECK_MSG(checked_hits[q] > ITERATIONS / 4 && checked_misses[q] > ITERATIONS,
+                      "%s: %u hits, %u misses checked", q ? "quad" : "tri", checked_hits[q],
+                      checked_misses[q]);
+    }
+    return 0;
+}
+
+// Exact cases on a unit voxel face (z = 0, x and y in [0, 1]) as a triangle and a quad.
+static int test_ray_tri8_cases(void)
+{
+    vxk_tri8 tris;
+    const float v0[3] = {0, 0, 0}, e1[3] = {1, 0, 0}, e2[3] = {0, 1, 0};
+    for (int lane = 0; lane < 8; ++lane)
+        tri8_set(&tris, lane, v0, e1, e2);
+    const float zero[3] = {0, 0, 0};
+    tri8_set(&tris, 7, v0, zero, e2); // degenerate lane
+    static const struct {
+        float o[3], d[3];
+        bool tri_hit, quad_hit;
+        float t;
+    } cases[] = {
+        {{0.25f, 0.25f, 1.0f}, {0.0f, 0.0f, -1.0f}, true, true, 1.0f},
+        {{0.75f, 0.75f, 1.0f}, {0.0f, 0.0f, -1.0f}, false, true, 1.0f}, // quad only
+        {{0.5f, 0.5f, 1.0f}, {0.0f, 0.0f, -1.0f}, true, true, 1.0f},    // on the diagonal
+        {{0.0f, 0.0f, -2.0f}, {0.0f, 0.0f, 1.0f}, true, true, 2.0f},    // a vertex, from below
+        {{1.0f, 1.0f, 1.0f}, {-0.0f, 0.0f, -1.0f}, false, true, 1.0f},  // the quad's far corner
+        {{1.5f, 0.5f, 1.0f}, {0.0f, 0.0f, -1.0f}, false, false, 0.0f},  // outside
+        {{0.25f, 0.25f, 1.0f}, {1.0f, 0.0f, 0.0f}, false, false, 0.0f}, // parallel
+        {{0.25f, 0.25f, 1.0f}, {0.0f, 0.0f, 1.0f}, false, false, 0.0f}, // pointing away
+    };
+    for (int c = 0; c < 8; ++c) {
+        vxk_simd_ray ray = {{cases[c].o[0], cases[c].o[1], cases[c].o[2]},
+                            {cases[c].d[0], cases[c].d[1], cases[c].d[2]},
+                            0.0f,
+                            INFINITY};
+        for (int quad = 0; quad < 2; ++quad) {
+            vxk_hit8 h1, h2;
+            uint32_t m1 = quad ? vxk_ray_quad8(&ray, &tris, &h1) : vxk_ray_tri8(&ray, &tris, &h1);
+            uint32_t m2 = quad ? vxk_ray_quad8_scalar(&ray, &tris, &h2)
+                               : vxk_ray_tri8_scalar(&ray, &tris, &h2);
+            VXK_CHECK_EQ_U64(m1, m2);
+            VXK_CHECK(memcmp(&h1, &h2, sizeof(h1)) == 0);
+            bool want = quad ? cases[c].quad_hit : cases[c].tri_hit;
+            VXK_CHECK_MSG(m1 == (want ? 0x7Fu : 0u), "case %d quad %d: mask %x", c, quad, m1);
+            VXK_CHECK_EQ_INT(vxk_hit8_closest(m1, &h1), want ? 0 : -1);
+            if (want)
+                VXK_CHECK_MSG(h1.t[0] == cases[c].t, "case %d: t %g", c, h1.t[0]);
+            VXK_CHECK(h1.t[7] == INFINITY && h1.u[7] == 0.0f && h1.v[7] == 0.0f);
+        }
+    }
+    return 0;
+}
+
+static int test_hit8_closest(void)
+{
+    uint64_t s = 18;
+    const float pool[] = {1.0f, 2.0f, 0.0f, -0.0f, INFINITY, NAN, 0.5f, -3.0f};
+    for (int it = 0; it < ITERATIONS; ++it) {
+        vxk_hit8 h;
+        memset(&h, 0, sizeof(h));
+        for (int i = 0; i < 8; ++i) {
+            h.t[i] = rand_below(&s, 2) ? pool[rand_below(&s, 8)] : rand_any_f32(&s);
+        }
+        uint32_t mask = rand_u32(&s);
+        if (rand_below(&s, 2))
+            mask &= 0xFFu;
+        int got = vxk_hit8_closest(mask, &h);
+        VXK_CHECK_EQ_INT(got, vxk_hit8_closest_scalar(mask, &h));
+        // Independent check of the definition.
+        bool any = false;
+        for (int i = 0; i < 8; ++i)
+            any = any || (((mask >> i) & 1) && !isnan(h.t[i]));
+        if (!any) {
+            VXK_CHECK_EQ_INT(got, -1);
+            continue;
+        }
+        VXK_CHECK(got >= 0 && got < 8 && ((mask >> got) & 1) && !isnan(h.t[got]));
+        for (int i = 0; i < 8; ++i) {
+            if (!((mask >> i) & 1) || isnan(h.t[i]))
+                continue;
+            VXK_CHECK(h.t[got] <= h.t[i]);
+            if (i < got)
+                VXK_CHECK(h.t[i] != h.t[got]);
+        }
+    }
+    return 0;
+}
+
+int main(void)
+{
+    fprintf(stderr, "SIMDe backend: %s\n", VXK_SIMD_NATIVE ? "native AVX2" : "portable");
+    VXK_RUN(test_f32x8_ops);
+    VXK_RUN(test_u64x4_ops);
+    VXK_RUN(test_bits_kernels);
+    VXK_RUN(test_ray8_aabb_twins);
+    VXK_RUN(test_ray8_aabb_reference);
+    VXK_RUN(test_ray8_aabb_cases);
+    VXK_RUN(test_ray_tri8_twins);
+    VXK_RUN(test_ray_tri8_reference);
+    VXK_RUN(test_ray_tri8_cases);
+    VXK_RUN(test_hit8_closest);
+    return vxk_test_finish();
+}
