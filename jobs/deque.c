@@ -96,9 +96,8 @@ uint32_t vxk_deque_take(vxk_deque* deque)
         x = atomic_load_explicit(&a->items[b & (a->size - 1)], memory_order_relaxed);
         if (t == b) {
             // Last item: race the thieves for it through top.
-            if (!atomic_compare_exchange_strong_explicit(&deque->top, &t, t + 1,
-                                                         memory_order_seq_cst,
-                                                         memory_order_relaxed))
+            if (!atomic_compare_exchange_strong_explicit(
+                    &deque->top, &t, t + 1, memory_order_seq_cst, memory_order_relaxed))
                 x = VXK_DEQUE_EMPTY;
             atomic_store_explicit(&deque->bottom, b + 1, memory_order_relaxed);
         }

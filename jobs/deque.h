@@ -25,7 +25,7 @@ extern _Atomic uint32_t vxk_jobs_fence_word;
 #define VXK_DEQUE_ABORT (UINT32_MAX - 1)
 
 typedef struct vxk_deque_array {
-    int64_t size; // a power of two
+    int64_t size;                    // a power of two
     struct vxk_deque_array* retired; // older arrays, freed with the deque (thieves may read them)
     _Atomic uint32_t items[];
 } vxk_deque_array;

@@ -63,8 +63,8 @@ typedef struct vxk_jobs_thread {
     _Alignas(64) vxk_deque deque; // workers only
     struct vxk_jobs* owner;
     uint32_t index;
-    uint32_t depth;          // nesting of job runs inside waits on this thread
-    uint64_t rng;            // victim selection
+    uint32_t depth; // nesting of job runs inside waits on this thread
+    uint64_t rng;   // victim selection
     vxk_index_cache slot_cache;
     vxk_index_cache node_cache;
     _Atomic uint64_t submitted; // written by this thread only
@@ -72,9 +72,9 @@ typedef struct vxk_jobs_thread {
     unsigned char* scratch;
     size_t scratch_top;
     vxk_trace_event* trace;
-    uint64_t trace_written;  // total events recorded; the ring keeps the last trace_capacity
-    pthread_t thread;        // the thread owning this index (under external_lock)
-    pthread_t handle;        // background workers: the join handle (creator only)
+    uint64_t trace_written; // total events recorded; the ring keeps the last trace_capacity
+    pthread_t thread;       // the thread owning this index (under external_lock)
+    pthread_t handle;       // background workers: the join handle (creator only)
     bool started;
 } vxk_jobs_thread;
 

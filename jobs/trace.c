@@ -40,8 +40,9 @@ int vxk_jobs_write_trace(const vxk_jobs* jobs, const char* path)
     bool first_event = true;
     for (uint32_t i = 0; i < jobs->thread_count; ++i) {
         const char* kind = i == 0 ? "main" : i < jobs->worker_count ? "worker" : "external";
-        fprintf(f, "%s{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":%u,"
-                   "\"args\":{\"name\":\"%s %u\"}}",
+        fprintf(f,
+                "%s{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":%u,"
+                "\"args\":{\"name\":\"%s %u\"}}",
                 first_event ? "" : ",\n", i, kind, i);
         first_event = false;
     }

@@ -86,8 +86,8 @@ static uint32_t boxes_chunk(vxk_voxel_box* out, const uint8_t* voxels, const uin
                     sz += grow_z;
                 }
             }
-            uint64_t box_bits = ((low_bits(sx) << x0) * k_column_bits) &
-                                (low_bits(8 * sz) << (8 * z0));
+            uint64_t box_bits =
+                ((low_bits(sx) << x0) * k_column_bits) & (low_bits(8 * sz) << (8 * z0));
             for (uint32_t y = y0; y < y0 + sy; ++y)
                 free_bits[y] &= ~box_bits;
             vxk_voxel_box box = {0};
@@ -147,7 +147,7 @@ vxk_status vxk_boxes_world_chunk(const vxk_world* world, int32_t cx, int32_t cy,
 // ---- Grid: one bit row per (y, z), words of 64 voxels along x --------------------------------
 
 typedef struct grid_bits {
-    uint64_t* rows;       // row (z + size_z * y) at rows + row * words
+    uint64_t* rows; // row (z + size_z * y) at rows + row * words
     uint32_t words;
     const vxk_voxel_grid* grid;
     vxk_boxes_mode mode;
@@ -197,8 +197,8 @@ static bool layer_row_ok(const grid_bits* g, uint32_t y, uint32_t z, uint32_t x0
         return false;
     if (g->mode != VXK_BOXES_PER_MATERIAL)
         return true;
-    const uint8_t* voxels = g->grid->voxels +
-                            (size_t)g->grid->size_x * ((size_t)z + (size_t)g->grid->size_z * y);
+    const uint8_t* voxels =
+        g->grid->voxels + (size_t)g->grid->size_x * ((size_t)z + (size_t)g->grid->size_z * y);
     for (uint32_t x = x0; x < x1; ++x)
         if (voxels[x] != material)
             return false;
@@ -212,9 +212,9 @@ static vxk_status list_push(vxk_box_list* list, vxk_voxel_box box)
             return VXK_ERR_OUT_OF_RANGE;
         uint64_t grown = list->capacity ? (uint64_t)list->capacity * 2 : 256;
         uint32_t capacity = grown > UINT32_MAX ? UINT32_MAX : (uint32_t)grown;
-        vxk_voxel_box* boxes = (vxk_voxel_box*)vxk_realloc(
-            list->boxes, (size_t)list->capacity * sizeof(vxk_voxel_box),
-            (size_t)capacity * sizeof(vxk_voxel_box));
+        vxk_voxel_box* boxes =
+            (vxk_voxel_box*)vxk_realloc(list->boxes, (size_t)list->capacity * sizeof(vxk_voxel_box),
+                                        (size_t)capacity * sizeof(vxk_voxel_box));
         if (!boxes)
             return VXK_ERR_OUT_OF_MEMORY;
         list->boxes = boxes;

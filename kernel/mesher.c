@@ -45,8 +45,8 @@ static void build_planes(mesher_planes* p, const uint8_t* box, const uint8_t* so
             uint32_t bits = 0;
             for (int x = 0; x < VXK_MESHER_BOX; ++x)
                 bits |= (uint32_t)flags[row[x]] << x;
-            p->plane[1][y][z] = (uint16_t)bits; // axis Y: u = x, v = z
-            p->plane[2][z][y] = (uint16_t)bits; // axis Z: u = x, v = y
+            p->plane[1][y][z] = (uint16_t)bits;      // axis Y: u = x, v = z
+            p->plane[2][z][y] = (uint16_t)bits;      // axis Z: u = x, v = y
             for (int x = 0; x < VXK_MESHER_BOX; ++x) // axis X: u = z, v = y
                 p->plane[0][x][y] |= (uint16_t)(((bits >> x) & 1u) << z);
         }
@@ -142,8 +142,8 @@ static uint32_t merge_slice(vxk_quad* out, const slice_faces* s, const uint8_t* 
 
         uint32_t minus_v = edge_class(s, DIR_MINUS_V, b);
         uint32_t plus_v = edge_class(s, DIR_PLUS_V, b);
-        uint64_t run_ok = same & class_mask(s, DIR_MINUS_V, minus_v) &
-                          class_mask(s, DIR_PLUS_V, plus_v);
+        uint64_t run_ok =
+            same & class_mask(s, DIR_MINUS_V, minus_v) & class_mask(s, DIR_PLUS_V, plus_v);
         uint32_t run = (uint32_t)((run_ok >> b) & (0xFFu >> u0));
         uint32_t width = (uint32_t)__builtin_ctz(~run);
         uint64_t span = (((uint64_t)1 << width) - 1) << u0; // row bits, shifted per row below
@@ -212,8 +212,8 @@ static uint32_t mesh_box(vxk_quad* out, const uint8_t* box, const uint8_t* solid
                 const uint8_t* base = box + 111 + slice * k_stride_a[axis];
                 for (uint64_t bits = s.face; bits; bits &= bits - 1) {
                     uint32_t bit = ctz64(bits);
-                    materials[bit] = base[(bit & 7u) * k_stride_u[axis] +
-                                          (bit >> 3) * k_stride_v[axis]];
+                    materials[bit] =
+                        base[(bit & 7u) * k_stride_u[axis] + (bit >> 3) * k_stride_v[axis]];
                 }
                 count += merge_slice(out + count, &s, materials, axis, positive, slice);
                 VXK_ASSERT(count <= VXK_MESHER_MAX_QUADS);
@@ -224,8 +224,7 @@ static uint32_t mesh_box(vxk_quad* out, const uint8_t* box, const uint8_t* solid
 }
 
 vxk_status vxk_mesh_chunk_quads(vxk_quad* out, uint32_t capacity, uint32_t* count,
-                                const uint8_t box[VXK_MESHER_BOX_VOXELS],
-                                const uint8_t solid[256])
+                                const uint8_t box[VXK_MESHER_BOX_VOXELS], const uint8_t solid[256])
 {
     if (!out || !count || !box || !solid)
         return VXK_ERR_INVALID_ARGUMENT;
@@ -306,8 +305,8 @@ vxk_status vxk_quads_to_mesh(vxk_mesh* mesh, const vxk_quad* quads, uint32_t cou
     result.vertex_count = 4 * count;
     result.primitive_count = per_quad * count;
     result.vertices = (vxk_vec3*)vxk_alloc((size_t)result.vertex_count * sizeof(vxk_vec3));
-    result.indices = (uint32_t*)vxk_alloc((size_t)result.primitive_count * corners *
-                                          sizeof(uint32_t));
+    result.indices =
+        (uint32_t*)vxk_alloc((size_t)result.primitive_count * corners * sizeof(uint32_t));
     result.materials = (uint8_t*)vxk_alloc(result.primitive_count);
     if (!result.vertices || !result.indices || !result.materials) {
         vxk_mesh_free(&result);

@@ -66,8 +66,7 @@ static bool parse_float(const char* tok, size_t len, float* out)
     for (size_t i = 0; i < len; ++i) {
         char c = buf[i];
         // decimal digits, sign, point and exponent only: no nan, inf or hex forms
-        if (!((c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.' || c == 'e' ||
-              c == 'E'))
+        if (!((c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.' || c == 'e' || c == 'E'))
             return false;
     }
     char* stop = NULL;
@@ -138,8 +137,8 @@ vxk_status vxk_obj_read(vxk_mesh* out, const char* text, size_t size, uint32_t c
     if (!out || (!text && size) || (corners != 3 && corners != 4))
         return VXK_ERR_INVALID_ARGUMENT;
     obj_array vertices = {NULL, 0, 0, sizeof(vxk_vec3)};
-    obj_array refs = {NULL, 0, 0, sizeof(uint32_t)};      // corners of all faces
-    obj_array faces = {NULL, 0, 0, sizeof(uint32_t)};     // corner count of each face
+    obj_array refs = {NULL, 0, 0, sizeof(uint32_t)};  // corners of all faces
+    obj_array faces = {NULL, 0, 0, sizeof(uint32_t)}; // corner count of each face
     vxk_status status = VXK_OK;
     uint32_t line = 0, bad_line = 0;
     bool all_quads = true;
@@ -314,19 +313,19 @@ vxk_status vxk_obj_write(char** text, size_t* size, const vxk_mesh* mesh)
     char* buf = (char*)vxk_alloc(capacity);
     if (!buf)
         return VXK_ERR_OUT_OF_MEMORY;
-    size_t n = (size_t)snprintf(buf, capacity, "# vxk mesh: %u vertices, %u %s\n",
-                                mesh->vertex_count, mesh->primitive_count,
-                                mesh->corners == 4 ? "quads" : "triangles");
+    size_t n =
+        (size_t)snprintf(buf, capacity, "# vxk mesh: %u vertices, %u %s\n", mesh->vertex_count,
+                         mesh->primitive_count, mesh->corners == 4 ? "quads" : "triangles");
     for (uint32_t i = 0; i < mesh->vertex_count; ++i) {
         vxk_vec3 v = mesh->vertices[i];
-        n += (size_t)snprintf(buf + n, capacity - n, "v %.9g %.9g %.9g\n", (double)v.x,
-                              (double)v.y, (double)v.z);
+        n += (size_t)snprintf(buf + n, capacity - n, "v %.9g %.9g %.9g\n", (double)v.x, (double)v.y,
+                              (double)v.z);
     }
     for (uint32_t i = 0; i < mesh->primitive_count; ++i) {
         const uint32_t* idx = mesh->indices + (size_t)i * mesh->corners;
         if (mesh->corners == 4)
-            n += (size_t)snprintf(buf + n, capacity - n, "f %u %u %u %u\n", idx[0] + 1,
-                                  idx[1] + 1, idx[2] + 1, idx[3] + 1);
+            n += (size_t)snprintf(buf + n, capacity - n, "f %u %u %u %u\n", idx[0] + 1, idx[1] + 1,
+                                  idx[2] + 1, idx[3] + 1);
         else
             n += (size_t)snprintf(buf + n, capacity - n, "f %u %u %u\n", idx[0] + 1, idx[1] + 1,
                                   idx[2] + 1);

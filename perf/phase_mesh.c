@@ -260,8 +260,8 @@ static void bench_kernels(vxk_bench* b, const vxk_world* world, const vxk_int3* 
 static double run_pass(vxk_bench* b, mesh_bench_ctx* ctx, uint32_t count)
 {
     double t0 = vxk_bench_now();
-    vxk_parallel_for(b->jobs, ctx->boxes ? "boxes" : "mesh", count, MESH_BENCH_GRAIN,
-                     mesh_piece_fn, ctx);
+    vxk_parallel_for(b->jobs, ctx->boxes ? "boxes" : "mesh", count, MESH_BENCH_GRAIN, mesh_piece_fn,
+                     ctx);
     return vxk_bench_now() - t0;
 }
 

@@ -12,53 +12,53 @@
 
 static int vxk_test_passed, vxk_test_failed;
 
-#define VXK_CHECK(cond)                                                                      \
-    do {                                                                                     \
-        if (!(cond)) {                                                                       \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);         \
-            return 1;                                                                        \
-        }                                                                                    \
+#define VXK_CHECK(cond)                                                              \
+    do {                                                                             \
+        if (!(cond)) {                                                               \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+            return 1;                                                                \
+        }                                                                            \
     } while (0)
 
-#define VXK_CHECK_MSG(cond, ...)                                                             \
-    do {                                                                                     \
-        if (!(cond)) {                                                                       \
-            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);         \
-            fprintf(stderr, __VA_ARGS__);                                                    \
-            fprintf(stderr, "\n");                                                           \
-            return 1;                                                                        \
-        }                                                                                    \
+#define VXK_CHECK_MSG(cond, ...)                                                     \
+    do {                                                                             \
+        if (!(cond)) {                                                               \
+            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond); \
+            fprintf(stderr, __VA_ARGS__);                                            \
+            fprintf(stderr, "\n");                                                   \
+            return 1;                                                                \
+        }                                                                            \
     } while (0)
 
-#define VXK_CHECK_EQ_U64(a, b)                                                               \
-    do {                                                                                     \
-        uint64_t va_ = (uint64_t)(a), vb_ = (uint64_t)(b);                                   \
-        if (va_ != vb_) {                                                                    \
+#define VXK_CHECK_EQ_U64(a, b)                                                                \
+    do {                                                                                      \
+        uint64_t va_ = (uint64_t)(a), vb_ = (uint64_t)(b);                                    \
+        if (va_ != vb_) {                                                                     \
             fprintf(stderr, "%s:%d: %s == %s failed: %" PRIu64 " != %" PRIu64 "\n", __FILE__, \
-                    __LINE__, #a, #b, va_, vb_);                                             \
-            return 1;                                                                        \
-        }                                                                                    \
+                    __LINE__, #a, #b, va_, vb_);                                              \
+            return 1;                                                                         \
+        }                                                                                     \
     } while (0)
 
-#define VXK_CHECK_EQ_INT(a, b)                                                               \
-    do {                                                                                     \
-        long long va_ = (long long)(a), vb_ = (long long)(b);                                \
-        if (va_ != vb_) {                                                                    \
-            fprintf(stderr, "%s:%d: %s == %s failed: %lld != %lld\n", __FILE__, __LINE__,    \
-                    #a, #b, va_, vb_);                                                       \
-            return 1;                                                                        \
-        }                                                                                    \
+#define VXK_CHECK_EQ_INT(a, b)                                                                    \
+    do {                                                                                          \
+        long long va_ = (long long)(a), vb_ = (long long)(b);                                     \
+        if (va_ != vb_) {                                                                         \
+            fprintf(stderr, "%s:%d: %s == %s failed: %lld != %lld\n", __FILE__, __LINE__, #a, #b, \
+                    va_, vb_);                                                                    \
+            return 1;                                                                             \
+        }                                                                                         \
     } while (0)
 
-#define VXK_RUN(fn)                                                                          \
-    do {                                                                                     \
-        fprintf(stderr, "-- %s\n", #fn);                                                     \
-        if (fn() == 0)                                                                       \
-            ++vxk_test_passed;                                                               \
-        else {                                                                               \
-            ++vxk_test_failed;                                                               \
-            fprintf(stderr, "FAILED: %s\n", #fn);                                            \
-        }                                                                                    \
+#define VXK_RUN(fn)                               \
+    do {                                          \
+        fprintf(stderr, "-- %s\n", #fn);          \
+        if (fn() == 0)                            \
+            ++vxk_test_passed;                    \
+        else {                                    \
+            ++vxk_test_failed;                    \
+            fprintf(stderr, "FAILED: %s\n", #fn); \
+        }                                         \
     } while (0)
 
 static inline int vxk_test_finish(void)

@@ -223,9 +223,9 @@ static int test_chunks_match_article(void)
             VXK_CHECK(n2 == n && memcmp(again, got, n * sizeof(vxk_voxel_box)) == 0);
             if (n > 0) {
                 uint32_t n3 = 777;
-                VXK_CHECK_EQ_INT(vxk_boxes_chunk(again, n - 1, &n3, voxels, g.solid,
-                                                 (vxk_boxes_mode)mode),
-                                 VXK_ERR_CAPACITY);
+                VXK_CHECK_EQ_INT(
+                    vxk_boxes_chunk(again, n - 1, &n3, voxels, g.solid, (vxk_boxes_mode)mode),
+                    VXK_ERR_CAPACITY);
                 VXK_CHECK_EQ_INT(n3, 777);
             }
             // The grid path on the same voxels agrees with the chunk path.
@@ -337,24 +337,23 @@ static int test_world_chunks(void)
             for (int cx = -2; cx <= 1; ++cx)
                 for (int mode = 0; mode < 2; ++mode) {
                     uint32_t na = 0, nb = 0;
-                    VXK_CHECK_EQ_INT(vxk_boxes_world_chunk(world, cx, cy, cz, a, 512, &na,
-                                                           (vxk_boxes_mode)mode),
-                                     VXK_OK);
+                    VXK_CHECK_EQ_INT(
+                        vxk_boxes_world_chunk(world, cx, cy, cz, a, 512, &na, (vxk_boxes_mode)mode),
+                        VXK_OK);
                     uint8_t voxels[512];
                     for (int y = 0; y < 8; ++y)
                         for (int z = 0; z < 8; ++z)
                             for (int x = 0; x < 8; ++x)
-                                voxels[x + 8 * z + 64 * y] = vxk_world_get_voxel(
-                                    world, cx * 8 + x, cy * 8 + y, cz * 8 + z);
-                    VXK_CHECK_EQ_INT(vxk_boxes_chunk(b, 512, &nb, voxels, solid,
-                                                     (vxk_boxes_mode)mode),
-                                     VXK_OK);
+                                voxels[x + 8 * z + 64 * y] =
+                                    vxk_world_get_voxel(world, cx * 8 + x, cy * 8 + y, cz * 8 + z);
+                    VXK_CHECK_EQ_INT(
+                        vxk_boxes_chunk(b, 512, &nb, voxels, solid, (vxk_boxes_mode)mode), VXK_OK);
                     VXK_CHECK(na == nb && memcmp(a, b, na * sizeof(vxk_voxel_box)) == 0);
                 }
     uint32_t n = 0;
-    VXK_CHECK_EQ_INT(vxk_boxes_world_chunk(world, INT32_MAX / 8 + 1, 0, 0, a, 512, &n,
-                                           VXK_BOXES_ANY_SOLID),
-                     VXK_ERR_OUT_OF_RANGE);
+    VXK_CHECK_EQ_INT(
+        vxk_boxes_world_chunk(world, INT32_MAX / 8 + 1, 0, 0, a, 512, &n, VXK_BOXES_ANY_SOLID),
+        VXK_ERR_OUT_OF_RANGE);
     vxk_world_destroy(world);
     return 0;
 }
@@ -370,8 +369,8 @@ static vxk_status load_vox_flat(const char* path, vxk_voxel_grid* grid)
     uint8_t* data = malloc(size > 0 ? (size_t)size : 1);
     size_t got = size > 0 ? fread(data, 1, (size_t)size, file) : 0;
     fclose(file);
-    vxk_status status = got == (size_t)size ? vxk_vox_load_flat(data, got, NULL, grid, NULL)
-                                            : VXK_ERR_IO;
+    vxk_status status =
+        got == (size_t)size ? vxk_vox_load_flat(data, got, NULL, grid, NULL) : VXK_ERR_IO;
     free(data);
     return status;
 }

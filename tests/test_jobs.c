@@ -204,9 +204,8 @@ static int run_dag(uint32_t workers, uint64_t seed)
         for (uint32_t k = 0; k < node->dep_count; ++k) {
             uint64_t dep_end = atomic_load(&nodes[node->deps[k]].end);
             VXK_CHECK_MSG(dep_end != 0 && dep_end < start,
-                          "workers %u: job %u started at %llu before dep %u ended at %llu",
-                          workers, i, (unsigned long long)start, node->deps[k],
-                          (unsigned long long)dep_end);
+                          "workers %u: job %u started at %llu before dep %u ended at %llu", workers,
+                          i, (unsigned long long)start, node->deps[k], (unsigned long long)dep_end);
         }
     }
     vxk_jobs_destroy(jobs);
@@ -326,8 +325,12 @@ static int test_nested_parallel_for(void)
     for (int w = 0; w < 3; ++w) {
         vxk_jobs* jobs = make_jobs(worker_counts[w], 0);
         VXK_CHECK(jobs);
-        nested_ctx shared = {jobs, calloc((size_t)outer_count * inner_count, sizeof(uint32_t)),
-                             0, inner_count, vxk_jobs_thread_count(jobs), 0};
+        nested_ctx shared = {jobs,
+                             calloc((size_t)outer_count * inner_count, sizeof(uint32_t)),
+                             0,
+                             inner_count,
+                             vxk_jobs_thread_count(jobs),
+                             0};
         inner_ctx* ctx = malloc(outer_count * sizeof(inner_ctx));
         vxk_job_group group;
         vxk_job_group_init(&group);
@@ -539,9 +542,13 @@ static int test_deterministic_reduction(void)
         vxk_jobs* jobs = make_jobs(worker_counts[w], 0);
         VXK_CHECK(jobs);
         for (int rep = 0; rep < 3; ++rep) {
-            reduce_ctx c = {values, calloc(pieces, sizeof(float)), grain,
-                            calloc(pieces, sizeof(uint32_t)), calloc(pieces, sizeof(uint32_t)),
-                            vxk_jobs_thread_count(jobs), 0};
+            reduce_ctx c = {values,
+                            calloc(pieces, sizeof(float)),
+                            grain,
+                            calloc(pieces, sizeof(uint32_t)),
+                            calloc(pieces, sizeof(uint32_t)),
+                            vxk_jobs_thread_count(jobs),
+                            0};
             vxk_parallel_for(jobs, "reduce", n, grain, reduce_range, &c);
             float total = 0.0f;
             for (uint32_t k = 0; k < pieces; ++k) {
@@ -612,9 +619,9 @@ static int test_scratch_arena(void)
     VXK_CHECK(mark2 >= 1000);
     void* q = vxk_jobs_scratch_alloc(jobs, me, 3000, 256);
     VXK_CHECK(q == NULL || (uintptr_t)q >= (uintptr_t)p + 1000);
-    VXK_CHECK(vxk_jobs_scratch_alloc(jobs, me, 5000, 16) == NULL);   // larger than the arena
-    VXK_CHECK(vxk_jobs_scratch_alloc(jobs, me, 16, 3) == NULL);      // not a power of two
-    VXK_CHECK(vxk_jobs_scratch_alloc(jobs, 9999, 16, 16) == NULL);   // no such thread
+    VXK_CHECK(vxk_jobs_scratch_alloc(jobs, me, 5000, 16) == NULL); // larger than the arena
+    VXK_CHECK(vxk_jobs_scratch_alloc(jobs, me, 16, 3) == NULL);    // not a power of two
+    VXK_CHECK(vxk_jobs_scratch_alloc(jobs, 9999, 16, 16) == NULL); // no such thread
     VXK_CHECK_EQ_U64(vxk_jobs_scratch_mark(jobs, 9999), 0);
     vxk_jobs_scratch_release(jobs, me, mark2);
     VXK_CHECK_EQ_U64(vxk_jobs_scratch_mark(jobs, me), mark2);

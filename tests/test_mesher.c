@@ -132,8 +132,8 @@ static int check_chunk(const random_chunk* c, const vxk_quad* quads, uint32_t co
                         int p[3] = {x, y, z};
                         int n[3] = {x + 1, y + 1, z + 1};
                         n[axis] += positive ? 1 : -1;
-                        int face = is_solid(c, x + 1, y + 1, z + 1) &&
-                                   !is_solid(c, n[0], n[1], n[2]);
+                        int face =
+                            is_solid(c, x + 1, y + 1, z + 1) && !is_solid(c, n[0], n[1], n[2]);
                         uint32_t owner = map.owner[x + 8 * z + 64 * y][axis * 2 + positive];
                         VXK_CHECK_MSG(face == (owner != 0),
                                       "face (%d %d %d) axis %d +%d: brute %d quad %u", x, y, z,
@@ -152,14 +152,14 @@ static int check_chunk(const random_chunk* c, const vxk_quad* quads, uint32_t co
                                            {VXK_EDGE_MINUS_V, k_axis_v[axis], -1, j == 0},
                                            {VXK_EDGE_PLUS_V, k_axis_v[axis], 1, j == q.height - 1}};
                         for (int e = 0; e < 4; ++e) {
-                            uint32_t brute = brute_edge(c, p, axis, positive, edges[e][1],
-                                                        edges[e][2]);
+                            uint32_t brute =
+                                brute_edge(c, p, axis, positive, edges[e][1], edges[e][2]);
                             uint32_t expect = edges[e][3] ? vxk_quad_edge(q, (uint32_t)edges[e][0])
                                                           : VXK_EDGE_FLAT;
                             VXK_CHECK_MSG(brute == expect,
                                           "edge %d of face (%d %d %d) axis %d +%d: brute %u, "
-                                          "quad %u says %u", e, x, y, z, axis, positive, brute,
-                                          owner - 1, expect);
+                                          "quad %u says %u",
+                                          e, x, y, z, axis, positive, brute, owner - 1, expect);
                         }
                     }
     return 0;
@@ -298,9 +298,9 @@ static int test_worst_case_and_errors(void)
     static vxk_quad small[VXK_MESHER_MAX_QUADS];
     memset(small, 0xAB, sizeof(small));
     uint32_t small_count = 12345;
-    VXK_CHECK_EQ_INT(vxk_mesh_chunk_quads(small, VXK_MESHER_MAX_QUADS - 1, &small_count, c.box,
-                                          c.solid),
-                     VXK_ERR_CAPACITY);
+    VXK_CHECK_EQ_INT(
+        vxk_mesh_chunk_quads(small, VXK_MESHER_MAX_QUADS - 1, &small_count, c.box, c.solid),
+        VXK_ERR_CAPACITY);
     VXK_CHECK_EQ_INT(small_count, 12345);
     for (size_t i = 0; i < sizeof(small); ++i)
         VXK_CHECK(((uint8_t*)small)[i] == 0xAB);
@@ -448,15 +448,14 @@ static int test_world_chunks(void)
         for (int cz = -3; cz <= 2; ++cz)
             for (int cx = -3; cx <= 2; ++cx) {
                 uint32_t na = 0, nb = 0;
-                VXK_CHECK_EQ_INT(vxk_mesh_world_chunk(world, cx, cy, cz, a, VXK_MESHER_MAX_QUADS,
-                                                      &na),
-                                 VXK_OK);
+                VXK_CHECK_EQ_INT(
+                    vxk_mesh_world_chunk(world, cx, cy, cz, a, VXK_MESHER_MAX_QUADS, &na), VXK_OK);
                 uint8_t box[VXK_MESHER_BOX_VOXELS];
                 for (int y = 0; y < 10; ++y)
                     for (int z = 0; z < 10; ++z)
                         for (int x = 0; x < 10; ++x)
-                            box[BOX(x, y, z)] = vxk_world_get_voxel(
-                                world, cx * 8 - 1 + x, cy * 8 - 1 + y, cz * 8 - 1 + z);
+                            box[BOX(x, y, z)] = vxk_world_get_voxel(world, cx * 8 - 1 + x,
+                                                                    cy * 8 - 1 + y, cz * 8 - 1 + z);
                 VXK_CHECK_EQ_INT(vxk_mesh_chunk_quads(b, VXK_MESHER_MAX_QUADS, &nb, box, solid),
                                  VXK_OK);
                 VXK_CHECK_EQ_INT(na, nb);
@@ -465,8 +464,7 @@ static int test_world_chunks(void)
             }
     VXK_CHECK(total > 0);
     uint32_t n = 0;
-    VXK_CHECK_EQ_INT(vxk_mesh_world_chunk(world, INT32_MAX / 8, 0, 0, a, VXK_MESHER_MAX_QUADS,
-                                          &n),
+    VXK_CHECK_EQ_INT(vxk_mesh_world_chunk(world, INT32_MAX / 8, 0, 0, a, VXK_MESHER_MAX_QUADS, &n),
                      VXK_ERR_OUT_OF_RANGE);
     VXK_CHECK_EQ_INT(vxk_mesh_world_chunk(world, -(1 << 28), 0, 0, a, VXK_MESHER_MAX_QUADS, &n),
                      VXK_ERR_OUT_OF_RANGE);

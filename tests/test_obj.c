@@ -19,9 +19,9 @@ static void random_mesh(vxk_mesh* m, uint64_t* s, uint32_t corners)
     for (uint32_t i = 0; i < m->vertex_count; ++i) {
         uint64_t kind = vxk_test_rand(s) % 4;
         float scale = kind == 0 ? 1e-20f : (kind == 1 ? 1e20f : (kind == 2 ? 1.0f : 1000.0f));
-        m->vertices[i] = (vxk_vec3){vxk_test_randf(s, -scale, scale),
-                                    vxk_test_randf(s, -scale, scale),
-                                    kind == 3 ? (float)(int)vxk_test_randf(s, -50, 50) : -0.0f};
+        m->vertices[i] =
+            (vxk_vec3){vxk_test_randf(s, -scale, scale), vxk_test_randf(s, -scale, scale),
+                       kind == 3 ? (float)(int)vxk_test_randf(s, -50, 50) : -0.0f};
     }
     for (uint32_t i = 0; i < m->primitive_count * corners; ++i)
         m->indices[i] = (uint32_t)(vxk_test_rand(s) % m->vertex_count);
@@ -36,8 +36,8 @@ static int same_mesh(const vxk_mesh* a, const vxk_mesh* b)
         // bitwise except the sign of zero, which %g writes as "-0" and reads back exactly
         VXK_CHECK(memcmp(&a->vertices[i], &b->vertices[i], sizeof(vxk_vec3)) == 0);
     }
-    VXK_CHECK(memcmp(a->indices, b->indices,
-                     sizeof(uint32_t) * a->primitive_count * a->corners) == 0);
+    VXK_CHECK(memcmp(a->indices, b->indices, sizeof(uint32_t) * a->primitive_count * a->corners) ==
+              0);
     return 0;
 }
 
@@ -114,8 +114,8 @@ static int test_forms(void)
     VXK_CHECK_EQ_INT(line, 0);
     VXK_CHECK_EQ_INT(m.vertex_count, 4);
     VXK_CHECK_EQ_INT(m.corners, 3);
-    uint32_t want[] = {0, 1, 2, 0, 2, 3, 0, 1, 2, 0, 2, 3, 0, 1, 2, 0, 2, 3,
-                       0, 1, 2, 0, 2, 3, 0, 3, 0, 0, 0, 1};
+    uint32_t want[] = {0, 1, 2, 0, 2, 3, 0, 1, 2, 0, 2, 3, 0, 1, 2,
+                       0, 2, 3, 0, 1, 2, 0, 2, 3, 0, 3, 0, 0, 0, 1};
     VXK_CHECK_EQ_INT(m.primitive_count, sizeof(want) / sizeof(want[0]) / 3);
     VXK_CHECK(memcmp(m.indices, want, sizeof(want)) == 0);
     VXK_CHECK(m.vertices[2].x == 1.0f && m.vertices[2].y == 1.0f && m.vertices[2].z == 0.0f);
@@ -173,8 +173,7 @@ static int test_malformed(void)
         uint32_t line = 0;
         vxk_status st = vxk_obj_read(&m, cases[i].text, strlen(cases[i].text), 3, &line);
         VXK_CHECK_MSG(st == VXK_ERR_MALFORMED && line == cases[i].line,
-                      "case %zu: status %d line %u, want line %u", i, (int)st, line,
-                      cases[i].line);
+                      "case %zu: status %d line %u, want line %u", i, (int)st, line, cases[i].line);
         VXK_CHECK(memcmp(&m, &before, sizeof(m)) == 0);
     }
     // a face with too many corners

@@ -46,10 +46,10 @@ typedef void vxk_job_fn(void* ctx, uint32_t thread);
 typedef void vxk_range_fn(void* ctx, uint32_t begin, uint32_t end, uint32_t thread);
 
 typedef struct vxk_jobs_def {
-    uint32_t cookie;          // set by vxk_default_jobs_def; a def not made by it is rejected
-    uint32_t worker_count;    // threads that run jobs, the creating thread included; 0 = all cores.
-                              // 1 = no background thread: jobs run inline on the thread that
-                              // waits, in submission order, deterministically.
+    uint32_t cookie;       // set by vxk_default_jobs_def; a def not made by it is rejected
+    uint32_t worker_count; // threads that run jobs, the creating thread included; 0 = all cores.
+                           // 1 = no background thread: jobs run inline on the thread that
+                           // waits, in submission order, deterministically.
     uint32_t external_threads; // extra thread slots for non-worker threads (default 8)
     uint32_t max_jobs;         // capacity of live (unfinished or unwaited) jobs (default 1<<20)
     size_t scratch_bytes;      // per-thread scratch arena size (default 4 MiB)
@@ -72,12 +72,12 @@ uint32_t vxk_jobs_thread_count(const vxk_jobs* jobs);
 uint32_t vxk_jobs_thread_index(vxk_jobs* jobs);
 
 typedef struct vxk_job_desc {
-    const char* name;        // static string, shown in traces and summaries
+    const char* name; // static string, shown in traces and summaries
     vxk_job_fn* fn;
     void* ctx;
-    const vxk_job* deps;     // jobs that must finish before this one starts (may be null handles)
+    const vxk_job* deps; // jobs that must finish before this one starts (may be null handles)
     uint32_t dep_count;
-    vxk_job_group* group;    // optional
+    vxk_job_group* group; // optional
 } vxk_job_desc;
 
 // Submits a job. Thread-safe; callable from jobs and from any thread. Returns the null handle

@@ -25,7 +25,7 @@ typedef struct vxk_voxel_box {
     uint16_t size_x, size_y, size_z; // >= 1
     uint8_t material;                // VXK_BOXES_PER_MATERIAL: the id of every voxel; else 0
     uint8_t pad[3];
-} vxk_voxel_box;                     // 16 bytes
+} vxk_voxel_box; // 16 bytes
 _Static_assert(sizeof(vxk_voxel_box) == 16, "vxk_voxel_box is 16 bytes");
 
 typedef enum vxk_boxes_mode {
@@ -44,8 +44,7 @@ typedef enum vxk_boxes_mode {
 // boxes than capacity -> VXK_ERR_CAPACITY. Thread-safe, allocates nothing. Cost: a 512-byte scan
 // plus a few bit operations per layer test.
 vxk_status vxk_boxes_chunk(vxk_voxel_box* out, uint32_t capacity, uint32_t* count,
-                           const uint8_t voxels[512], const uint8_t* solid,
-                           vxk_boxes_mode mode);
+                           const uint8_t voxels[512], const uint8_t* solid, vxk_boxes_mode mode);
 
 // Boxes of chunk (cx, cy, cz) of a world, reading its voxels with vxk_world_read_box; solid
 // means kind VXK_MATERIAL_SOLID in the world's table. Same contract as vxk_boxes_chunk, plus

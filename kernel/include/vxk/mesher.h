@@ -56,13 +56,13 @@ enum {
 };
 
 typedef struct vxk_quad {
-    uint8_t x, y, z;     // origin voxel in the chunk, 0..7 each
-    uint8_t width;       // 1..8 along u
-    uint8_t height;      // 1..8 along v
-    uint8_t normal;      // bits 0-1: axis (0 X, 1 Y, 2 Z); bit 2: sign (1 = +axis)
+    uint8_t x, y, z; // origin voxel in the chunk, 0..7 each
+    uint8_t width;   // 1..8 along u
+    uint8_t height;  // 1..8 along v
+    uint8_t normal;  // bits 0-1: axis (0 X, 1 Y, 2 Z); bit 2: sign (1 = +axis)
     uint8_t material;
-    uint8_t edges;       // class of edge slot s in bits 2s..2s+1
-} vxk_quad;              // 8 bytes
+    uint8_t edges; // class of edge slot s in bits 2s..2s+1
+} vxk_quad;        // 8 bytes
 _Static_assert(sizeof(vxk_quad) == 8, "vxk_quad is 8 bytes");
 
 static inline uint32_t vxk_quad_axis(vxk_quad q)
@@ -97,8 +97,7 @@ vxk_status vxk_mesher_solid_table(uint8_t solid[256], const vxk_material_table* 
 // Thread-safe (no shared state), allocates nothing. Cost: ~1000 table lookups to build bit
 // planes, then bit operations per slice and per quad.
 vxk_status vxk_mesh_chunk_quads(vxk_quad* out, uint32_t capacity, uint32_t* count,
-                                const uint8_t box[VXK_MESHER_BOX_VOXELS],
-                                const uint8_t solid[256]);
+                                const uint8_t box[VXK_MESHER_BOX_VOXELS], const uint8_t solid[256]);
 
 // Reads the 10^3 box around chunk (cx, cy, cz) with vxk_world_read_box and meshes it with the
 // world's material kinds (solid = VXK_MATERIAL_SOLID). Same output contract as

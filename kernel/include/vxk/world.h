@@ -26,12 +26,12 @@ typedef enum vxk_material_kind {
 } vxk_material_kind;
 
 typedef struct vxk_material {
-    uint8_t kind;        // vxk_material_kind
-    uint8_t defined;     // 1 if the id may be used
-    uint8_t color[3];    // sRGB, for export and .vox mapping
-    float density;       // kg/m^3
-    float friction;      // Coulomb coefficient
-    float restitution;   // 0..1
+    uint8_t kind;      // vxk_material_kind
+    uint8_t defined;   // 1 if the id may be used
+    uint8_t color[3];  // sRGB, for export and .vox mapping
+    float density;     // kg/m^3
+    float friction;    // Coulomb coefficient
+    float restitution; // 0..1
     char name[24];
 } vxk_material;
 
@@ -68,11 +68,11 @@ vxk_status vxk_material_table_validate(const vxk_material_table* table);
 typedef struct vxk_world vxk_world;
 
 typedef struct vxk_world_def {
-    uint32_t cookie;                      // set by vxk_default_world_def
-    float voxel_size;                     // metres per voxel edge (default 1)
-    const vxk_material_table* materials;  // copied; NULL = vxk_default_material_table
-    vxk_jobs* jobs;                       // NULL = run everything inline on the caller
-    size_t narrow_cache_bytes;            // budget of the lazy mesh/kD cache (default 64 MiB)
+    uint32_t cookie;                     // set by vxk_default_world_def
+    float voxel_size;                    // metres per voxel edge (default 1)
+    const vxk_material_table* materials; // copied; NULL = vxk_default_material_table
+    vxk_jobs* jobs;                      // NULL = run everything inline on the caller
+    size_t narrow_cache_bytes;           // budget of the lazy mesh/kD cache (default 64 MiB)
 } vxk_world_def;
 
 vxk_world_def vxk_default_world_def(void);
@@ -89,8 +89,8 @@ vxk_jobs* vxk_world_jobs(const vxk_world* world); // never NULL (an inline sched
 uint8_t vxk_world_get_voxel(const vxk_world* world, int32_t x, int32_t y, int32_t z);
 
 // Reads the box [min, min+size) of material ids into out (index x + sx*(z + sz*y)... see below).
-// out holds size.x*size.y*size.z bytes, index (x - min.x) + size.x*((z - min.z) + size.z*(y - min.y)).
-// Errors: size components <= 0 or the box leaving the int32 range -> VXK_ERR_OUT_OF_RANGE.
+// out holds size.x*size.y*size.z bytes, index (x - min.x) + size.x*((z - min.z) + size.z*(y -
+// min.y)). Errors: size components <= 0 or the box leaving the int32 range -> VXK_ERR_OUT_OF_RANGE.
 vxk_status vxk_world_read_box(const vxk_world* world, vxk_int3 min, vxk_int3 size, uint8_t* out);
 
 // Fills the voxel box [min, max] (inclusive) with one material. Bulk path: whole chunks become
@@ -109,27 +109,27 @@ typedef struct vxk_chunk_info {
     vxk_int3 coord;           // chunk coordinate
     uint8_t uniform_material; // the material if uniform, else 0
     uint8_t is_mixed;
-    uint32_t version;         // bumped on every write to the chunk (a write call that changes
-                              // a chunk gives it a new, larger value; no-op writes keep it)
-    const uint8_t* voxels;    // 512 bytes if mixed, else NULL
+    uint32_t version;      // bumped on every write to the chunk (a write call that changes
+                           // a chunk gives it a new, larger value; no-op writes keep it)
+    const uint8_t* voxels; // 512 bytes if mixed, else NULL
 } vxk_chunk_info;
 typedef void vxk_chunk_visit_fn(void* ctx, const vxk_chunk_info* info);
 void vxk_world_for_each_chunk(const vxk_world* world, vxk_chunk_visit_fn* fn, void* ctx);
 
 typedef struct vxk_world_memory {
-    uint64_t chunk_count;          // chunks with an entry
+    uint64_t chunk_count; // chunks with an entry
     uint64_t uniform_chunks;
     uint64_t mixed_chunks;
-    uint64_t map_bytes;            // hash map slots
-    uint64_t chunk_entry_bytes;    // chunk entry pool (32 bytes + a free-list index per entry)
-    uint64_t voxel_bytes;          // mixed payloads
-    uint64_t occupancy_bytes;      // per-chunk solid/water bits
-    uint64_t terrain_other_bytes;  // sorted chunk view, dirty list, bookkeeping
-    uint64_t broadphase_entries;   // chunks with broadphase data
-    uint64_t broadphase_full;      // of which tagged full (no mask)
-    uint64_t broadphase_bytes;     // masks and their map
-    uint64_t narrow_bytes;         // lazy mesh/kD cache in use
-    uint64_t total_bytes;          // everything the world holds
+    uint64_t map_bytes;           // hash map slots
+    uint64_t chunk_entry_bytes;   // chunk entry pool (32 bytes + a free-list index per entry)
+    uint64_t voxel_bytes;         // mixed payloads
+    uint64_t occupancy_bytes;     // per-chunk solid/water bits
+    uint64_t terrain_other_bytes; // sorted chunk view, dirty list, bookkeeping
+    uint64_t broadphase_entries;  // chunks with broadphase data
+    uint64_t broadphase_full;     // of which tagged full (no mask)
+    uint64_t broadphase_bytes;    // masks and their map
+    uint64_t narrow_bytes;        // lazy mesh/kD cache in use
+    uint64_t total_bytes;         // everything the world holds
 } vxk_world_memory;
 void vxk_world_memory_stats(const vxk_world* world, vxk_world_memory* out);
 
