@@ -1,6 +1,8 @@
 // bench.c: the shared benchmark harness (phases, figures, JSON output, progress line).
 #include "bench.h"
 
+#include <vxk/world.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,4 +105,39 @@ vxk_jobs* vxk_bench_jobs_create(uint32_t threads)
         exit(1);
     }
     return jobs;
+}
+
+int vxk_bench_main(int argc, char** argv, vxk_bench_phase_fn* const* phases, int phase_count,
+                   uint32_t default_threads)
+{
+    bool quick = false;
+    uint32_t threads = default_threads;
+    for (int i = 1; i < argc; ++i) {
+        char* end = NULL;
+        if (strcmp(argv[i], "--quick") == 0) {
+            quick = true;
+        } else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc && argv[i + 1][0] >= '0' &&
+                   argv[i + 1][0] <= '9' &&
+                   (threads = (uint32_t)strtoul(argv[i + 1], &end, 10),
+                    *end == 0 && threads <= 1024)) {
+            ++i;
+        } else {
+            fprintf(stderr, "usage: %s [--quick] [--threads N]\n", argv[0]);
+            return 2;
+        }
+    }
+    vxk_jobs* jobs = vxk_bench_jobs_create(threads);
+    static vxk_bench b;
+    vxk_bench_init(&b, jobs, vxk_jobs_worker_count(jobs));
+    b.quick = quick;
+    for (int i = 0; i < phase_count; ++i)
+        phases[i](&b);
+    vxk_bench_figure_add(&b, "threads", (double)b.threads);
+    vxk_bench_figure_add(&b, "hash_low32", (double)(uint32_t)b.hash);
+    vxk_bench_print_figures(&b);
+    if (b.world)
+        vxk_world_destroy((vxk_world*)b.world);
+    b.world = NULL;
+    vxk_jobs_destroy(jobs);
+    return 0;
 }

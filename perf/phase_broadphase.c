@@ -32,7 +32,7 @@ static double figure_of(const vxk_bench* b, const char* key)
 // Voxels of the benchmark world: what the world phase generated, else the terrain's chunk box.
 static double world_voxels(const vxk_bench* b, const vxk_world* world)
 {
-    double generated = figure_of(b, "gen_s") * figure_of(b, "gen_voxels_per_s");
+    double generated = figure_of(b, "world_voxels");
     if (generated > 0.0)
         return generated;
     vxk_world_memory mem;
@@ -118,34 +118,12 @@ static void surface_boxes(vxk_aabb* boxes, uint32_t count, const vxk_int3* maske
     }
 }
 
-static vxk_world* own_world(vxk_bench* b)
-{
-    vxk_world_def def = vxk_default_world_def();
-    def.jobs = b->jobs;
-    vxk_world* world = NULL;
-    if (vxk_world_create(&def, &world) != VXK_OK)
-        return NULL;
-    vxk_worldgen_def gen = vxk_default_worldgen_def();
-    gen.size_x = gen.size_z = b->quick ? 128 : 512;
-    gen.size_y = 128;
-    gen.seed = b->seed;
-    if (vxk_worldgen_run(world, &gen) != VXK_OK) {
-        vxk_world_destroy(world);
-        return NULL;
-    }
-    return world;
-}
-
 void vxk_bench_broadphase(vxk_bench* b)
 {
-    vxk_world* owned = NULL;
-    vxk_world* world = (vxk_world*)b->world;
+    vxk_world* world = vxk_bench_shared_world(b);
     if (!world) {
-        owned = world = own_world(b);
-        if (!world) {
-            fprintf(stderr, "phase broadphase: cannot generate a world\n");
-            return;
-        }
+        fprintf(stderr, "phase broadphase: cannot generate a world\n");
+        return;
     }
     const double min_seconds = b->quick ? 0.02 : 0.1;
 
@@ -158,7 +136,6 @@ void vxk_bench_broadphase(vxk_bench* b)
     double build_seconds = vxk_bench_now() - t0;
     if (status != VXK_OK) {
         fprintf(stderr, "phase broadphase: build failed: %s\n", vxk_status_string(status));
-        vxk_world_destroy(owned);
         return;
     }
     vxk_bench_phase_add(b, "broadphase_build", build_seconds, (double)mem.chunk_count);
@@ -191,7 +168,6 @@ void vxk_bench_broadphase(vxk_bench* b)
     if (!entries || vxk_broadphase_list(world, entries, entry_count, &listed) != VXK_OK) {
         fprintf(stderr, "phase broadphase: cannot list entries\n");
         free(entries);
-        vxk_world_destroy(owned);
         return;
     }
     uint32_t masked = 0;
@@ -204,7 +180,6 @@ void vxk_bench_broadphase(vxk_bench* b)
     if (masked == 0) {
         fprintf(stderr, "phase broadphase: the world has no masked chunk\n");
         free(entries);
-        vxk_world_destroy(owned);
         return;
     }
 
@@ -299,5 +274,4 @@ void vxk_bench_broadphase(vxk_bench* b)
     free(boxes);
     free(offsets);
     free(entries);
-    vxk_world_destroy(owned);
 }

@@ -7,12 +7,6 @@
 #include <vxk/boxes.h>
 #include <vxk/mesher.h>
 #include <vxk/world.h>
-#if defined(__has_include)
-#if __has_include(<vxk/worldgen.h>) && !defined(VXK_MESH_BENCH_NO_WORLDGEN)
-#include <vxk/worldgen.h>
-#define VXK_MESH_BENCH_WORLDGEN 1
-#endif
-#endif
 
 #include <math.h>
 #include <stdio.h>
@@ -82,77 +76,6 @@ static void mesh_piece_fn(void* ctx, uint32_t begin, uint32_t end, uint32_t thre
     }
 }
 
-// Rolling terrain with caves and ponds, used when no world phase ran and no generator exists.
-static vxk_world* make_fallback_world(vxk_bench* b)
-{
-    vxk_world_def def = vxk_default_world_def();
-    vxk_world* world = NULL;
-    if (vxk_world_create(&def, &world) != VXK_OK)
-        return NULL;
-    int32_t sx = b->quick ? 64 : (int32_t)(256 * (b->scale > 0 ? b->scale : 1));
-    int32_t sy = 64, sz = b->quick ? 64 : 256;
-    uint8_t* ids = (uint8_t*)malloc((size_t)sx * sy * sz);
-    uint64_t rng = b->seed * 0x9E3779B97F4A7C15ull + 17;
-    double phase[4];
-    for (int i = 0; i < 4; ++i)
-        phase[i] = (double)(vxk_splitmix64(&rng) >> 11) * (6.283185307179586 / 9007199254740992.0);
-    for (int32_t z = 0; z < sz; ++z)
-        for (int32_t x = 0; x < sx; ++x) {
-            double h = 28 + 9 * sin(x * 0.05 + phase[0]) * cos(z * 0.04 + phase[1]) +
-                       4 * sin(x * 0.13 + z * 0.11 + phase[2]);
-            int32_t height = (int32_t)h;
-            for (int32_t y = 0; y < sy; ++y) {
-                uint8_t m = 0;
-                if (y <= height) {
-                    m = y == height ? VXK_MAT_GRASS : y > height - 4 ? VXK_MAT_DIRT : VXK_MAT_STONE;
-                    double cave =
-                        sin(x * 0.21 + phase[3]) + sin(y * 0.27) + sin(z * 0.19 + x * 0.05);
-                    if (y < height - 3 && cave > 1.7)
-                        m = 0;
-                    if (y == 0)
-                        m = VXK_MAT_BEDROCK;
-                } else if (y <= 26) {
-                    m = VXK_MAT_WATER;
-                }
-                ids[x + (size_t)sx * (z + (size_t)sz * y)] = m;
-            }
-        }
-    vxk_status status =
-        vxk_world_write_box(world, (vxk_int3){-sx / 2, 0, -sz / 2}, (vxk_int3){sx, sy, sz}, ids);
-    free(ids);
-    if (status != VXK_OK) {
-        vxk_world_destroy(world);
-        return NULL;
-    }
-    return world;
-}
-
-#ifdef VXK_MESH_BENCH_WORLDGEN
-// The world phase's generator at a mesh-sized extent (quick: 64 x 64 x 64 voxels).
-static vxk_world* generate_world(vxk_bench* b)
-{
-    vxk_world_def def = vxk_default_world_def();
-    def.jobs = b->jobs;
-    vxk_world* world = NULL;
-    if (vxk_world_create(&def, &world) != VXK_OK)
-        return NULL;
-    vxk_worldgen_def gen = vxk_default_worldgen_def();
-    gen.seed = b->seed;
-    if (b->quick) {
-        gen.size_x = gen.size_z = 64;
-        gen.size_y = 64;
-    } else {
-        double scale = b->scale > 0 ? b->scale : 1.0;
-        gen.size_x = (int32_t)(256 * scale);
-        gen.size_z = 256;
-    }
-    if (vxk_worldgen_run(world, &gen) != VXK_OK) {
-        vxk_world_destroy(world);
-        return NULL;
-    }
-    return world;
-}
-#endif
 
 // The article's box loop voxel by voxel (tested[] bytes, TrySpreadX/Y/Z), any-solid mode: the
 // speed reference for the bit-row version. Returns the box count.
@@ -267,19 +190,10 @@ static double run_pass(vxk_bench* b, mesh_bench_ctx* ctx, uint32_t count)
 
 void vxk_bench_mesh(vxk_bench* b)
 {
-    vxk_world* owned = NULL;
-    const vxk_world* world = (const vxk_world*)b->world;
+    const vxk_world* world = vxk_bench_shared_world(b);
     if (!world) {
-#ifdef VXK_MESH_BENCH_WORLDGEN
-        owned = generate_world(b);
-#endif
-        if (!owned)
-            owned = make_fallback_world(b);
-        if (!owned) {
-            fprintf(stderr, "mesh bench: cannot build a world\n");
-            return;
-        }
-        world = owned;
+        fprintf(stderr, "mesh bench: cannot build a world\n");
+        return;
     }
     uint32_t total = 0;
     vxk_world_for_each_chunk(world, count_chunks, &total);
@@ -335,6 +249,4 @@ void vxk_bench_mesh(vxk_bench* b)
     bench_kernels(b, world, chunks, count);
     free(piece);
     free(chunks);
-    if (owned)
-        vxk_world_destroy(owned);
 }

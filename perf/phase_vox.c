@@ -172,9 +172,9 @@ void vxk_bench_vox(vxk_bench* b)
     }
     double tp = vxk_bench_median(parse, reps), tf = vxk_bench_median(flatten, reps);
     double tw = vxk_bench_median(world_load, reps);
-    vxk_bench_phase_add(b, "vox parse", tp, (double)file_voxels);
-    vxk_bench_phase_add(b, "vox flatten", tf, (double)placed);
-    vxk_bench_phase_add(b, "vox load into world", tw, (double)grid_voxels);
+    vxk_bench_phase_add(b, "vox_parse", tp, (double)file_voxels);
+    vxk_bench_phase_add(b, "vox_flatten", tf, (double)placed);
+    vxk_bench_phase_add(b, "vox_load_world", tw, (double)grid_voxels);
     vxk_bench_figure_add(b, "vox_file_mb", (double)w.n / 1e6);
     vxk_bench_figure_add(b, "vox_instances", (double)(grid * grid * grid));
     vxk_bench_figure_add(b, "vox_parse_mb_per_s", (double)w.n / 1e6 / tp);

@@ -48,6 +48,7 @@ void vxk_bench_world(vxk_bench* b)
     vxk_bench_phase_add(b, "worldgen", seconds, voxels);
     vxk_bench_figure_add(b, "gen_s", seconds);
     vxk_bench_figure_add(b, "gen_voxels_per_s", voxels / seconds);
+    vxk_bench_figure_add(b, "world_voxels", voxels);
     vxk_bench_figure_add(b, "terrain_bytes_per_voxel", terrain_bytes / voxels);
     vxk_bench_figure_add(b, "chunks", (double)mem.chunk_count);
     vxk_bench_figure_add(b, "mixed_chunks", (double)mem.mixed_chunks);
@@ -55,4 +56,11 @@ void vxk_bench_world(vxk_bench* b)
     uint64_t hash = vxk_world_terrain_hash(world);
     vxk_bench_figure_add(b, "terrain_hash_low32", (double)(uint32_t)hash);
     vxk_bench_hash(b, &hash, sizeof(hash));
+}
+
+vxk_world* vxk_bench_shared_world(vxk_bench* b)
+{
+    if (!b->world)
+        vxk_bench_world(b);
+    return (vxk_world*)b->world;
 }
