@@ -647,11 +647,14 @@ static vxk_status check_options(const vxk_vox_options* opts)
 static vxk_status build_scene(vox_parse* ps, vxk_vox_scene* out)
 {
     out->models = (vxk_voxel_grid*)vxk_calloc((size_t)ps->model_count * sizeof(vxk_voxel_grid));
+    if (!out->models)
+        return VXK_ERR_OUT_OF_MEMORY;
+    // Set at once: vxk_vox_scene_free releases the array with this count on any later failure.
+    out->model_count = ps->model_count;
     vox_internal* in = (vox_internal*)vxk_calloc(sizeof(vox_internal));
     out->internal = in;
-    if (!out->models || !in)
+    if (!in)
         return VXK_ERR_OUT_OF_MEMORY;
-    out->model_count = ps->model_count;
     for (uint32_t i = 0; i < ps->model_count; ++i) {
         const vox_model* m = &ps->models[i];
         vxk_voxel_grid* g = &out->models[i];

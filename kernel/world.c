@@ -3,6 +3,8 @@
 // Follows seed 000 (Roblox terrain physics) for the sparse chunk terrain.
 #include <vxk/world.h>
 
+#include <float.h>
+
 #include "world_internal.h"
 
 #define VXK_WORLD_DEF_COOKIE 0x564B5744u // "VKWD"
@@ -28,7 +30,9 @@ vxk_status vxk_world_create(const vxk_world_def* def, vxk_world** out)
         return VXK_ERR_BAD_DEF;
     if (!vxk_is_finite(def->voxel_size))
         return VXK_ERR_NOT_FINITE;
-    if (!(def->voxel_size > 0.0f))
+    // Positions are divided by the voxel size through its reciprocal: keep both normal floats.
+    if (!(def->voxel_size > 0.0f) || !(1.0f / def->voxel_size >= FLT_MIN) ||
+        !vxk_is_finite(1.0f / def->voxel_size))
         return VXK_ERR_OUT_OF_RANGE;
     if (def->materials) {
         vxk_status status = vxk_material_table_validate(def->materials);

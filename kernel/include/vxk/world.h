@@ -60,7 +60,8 @@ typedef struct vxk_material_table {
 // The default table: ids above, every other id undefined (id 0 is always air).
 void vxk_default_material_table(vxk_material_table* table);
 // Checks a table: id 0 is air, finite non-negative density/friction, restitution in [0,1].
-// Also: no defined id other than 0 has kind air, names are NUL-terminated. NULL -> invalid arg.
+// Also: no defined id other than 0 has kind air, names are NUL-terminated. Returns VXK_OK, or
+// VXK_ERR_INVALID_ARGUMENT (NULL), VXK_ERR_BAD_MATERIAL (a rule broken), VXK_ERR_NOT_FINITE.
 vxk_status vxk_material_table_validate(const vxk_material_table* table);
 
 // ---- World -----------------------------------------------------------------------------------
@@ -76,6 +77,11 @@ typedef struct vxk_world_def {
 } vxk_world_def;
 
 vxk_world_def vxk_default_world_def(void);
+// Creates an empty world. Errors (*out untouched): NULL def or out -> VXK_ERR_INVALID_ARGUMENT;
+// a def not made by vxk_default_world_def -> VXK_ERR_BAD_DEF; a NaN/Inf voxel size ->
+// VXK_ERR_NOT_FINITE; a voxel size <= 0 or whose reciprocal is not a normal float ->
+// VXK_ERR_OUT_OF_RANGE; a material table that fails vxk_material_table_validate -> its status;
+// VXK_ERR_OUT_OF_MEMORY.
 vxk_status vxk_world_create(const vxk_world_def* def, vxk_world** out);
 void vxk_world_destroy(vxk_world* world);
 
@@ -90,13 +96,17 @@ uint8_t vxk_world_get_voxel(const vxk_world* world, int32_t x, int32_t y, int32_
 
 // Reads the box [min, min+size) of material ids into out (index x + sx*(z + sz*y)... see below).
 // out holds size.x*size.y*size.z bytes, index (x - min.x) + size.x*((z - min.z) + size.z*(y -
-// min.y)). Errors: size components <= 0 or the box leaving the int32 range -> VXK_ERR_OUT_OF_RANGE.
+// min.y)). Errors: NULL world or out -> VXK_ERR_INVALID_ARGUMENT; size components <= 0, the box
+// leaving the int32 range, or a byte count that overflows size_t -> VXK_ERR_OUT_OF_RANGE.
 vxk_status vxk_world_read_box(const vxk_world* world, vxk_int3 min, vxk_int3 size, uint8_t* out);
 
 // Fills the voxel box [min, max] (inclusive) with one material. Bulk path: whole chunks become
 // uniform without a payload, chunks that become all air are removed, mixed chunks that become
-// uniform are collapsed. Errors (nothing changed): max < min on an axis, a coordinate outside
-// int32 (use int64 inputs so that callers can pass anything), an undefined material.
+// uniform are collapsed. Errors (nothing changed): NULL pointers or max < min on an axis ->
+// VXK_ERR_INVALID_ARGUMENT; a coordinate outside int32 (int64 inputs, so callers can pass
+// anything) -> VXK_ERR_OUT_OF_RANGE; an undefined material -> VXK_ERR_BAD_MATERIAL; a fill whose
+// chunks cannot be stored (allocation failure, or more than 2^30 chunks) ->
+// VXK_ERR_OUT_OF_MEMORY. A failed call may keep storage it grew (released with the world).
 vxk_status vxk_world_fill_box(vxk_world* world, const int64_t min[3], const int64_t max[3],
                               uint8_t material);
 
