@@ -31,6 +31,7 @@ typedef struct vxk_broadphase {
     uint32_t* free_slots; // mask slots released by updates, reused last-in first-out
     uint32_t free_count, free_capacity;
     uint32_t full_count;
+    uint64_t generation; // bumped by every build and update (derived views compare it)
     // Per-thread hit buffers kept between batch queries (fresh pages cost more than the queries);
     // taken by one batch at a time, a concurrent batch allocates its own.
     atomic_bool batch_scratch_busy;
@@ -458,6 +459,7 @@ static vxk_status build_from_candidates(vxk_world* world, vxk_broadphase* bp,
                 ++next.full_count;
         }
         VXK_ASSERT(mask_index == next.mask_count);
+        next.generation = bp->generation + 1;
         broadphase_release(bp);
         *bp = next;
     } else {
@@ -555,6 +557,7 @@ static vxk_status update_candidates(vxk_world* world, vxk_broadphase* bp,
             status = VXK_ERR_OUT_OF_MEMORY;
     }
     if (status == VXK_OK) {
+        ++bp->generation;
         uint32_t piece = 0, in_piece = 0;
         for (uint32_t i = 0; i < count; ++i) {
             vxk_int3 c = candidates[i];
@@ -640,7 +643,10 @@ vxk_status vxk_broadphase_update_dirty(vxk_world* world)
         return vxk_broadphase_build(world);
     uint32_t count = 0;
     const vxk_int3* dirty = vxk_world_take_dirty(world, &count);
-    return vxk_broadphase_update(world, dirty, count);
+    vxk_status status = vxk_broadphase_update(world, dirty, count);
+    if (status != VXK_OK)
+        vxk_world_untake_dirty(world);
+    return status;
 }
 
 // ---- reading ---------------------------------------------------------------------------------
@@ -674,6 +680,46 @@ vxk_status vxk_broadphase_get(const vxk_world* world, vxk_int3 chunk, vxk_broadp
     else
         memset(out, 0, sizeof(*out));
     return VXK_OK;
+}
+
+void vxk_broadphase_for_each(const vxk_world* world, vxk_broadphase_visit_fn* fn, void* user)
+{
+    const vxk_broadphase* bp = world ? broadphase_of(world) : NULL;
+    if (!bp || !fn)
+        return;
+    uint32_t cursor = 0;
+    for (const vxk_chunk_map_slot* slot; (slot = vxk_chunk_map_next(&bp->map, &cursor));) {
+        uint8_t tag = (uint8_t)(slot->value >> BP_TAG_SHIFT);
+        const uint64_t* solid =
+            tag == VXK_BROADPHASE_MASK
+                ? bp->masks[slot->value & BP_INDEX_MASK].solid
+                : (tag == VXK_BROADPHASE_FULL_SOLID ? g_full_bits : g_zero_bits);
+        fn(user, (vxk_int3){slot->x, slot->y, slot->z}, tag, solid);
+    }
+}
+
+uint64_t vxk_broadphase_generation(const vxk_world* world)
+{
+    const vxk_broadphase* bp = world ? broadphase_of(world) : NULL;
+    return bp ? bp->generation : 0;
+}
+
+uint8_t vxk_broadphase_peek(const vxk_world* world, vxk_int3 chunk, const uint64_t** solid)
+{
+    if (!solid)
+        return VXK_BROADPHASE_NONE;
+    const vxk_broadphase* bp = world ? broadphase_of(world) : NULL;
+    uint32_t value =
+        bp ? vxk_chunk_map_find(&bp->map, chunk.x, chunk.y, chunk.z) : VXK_CHUNK_MAP_EMPTY;
+    if (value == VXK_CHUNK_MAP_EMPTY) {
+        *solid = g_zero_bits;
+        return VXK_BROADPHASE_NONE;
+    }
+    uint8_t tag = (uint8_t)(value >> BP_TAG_SHIFT);
+    *solid = tag == VXK_BROADPHASE_MASK
+                 ? bp->masks[value & BP_INDEX_MASK].solid
+                 : (tag == VXK_BROADPHASE_FULL_SOLID ? g_full_bits : g_zero_bits);
+    return tag;
 }
 
 // All entry coordinates sorted; NULL with *n = 0 when empty. Caller frees n * sizeof(vxk_int3).

@@ -3,6 +3,8 @@
 // ... a cache of the resulting objects so that the memory overhead remained manageable").
 #include "narrow_cache.h"
 
+#include <vxk/broadphase.h>
+
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -18,8 +20,9 @@ typedef struct narrow_entry {
     struct narrow_entry* next;
     struct vxk_narrow_cache* cache;
     _Atomic uint32_t state;
-    _Atomic uint32_t pins;  // pin count | PIN_DETACHED once out of the table
+    _Atomic uint32_t pins; // pin count | PIN_DETACHED once out of the table
     _Atomic uint64_t last_use;
+    _Atomic uint32_t checked_epoch; // terrain epoch at which the stamp was last confirmed (0: none)
     pthread_t builder;
     vxk_status build_status;
 } narrow_entry;
@@ -41,7 +44,14 @@ struct vxk_narrow_cache {
     _Atomic uint64_t budget;
     _Atomic uint64_t entries;
     _Atomic uint64_t misses, builds, waits, evictions, stale, serial;
+    // The ray grid and 1 + the broadphase generation it was built for (0: none yet).
+    pthread_mutex_t grid_lock;
+    _Atomic uint64_t grid_generation;
+    vxk_ray_grid* _Atomic grid;
 };
+
+#define GRID_MAX_CELLS (1u << 20)
+#define GRID_CELLS_PER_ENTRY 64u
 
 static uint64_t coord_hash(int32_t x, int32_t y, int32_t z)
 {
@@ -142,6 +152,14 @@ uint64_t vxk_narrow_stamp(const vxk_world* world, int32_t cx, int32_t cy, int32_
 static void cache_destroy(void* self);
 static void cache_memory(const void* self, vxk_world_memory* stats);
 
+static void grid_free(vxk_ray_grid* grid)
+{
+    if (!grid)
+        return;
+    vxk_free((void*)grid->cells, grid->bytes - sizeof(*grid));
+    vxk_free(grid, sizeof(*grid));
+}
+
 static vxk_narrow_cache* cache_create(size_t budget)
 {
     vxk_narrow_cache* cache = (vxk_narrow_cache*)vxk_alloc_aligned64(sizeof(vxk_narrow_cache));
@@ -151,6 +169,7 @@ static vxk_narrow_cache* cache_create(size_t budget)
     for (int i = 0; i < NARROW_SHARDS; ++i)
         pthread_mutex_init(&cache->shards[i].lock, NULL);
     pthread_mutex_init(&cache->evict_lock, NULL);
+    pthread_mutex_init(&cache->grid_lock, NULL);
     atomic_store(&cache->budget, budget);
     return cache;
 }
@@ -181,16 +200,22 @@ static void cache_destroy(void* self)
         pthread_mutex_destroy(&shard->lock);
     }
     pthread_mutex_destroy(&cache->evict_lock);
+    grid_free(atomic_load(&cache->grid));
+    pthread_mutex_destroy(&cache->grid_lock);
     vxk_free_aligned64(cache, sizeof(*cache));
 }
 
 static void cache_memory(const void* self, vxk_world_memory* stats)
 {
     const vxk_narrow_cache* cache = (const vxk_narrow_cache*)self;
-    uint64_t bytes = atomic_load_explicit(&((vxk_narrow_cache*)cache)->bytes,
-                                          memory_order_relaxed) + sizeof(*cache);
+    uint64_t bytes =
+        atomic_load_explicit(&((vxk_narrow_cache*)cache)->bytes, memory_order_relaxed) +
+        sizeof(*cache);
     for (int s = 0; s < NARROW_SHARDS; ++s)
         bytes += (uint64_t)cache->shards[s].bucket_count * sizeof(narrow_entry*);
+    const vxk_ray_grid* grid = atomic_load(&((vxk_narrow_cache*)cache)->grid);
+    if (grid)
+        bytes += grid->bytes;
     stats->narrow_bytes += bytes;
 }
 
@@ -212,6 +237,85 @@ vxk_narrow_cache* vxk_narrow_cache_get(const vxk_world* cworld)
         return fresh;
     cache_destroy(fresh);
     return (vxk_narrow_cache*)expected;
+}
+
+// ---- ray grid ---------------------------------------------------------------------------------
+
+typedef struct grid_fill {
+    uint32_t count;
+    int32_t lo[3], hi[3];
+    uint64_t size[3];
+    uintptr_t* cells; // NULL during the bounds pass
+} grid_fill;
+
+static void grid_visit(void* user, vxk_int3 chunk, uint8_t tag, const uint64_t* solid)
+{
+    grid_fill* f = (grid_fill*)user;
+    const int32_t c[3] = {chunk.x, chunk.y, chunk.z};
+    if (!f->cells) {
+        ++f->count;
+        for (int a = 0; a < 3; ++a) {
+            f->lo[a] = VXK_MIN(f->lo[a], c[a]);
+            f->hi[a] = VXK_MAX(f->hi[a], c[a]);
+        }
+        return;
+    }
+    VXK_ASSERT(tag != VXK_BROADPHASE_NONE && ((uintptr_t)solid & 3) == 0);
+    uint64_t x = (uint64_t)((int64_t)c[0] - f->lo[0]);
+    uint64_t y = (uint64_t)((int64_t)c[1] - f->lo[1]);
+    uint64_t z = (uint64_t)((int64_t)c[2] - f->lo[2]);
+    f->cells[(y * f->size[2] + z) * f->size[0] + x] = (uintptr_t)solid | tag;
+}
+
+// Two passes over the broadphase map: the box of the entries, then the cells.
+static vxk_ray_grid* grid_build(const vxk_world* world)
+{
+    grid_fill f = {
+        0, {INT32_MAX, INT32_MAX, INT32_MAX}, {INT32_MIN, INT32_MIN, INT32_MIN}, {0, 0, 0}, NULL};
+    vxk_broadphase_for_each(world, grid_visit, &f);
+    if (f.count == 0)
+        return NULL;
+    uint64_t cells = 1;
+    for (int a = 0; a < 3; ++a) {
+        f.size[a] = (uint64_t)((int64_t)f.hi[a] - f.lo[a] + 1);
+        // Saturate: three spans of up to 2^29 chunks would wrap the product.
+        cells = f.size[a] > GRID_MAX_CELLS ? (uint64_t)GRID_MAX_CELLS + 1 : cells * f.size[a];
+    }
+    if (cells > GRID_MAX_CELLS || cells > (uint64_t)f.count * GRID_CELLS_PER_ENTRY)
+        return NULL;
+    vxk_ray_grid* grid = (vxk_ray_grid*)vxk_alloc(sizeof(vxk_ray_grid));
+    f.cells = grid ? (uintptr_t*)vxk_calloc((size_t)cells * sizeof(uintptr_t)) : NULL;
+    if (!f.cells) {
+        vxk_free(grid, sizeof(*grid));
+        return NULL;
+    }
+    vxk_broadphase_for_each(world, grid_visit, &f);
+    for (int a = 0; a < 3; ++a) {
+        grid->min[a] = f.lo[a];
+        grid->size[a] = (uint32_t)f.size[a];
+    }
+    grid->cells = f.cells;
+    grid->bytes = sizeof(*grid) + (size_t)cells * sizeof(uintptr_t);
+    return grid;
+}
+
+const vxk_ray_grid* vxk_narrow_ray_grid(vxk_narrow_cache* cache, const vxk_world* world)
+{
+    uint64_t want = vxk_broadphase_generation(world) + 1;
+    if (atomic_load_explicit(&cache->grid_generation, memory_order_acquire) == want)
+        return atomic_load_explicit(&cache->grid, memory_order_relaxed);
+    // A new broadphase: nobody reads the old grid any more (builds and updates do not overlap
+    // reads, and a reader only uses a grid whose generation it saw current).
+    pthread_mutex_lock(&cache->grid_lock);
+    if (atomic_load_explicit(&cache->grid_generation, memory_order_relaxed) != want) {
+        vxk_ray_grid* old = atomic_load_explicit(&cache->grid, memory_order_relaxed);
+        atomic_store_explicit(&cache->grid, grid_build(world), memory_order_relaxed);
+        atomic_store_explicit(&cache->grid_generation, want, memory_order_release);
+        grid_free(old);
+    }
+    vxk_ray_grid* grid = atomic_load_explicit(&cache->grid, memory_order_relaxed);
+    pthread_mutex_unlock(&cache->grid_lock);
+    return grid;
 }
 
 // ---- table --------------------------------------------------------------------------------------
@@ -355,8 +459,7 @@ static void cache_evict(vxk_narrow_cache* cache, uint64_t target, bool count_as_
         pthread_mutex_lock(&shard->lock);
         // The entry may have been pinned, touched or dropped since the scan: recheck it is still
         // in the table, unpinned and untouched.
-        bool present = shard_find(shard, h, e->data.coord.x, e->data.coord.y,
-                                  e->data.coord.z) == e;
+        bool present = shard_find(shard, h, e->data.coord.x, e->data.coord.y, e->data.coord.z) == e;
         bool evict = present && atomic_load(&e->pins) == 0 &&
                      atomic_load(&e->last_use) == candidates[i].last_use;
         if (evict)
@@ -409,8 +512,7 @@ bool vxk_narrow_cache_contains(vxk_narrow_cache* cache, int32_t cx, int32_t cy, 
     narrow_shard* shard = shard_of(cache, h);
     pthread_mutex_lock(&shard->lock);
     narrow_entry* e = shard_find(shard, h, cx, cy, cz);
-    bool found = e && e->data.stamp == stamp &&
-                 atomic_load(&e->state) == ENTRY_READY;
+    bool found = e && e->data.stamp == stamp && atomic_load(&e->state) == ENTRY_READY;
     pthread_mutex_unlock(&shard->lock);
     return found;
 }
@@ -455,9 +557,44 @@ static vxk_status build_private(vxk_narrow_cache* cache, const vxk_world* world,
     return VXK_OK;
 }
 
-vxk_status vxk_narrow_acquire_stamped(vxk_narrow_cache* cache, const vxk_world* world,
-                                      int32_t cx, int32_t cy, int32_t cz, uint64_t stamp,
-                                      const vxk_narrow_chunk** out, vxk_narrow_ref* ref)
+// A resident entry found under its shard lock (held on entry, released here): pin it, wait for
+// its build, hand it out.
+static vxk_status acquire_hit(vxk_narrow_cache* cache, narrow_shard* shard, narrow_entry* e,
+                              uint64_t now, uint32_t epoch, const vxk_world* world,
+                              const vxk_narrow_chunk** out, vxk_narrow_ref* ref)
+{
+    atomic_fetch_add_explicit(&e->pins, 1, memory_order_relaxed);
+    // Stores only when the value changes: hot entries read by several threads stay shared.
+    if (atomic_load_explicit(&e->last_use, memory_order_relaxed) != now)
+        atomic_store_explicit(&e->last_use, now, memory_order_relaxed);
+    if (epoch && atomic_load_explicit(&e->checked_epoch, memory_order_relaxed) != epoch)
+        atomic_store_explicit(&e->checked_epoch, epoch, memory_order_relaxed);
+    ++shard->hits;
+    bool own_build = atomic_load_explicit(&e->state, memory_order_acquire) == ENTRY_BUILDING &&
+                     pthread_equal(e->builder, pthread_self());
+    int32_t cx = e->data.coord.x, cy = e->data.coord.y, cz = e->data.coord.z;
+    pthread_mutex_unlock(&shard->lock);
+    if (own_build) {
+        vxk_narrow_ref pin = {e};
+        vxk_narrow_release(&pin);
+        return build_private(cache, world, cx, cy, cz, out, ref);
+    }
+    vxk_status status = wait_ready(cache, e);
+    if (status != VXK_OK) {
+        vxk_narrow_ref pin = {e};
+        vxk_narrow_release(&pin);
+        return status;
+    }
+    *out = &e->data;
+    ref->entry = e;
+    return VXK_OK;
+}
+
+// epoch: the terrain epoch the caller computed stamp at (0: unknown); recorded on the entry so
+// that later acquires at the same epoch skip the stamp.
+static vxk_status acquire_stamped(vxk_narrow_cache* cache, const vxk_world* world, int32_t cx,
+                                  int32_t cy, int32_t cz, uint64_t stamp, uint32_t epoch,
+                                  const vxk_narrow_chunk** out, vxk_narrow_ref* ref)
 {
     VXK_ASSERT(stamp != 0);
     uint64_t h = coord_hash(cx, cy, cz);
@@ -467,28 +604,8 @@ vxk_status vxk_narrow_acquire_stamped(vxk_narrow_cache* cache, const vxk_world* 
 
     pthread_mutex_lock(&shard->lock);
     narrow_entry* e = shard_find(shard, h, cx, cy, cz);
-    if (e && e->data.stamp == stamp) {
-        atomic_fetch_add_explicit(&e->pins, 1, memory_order_relaxed);
-        atomic_store_explicit(&e->last_use, now, memory_order_relaxed);
-        ++shard->hits;
-        bool own_build = atomic_load_explicit(&e->state, memory_order_acquire) ==
-                             ENTRY_BUILDING && pthread_equal(e->builder, pthread_self());
-        pthread_mutex_unlock(&shard->lock);
-        if (own_build) {
-            vxk_narrow_ref pin = {e};
-            vxk_narrow_release(&pin);
-            return build_private(cache, world, cx, cy, cz, out, ref);
-        }
-        vxk_status status = wait_ready(cache, e);
-        if (status != VXK_OK) {
-            vxk_narrow_ref pin = {e};
-            vxk_narrow_release(&pin);
-            return status;
-        }
-        *out = &e->data;
-        ref->entry = e;
-        return VXK_OK;
-    }
+    if (e && e->data.stamp == stamp)
+        return acquire_hit(cache, shard, e, now, epoch, world, out, ref);
     if (e) {
         // The chunk changed: drop the old data (freed now, or by its last pin holder).
         if (entry_detach(shard, e))
@@ -510,6 +627,7 @@ vxk_status vxk_narrow_acquire_stamped(vxk_narrow_cache* cache, const vxk_world* 
     }
     fresh->data.stamp = stamp;
     fresh->builder = pthread_self();
+    atomic_store_explicit(&fresh->checked_epoch, epoch, memory_order_relaxed);
     atomic_store_explicit(&fresh->pins, 1, memory_order_relaxed);
     atomic_store_explicit(&fresh->last_use, now, memory_order_relaxed);
     atomic_store_explicit(&fresh->state, ENTRY_BUILDING, memory_order_relaxed);
@@ -554,6 +672,36 @@ vxk_status vxk_narrow_acquire_stamped(vxk_narrow_cache* cache, const vxk_world* 
     return VXK_OK;
 }
 
+vxk_status vxk_narrow_acquire_stamped(vxk_narrow_cache* cache, const vxk_world* world, int32_t cx,
+                                      int32_t cy, int32_t cz, uint64_t stamp,
+                                      const vxk_narrow_chunk** out, vxk_narrow_ref* ref)
+{
+    return acquire_stamped(cache, world, cx, cy, cz, stamp, 0, out, ref);
+}
+
+vxk_status vxk_narrow_acquire_current(vxk_narrow_cache* cache, const vxk_world* world, int32_t cx,
+                                      int32_t cy, int32_t cz, const vxk_narrow_chunk** out,
+                                      vxk_narrow_ref* ref)
+{
+    *out = NULL;
+    ref->entry = NULL;
+    uint32_t epoch = vxk_terrain_epoch(world);
+    uint64_t h = coord_hash(cx, cy, cz);
+    narrow_shard* shard = shard_of(cache, h);
+    pthread_mutex_lock(&shard->lock);
+    narrow_entry* e = shard_find(shard, h, cx, cy, cz);
+    if (e && atomic_load_explicit(&e->checked_epoch, memory_order_relaxed) == epoch) {
+        // No terrain write since the stamp was confirmed: the data is current.
+        uint64_t now = atomic_fetch_add_explicit(&cache->tick, 1, memory_order_relaxed) + 1;
+        return acquire_hit(cache, shard, e, now, 0, world, out, ref);
+    }
+    pthread_mutex_unlock(&shard->lock);
+    uint64_t stamp = vxk_narrow_stamp(world, cx, cy, cz);
+    if (!stamp)
+        return VXK_OK;
+    return acquire_stamped(cache, world, cx, cy, cz, stamp, epoch, out, ref);
+}
+
 vxk_status vxk_narrow_acquire(const vxk_world* world, int32_t cx, int32_t cy, int32_t cz,
                               const vxk_narrow_chunk** out, vxk_narrow_ref* ref)
 {
@@ -565,5 +713,5 @@ vxk_status vxk_narrow_acquire(const vxk_world* world, int32_t cx, int32_t cy, in
     vxk_narrow_cache* cache = vxk_narrow_cache_get(world);
     if (!cache)
         return VXK_ERR_OUT_OF_MEMORY;
-    return vxk_narrow_acquire_stamped(cache, world, cx, cy, cz, stamp, out, ref);
+    return acquire_stamped(cache, world, cx, cy, cz, stamp, vxk_terrain_epoch(world), out, ref);
 }

@@ -6,10 +6,13 @@
 // chunk and of its 18 face and edge neighbours (face neighbours hide faces, edge neighbours decide
 // the interior-edge flags; corner neighbours are never read by the mesher). Versions are terrain
 // write epochs, so a removed and re-created neighbour changes the stamp too. A stale stamp is
-// never returned. Chunks without a terrain entry hold only air; the mesher emits faces for a
-// chunk's own solid voxels, so such a chunk has no geometry and no cache entry (see
-// vxk_narrow_acquire) even when neighbour geometry gives it broadphase bits: every face lies in
-// the closed box of the chunk that owns the voxel, so a ray finds it in that chunk's segment.
+// never returned. The stamp costs 19 map lookups, so an entry also records the terrain write
+// epoch at which its stamp was last confirmed: vxk_narrow_acquire_current trusts it while the
+// epoch is unchanged (no write since) and revalidates it once per epoch otherwise. Chunks without
+// a terrain entry hold only air; the mesher emits faces for a chunk's own solid voxels, so such a
+// chunk has no geometry and no cache entry (see vxk_narrow_acquire) even when neighbour geometry
+// gives it broadphase bits: every face lies in the closed box of the chunk that owns the voxel,
+// so a ray finds it in that chunk's segment.
 //
 // Concurrency: 64 shards, each a mutex over a chained hash table; a hit takes one shard lock and
 // allocates nothing. A miss inserts a BUILDING entry and builds without any lock; a second thread
@@ -79,8 +82,49 @@ vxk_status vxk_narrow_acquire(const vxk_world* world, int32_t cx, int32_t cy, in
 vxk_status vxk_narrow_acquire_stamped(vxk_narrow_cache* cache, const vxk_world* world,
                                       int32_t cx, int32_t cy, int32_t cz, uint64_t stamp,
                                       const vxk_narrow_chunk** out, vxk_narrow_ref* ref);
+// Same as vxk_narrow_acquire, but an entry whose stamp was confirmed at the current terrain epoch
+// (vxk_terrain_epoch; every write call changes it) is handed out without recomputing the stamp:
+// one shard lock and no map lookups on a hit. Other entries are revalidated by stamp once per
+// epoch. Same contract and errors as vxk_narrow_acquire.
+vxk_status vxk_narrow_acquire_current(vxk_narrow_cache* cache, const vxk_world* world,
+                                      int32_t cx, int32_t cy, int32_t cz,
+                                      const vxk_narrow_chunk** out, vxk_narrow_ref* ref);
 // Unpins; safe on a zeroed ref. Lock-free.
 void vxk_narrow_release(vxk_narrow_ref* ref);
+
+// ---- dense broadphase view for rays -----------------------------------------------------------
+
+// The broadphase entries over the box of their chunk coordinates as a dense array: a ray crossing
+// chunks reads one cell per chunk instead of a hash lookup. Cell = pointer to the entry's 8 solid
+// words (vxk_broadphase_peek) | tag in the low 2 bits; 0 = no entry. Immutable once published.
+typedef struct vxk_ray_grid {
+    int32_t min[3];        // chunk coordinate of cell 0
+    uint32_t size[3];      // cells per axis
+    const uintptr_t* cells; // size[0] * size[1] * size[2], x fastest, then z, then y
+    size_t bytes;
+} vxk_ray_grid;
+
+// The grid of the current broadphase (vxk_broadphase_generation), built on first need after each
+// build or update (two passes over the broadphase map and a zeroed array of the box's cells, under
+// a lock; concurrent callers wait). Whether there is a grid depends on the entries alone. NULL when
+// the box holds more than 2^20 cells or 64 cells per entry, or out of memory: use
+// vxk_broadphase_peek then. Valid until the next broadphase build or update (which may not run
+// concurrently with rays). Thread-safe.
+const vxk_ray_grid* vxk_narrow_ray_grid(vxk_narrow_cache* cache, const vxk_world* world);
+
+// vxk_broadphase_peek through the grid. Cost: a bounds check and one load.
+static inline uint8_t vxk_ray_grid_peek(const vxk_ray_grid* g, int32_t cx, int32_t cy, int32_t cz,
+                                        const uint64_t** solid)
+{
+    uint64_t x = (uint64_t)((int64_t)cx - g->min[0]);
+    uint64_t y = (uint64_t)((int64_t)cy - g->min[1]);
+    uint64_t z = (uint64_t)((int64_t)cz - g->min[2]);
+    if (x >= g->size[0] || y >= g->size[1] || z >= g->size[2])
+        return 0;
+    uintptr_t cell = g->cells[(y * g->size[2] + z) * g->size[0] + x];
+    *solid = (const uint64_t*)(cell & ~(uintptr_t)3);
+    return (uint8_t)(cell & 3);
+}
 
 // Builds a chunk's narrowphase data outside the cache (tests compare against it).
 vxk_status vxk_narrow_build_chunk(const vxk_world* world, int32_t cx, int32_t cy, int32_t cz,

@@ -1,6 +1,7 @@
 // raycast.c: world ray queries (seed 000, Roblox terrain physics, "Loose kD tree: queries"): a
-// chunk-level 3D DDA (Amanatides & Woo 1987) in voxel units, a bit-broadphase mask test per
-// chunk, then the chunk's lazily built kD tree front to back with early exit.
+// chunk-level 3D DDA (Amanatides & Woo 1987) in voxel units over a dense grid of the bit
+// broadphase, a mask test per chunk, then the chunk's lazily built kD tree front to back with
+// early exit; cached trees are reused without revalidation while the terrain epoch is unchanged.
 #include <vxk/broadphase.h>
 #include <vxk/raycast.h>
 
@@ -17,9 +18,11 @@ _Static_assert(sizeof(vxk_ray_hit) == 44, "vxk_ray_hit is 44 bytes");
 #define RAY_VOXEL_LIMIT 1073741824.0
 // Rays expected to cross more chunks than this clip against the terrain's chunk bounds first.
 #define RAY_LONG_CHUNKS 2048.0
-#define RAY_MEMO 8
+#define RAY_MEMO_SINGLE 16
+#define RAY_MEMO_BATCH 2048
 #define RAY_SEEN 8
-#define RAY_GRAIN 64
+#define RAY_GRAIN_MIN 64
+#define RAY_GRAIN_MAX 4096
 
 // A prepared ray: voxel-unit origin, voxel-unit direction per world unit, world-unit direction.
 typedef struct ray_setup {
@@ -31,12 +34,20 @@ typedef struct ray_setup {
 } ray_setup;
 
 // Pins held for the duration of one call (single ray) or one batch piece: the terrain cannot
-// change meanwhile, so a chunk's data found once stays current.
+// change meanwhile, so a chunk's data found once stays current. Keyed by chunk coordinate: a dense
+// list for single calls, an open-addressing table for batch pieces; chunks without data (no
+// terrain entry) are remembered too.
+typedef struct memo_slot {
+    int32_t x, y, z;
+    uint32_t used;
+    const vxk_narrow_chunk* data;
+    vxk_narrow_ref ref;
+} memo_slot;
+
 typedef struct ray_memo {
-    vxk_int3 coord[RAY_MEMO];
-    const vxk_narrow_chunk* data[RAY_MEMO];
-    vxk_narrow_ref ref[RAY_MEMO];
-    uint32_t count, next;
+    memo_slot* slots; // mask + 1 slots
+    uint32_t mask;
+    uint32_t count, limit; // pins are dropped all at once when count reaches limit
 } ray_memo;
 
 typedef struct ray_bounds {
@@ -48,9 +59,37 @@ typedef struct ray_bounds {
 typedef struct ray_context {
     const vxk_world* world;
     vxk_narrow_cache* cache;
+    const vxk_ray_grid* grid; // NULL: broadphase lookups through its map
     ray_bounds* bounds;
     ray_memo memo;
 } ray_context;
+
+// Sets up the cache and grid of a context; false when out of memory.
+static bool context_init(ray_context* ctx, const vxk_world* world)
+{
+    ctx->world = world;
+    ctx->cache = vxk_narrow_cache_get(world);
+    ctx->grid = ctx->cache ? vxk_narrow_ray_grid(ctx->cache, world) : NULL;
+    return ctx->cache != NULL;
+}
+
+static inline uint8_t chunk_peek(const ray_context* ctx, int32_t cx, int32_t cy, int32_t cz,
+                                 const uint64_t** solid)
+{
+    if (ctx->grid)
+        return vxk_ray_grid_peek(ctx->grid, cx, cy, cz, solid);
+    return vxk_broadphase_peek(ctx->world, (vxk_int3){cx, cy, cz}, solid);
+}
+
+// Plain comparisons (inlined; the operands are never NaN) instead of libm's fmin/fmax calls.
+static inline double dmin(double a, double b)
+{
+    return a < b ? a : b;
+}
+static inline double dmax(double a, double b)
+{
+    return a > b ? a : b;
+}
 
 static vxk_status ray_validate(const vxk_world* world, const vxk_ray* ray, ray_setup* out)
 {
@@ -130,52 +169,80 @@ static bool clip_box(const ray_setup* r, const double lo[3], const double hi[3],
 
 // ---- per-chunk work ---------------------------------------------------------------------------
 
-static vxk_status memo_get(ray_context* ctx, int32_t cx, int32_t cy, int32_t cz,
-                           const vxk_narrow_chunk** out)
+// Up to RAY_MEMO_LINEAR slots are kept dense and scanned (nothing to clear per call); larger memos
+// are open-addressing tables.
+#define RAY_MEMO_LINEAR 16
+
+static void memo_init(ray_memo* m, memo_slot* slots, uint32_t capacity, uint32_t limit)
 {
-    ray_memo* m = &ctx->memo;
-    for (uint32_t i = 0; i < m->count; ++i)
-        if (m->coord[i].x == cx && m->coord[i].y == cy && m->coord[i].z == cz) {
-            *out = m->data[i];
-            return VXK_OK;
-        }
-    uint64_t stamp = vxk_narrow_stamp(ctx->world, cx, cy, cz);
-    if (!stamp) {
-        *out = NULL;
-        return VXK_OK;
-    }
-    if (!ctx->cache) {
-        ctx->cache = vxk_narrow_cache_get(ctx->world);
-        if (!ctx->cache)
-            return VXK_ERR_OUT_OF_MEMORY;
-    }
-    const vxk_narrow_chunk* data = NULL;
-    vxk_narrow_ref ref = {0};
-    vxk_status status =
-        vxk_narrow_acquire_stamped(ctx->cache, ctx->world, cx, cy, cz, stamp, &data, &ref);
-    if (status != VXK_OK)
-        return status;
-    uint32_t slot;
-    if (m->count < RAY_MEMO) {
-        slot = m->count++;
-    } else {
-        slot = m->next;
-        m->next = (m->next + 1) % RAY_MEMO;
-        vxk_narrow_release(&m->ref[slot]);
-    }
-    m->coord[slot] = (vxk_int3){cx, cy, cz};
-    m->data[slot] = data;
-    m->ref[slot] = ref;
-    *out = data;
-    return VXK_OK;
+    if (capacity > RAY_MEMO_LINEAR)
+        memset(slots, 0, (size_t)capacity * sizeof(memo_slot));
+    m->slots = slots;
+    m->mask = capacity - 1;
+    m->count = 0;
+    m->limit = limit;
 }
 
 static void memo_release(ray_memo* m)
 {
-    for (uint32_t i = 0; i < m->count; ++i)
-        vxk_narrow_release(&m->ref[i]);
+    if (!m->count)
+        return;
+    if (m->mask < RAY_MEMO_LINEAR) {
+        for (uint32_t i = 0; i < m->count; ++i)
+            vxk_narrow_release(&m->slots[i].ref);
+    } else {
+        for (uint32_t i = 0; i <= m->mask; ++i)
+            if (m->slots[i].used) {
+                vxk_narrow_release(&m->slots[i].ref);
+                m->slots[i].used = 0;
+            }
+    }
     m->count = 0;
-    m->next = 0;
+}
+
+static vxk_status memo_get(ray_context* ctx, int32_t cx, int32_t cy, int32_t cz,
+                           const vxk_narrow_chunk** out)
+{
+    ray_memo* m = &ctx->memo;
+    bool linear = m->mask < RAY_MEMO_LINEAR;
+    uint32_t h = ((uint32_t)cx * 0x9E3779B1u) ^ ((uint32_t)cy * 0x85EBCA77u) ^
+                 ((uint32_t)cz * 0xC2B2AE3Du);
+    h ^= h >> 15;
+    if (linear) {
+        for (uint32_t i = 0; i < m->count; ++i) {
+            const memo_slot* slot = &m->slots[i];
+            if (slot->x == cx && slot->y == cy && slot->z == cz) {
+                *out = slot->data;
+                return VXK_OK;
+            }
+        }
+    } else {
+        for (uint32_t i = h & m->mask;; i = (i + 1) & m->mask) {
+            const memo_slot* slot = &m->slots[i];
+            if (!slot->used)
+                break;
+            if (slot->x == cx && slot->y == cy && slot->z == cz) {
+                *out = slot->data;
+                return VXK_OK;
+            }
+        }
+    }
+    const vxk_narrow_chunk* data = NULL;
+    vxk_narrow_ref ref = {0};
+    vxk_status status =
+        vxk_narrow_acquire_current(ctx->cache, ctx->world, cx, cy, cz, &data, &ref);
+    if (status != VXK_OK)
+        return status;
+    if (m->count >= m->limit)
+        memo_release(m);
+    uint32_t i = m->count;
+    if (!linear)
+        for (i = h & m->mask; m->slots[i].used; i = (i + 1) & m->mask) {
+        }
+    m->slots[i] = (memo_slot){cx, cy, cz, 1u, data, ref};
+    ++m->count;
+    *out = data;
+    return VXK_OK;
 }
 
 // Bits x0..x1 of every row (row masks of the article: masks for a cell range along x or z).
@@ -190,82 +257,29 @@ static inline uint64_t row_mask_z(int z0, int z1)
     return ((2ull << (8 * z1 + 7)) - 1) & ~((1ull << (8 * z0)) - 1);
 }
 
-// Does the ray, over t in [ta, tb] (world units) and thickened by ev voxels, pass any set bit of
-// the chunk's dilated solid mask? The span is cut at the integer planes of the dominant axis so
-// that each piece's box covers at most 2 cells per axis (plus the thickening).
+// Does the ray, over t in [ta, tb] (world units) and thickened by ev voxels, pass near a set bit
+// of the chunk's dilated solid mask? The box of the span is tested with the article's row masks
+// (one AND per Y slice). Finer cuts of a long diagonal span were measured to cost more than the
+// tree queries they save; the kD tree's own bounds reject the rest.
 static bool mask_touched(const ray_setup* r, const float local_o[3], const uint64_t solid[8],
                          double ta, double tb, double ev)
 {
-    int k = 0;
-    for (int a = 1; a < 3; ++a)
-        if (fabsf(r->dv[a]) > fabsf(r->dv[k]))
-            k = a;
-    // Whole span first: one box test; thin spans (at most 2 cells across the dominant axis)
-    // need no refinement.
-    {
-        int c0[3], c1[3];
-        bool wide = false;
-        for (int a = 0; a < 3; ++a) {
-            double p0 = local_o[a] + ta * (double)r->dv[a];
-            double p1 = local_o[a] + tb * (double)r->dv[a];
-            double lo = (p0 < p1 ? p0 : p1) - ev, hi = (p0 < p1 ? p1 : p0) + ev;
-            if (hi < 0.0 || lo > 8.0)
-                return false;
-            double f0 = floor(lo), f1 = floor(hi);
-            c0[a] = f0 < 0.0 ? 0 : (f0 > 7.0 ? 7 : (int)f0);
-            c1[a] = f1 < 0.0 ? 0 : (f1 > 7.0 ? 7 : (int)f1);
-            wide |= a != k && c1[a] - c0[a] > 1;
-        }
-        uint64_t xz = row_mask_x(c0[0], c1[0]) & row_mask_z(c0[2], c1[2]);
-        bool any = false;
-        for (int y = c0[1]; y <= c1[1] && !any; ++y)
-            any = (solid[y] & xz) != 0;
-        if (!any || !wide)
-            return any;
+    int c0[3], c1[3];
+    for (int a = 0; a < 3; ++a) {
+        double p0 = local_o[a] + ta * (double)r->dv[a];
+        double p1 = local_o[a] + tb * (double)r->dv[a];
+        double lo = (p0 < p1 ? p0 : p1) - ev, hi = (p0 < p1 ? p1 : p0) + ev;
+        if (hi < 0.0 || lo > 8.0)
+            return false;
+        double f0 = floor(lo), f1 = floor(hi);
+        c0[a] = f0 < 0.0 ? 0 : (f0 > 7.0 ? 7 : (int)f0);
+        c1[a] = f1 < 0.0 ? 0 : (f1 > 7.0 ? 7 : (int)f1);
     }
-    double dk = r->dv[k];
-    double ok = local_o[k];
-    // Pieces: t at which the dominant coordinate crosses integers.
-    double s = ta;
-    for (int guard = 0; s <= tb; ++guard) {
-        if (guard > 16)
-            return true; // never expected: be conservative
-        double pk = ok + s * dk;
-        double next_plane = dk > 0 ? floor(pk) + 1.0 : ceil(pk) - 1.0;
-        double e = (next_plane - ok) / dk;
-        if (!(e > s))
-            e = s + 1.0 / fabs(dk);
-        if (e > tb)
-            e = tb;
-        double lo[3], hi[3];
-        for (int a = 0; a < 3; ++a) {
-            double p0 = local_o[a] + s * (double)r->dv[a];
-            double p1 = local_o[a] + e * (double)r->dv[a];
-            lo[a] = (p0 < p1 ? p0 : p1) - ev;
-            hi[a] = (p0 < p1 ? p1 : p0) + ev;
-        }
-        bool outside = false;
-        int c0[3], c1[3];
-        for (int a = 0; a < 3; ++a) {
-            if (hi[a] < 0.0 || lo[a] > 8.0) {
-                outside = true;
-                break;
-            }
-            double f0 = floor(lo[a]), f1 = floor(hi[a]);
-            c0[a] = f0 < 0.0 ? 0 : (f0 > 7.0 ? 7 : (int)f0);
-            c1[a] = f1 < 0.0 ? 0 : (f1 > 7.0 ? 7 : (int)f1);
-        }
-        if (!outside) {
-            uint64_t xz = row_mask_x(c0[0], c1[0]) & row_mask_z(c0[2], c1[2]);
-            for (int y = c0[1]; y <= c1[1]; ++y)
-                if (solid[y] & xz)
-                    return true;
-        }
-        if (e >= tb)
-            break;
-        s = e;
-    }
-    return false;
+    uint64_t xz = row_mask_x(c0[0], c1[0]) & row_mask_z(c0[2], c1[2]);
+    uint64_t any = 0;
+    for (int y = c0[1]; y <= c1[1]; ++y)
+        any |= solid[y] & xz;
+    return any != 0;
 }
 
 // The best hit so far, copied out of the chunk data (the memo may unpin that chunk later).
@@ -283,14 +297,13 @@ static vxk_status visit_chunk(ray_context* ctx, const ray_setup* r, int32_t cx, 
                               ray_result* best, bool* queried)
 {
     *queried = false;
-    vxk_broadphase_entry entry;
-    vxk_broadphase_get(ctx->world, (vxk_int3){cx, cy, cz}, &entry);
+    const uint64_t* solid = NULL;
     // No entry: all air around; full solid: no faces (the mesher needs a non-solid neighbour).
-    if (entry.tag != VXK_BROADPHASE_MASK)
+    if (chunk_peek(ctx, cx, cy, cz, &solid) != VXK_BROADPHASE_MASK)
         return VXK_OK;
     float local_o[3] = {r->o[0] - 8.0f * (float)cx, r->o[1] - 8.0f * (float)cy,
                         r->o[2] - 8.0f * (float)cz};
-    if (!mask_touched(r, local_o, entry.solid, ta, tb, ev))
+    if (!mask_touched(r, local_o, solid, ta, tb, ev))
         return VXK_OK;
     const vxk_narrow_chunk* data = NULL;
     vxk_status status = memo_get(ctx, cx, cy, cz, &data);
@@ -318,13 +331,22 @@ static vxk_status visit_chunk(ray_context* ctx, const ray_setup* r, int32_t cx, 
 
 // ---- the traversal ------------------------------------------------------------------------------
 
-static bool start_inside(const vxk_world* world, const ray_setup* r, vxk_ray_hit* hit)
+static bool start_inside(const ray_context* ctx, const ray_setup* r, vxk_ray_hit* hit)
 {
     int32_t v[3];
     for (int a = 0; a < 3; ++a)
         v[a] = (int32_t)floorf(r->o[a]);
-    uint8_t id = vxk_world_get_voxel(world, v[0], v[1], v[2]);
-    if (world->material_kind[id] != VXK_MATERIAL_SOLID)
+    // The dilated mask covers every solid voxel: a clear bit (or no entry, or full water) settles
+    // it without reading the voxel.
+    const uint64_t* solid = NULL;
+    vxk_int3 c = {vxk_floor_div8(v[0]), vxk_floor_div8(v[1]), vxk_floor_div8(v[2])};
+    uint8_t tag = chunk_peek(ctx, c.x, c.y, c.z, &solid);
+    uint32_t bit = (uint32_t)vxk_mod8(v[0]) + 8u * (uint32_t)vxk_mod8(v[2]);
+    if (tag == VXK_BROADPHASE_NONE || tag == VXK_BROADPHASE_FULL_WATER ||
+        !((solid[vxk_mod8(v[1])] >> bit) & 1u))
+        return false;
+    uint8_t id = vxk_world_get_voxel(ctx->world, v[0], v[1], v[2]);
+    if (ctx->world->material_kind[id] != VXK_MATERIAL_SOLID)
         return false;
     if (hit) {
         memset(hit, 0, sizeof(*hit));
@@ -333,7 +355,7 @@ static bool start_inside(const vxk_world* world, const ray_setup* r, vxk_ray_hit
         hit->normal = (vxk_vec3){-r->dn[0], -r->dn[1], -r->dn[2]};
         hit->distance = 0.0f;
         hit->material = id;
-        hit->chunk = (vxk_int3){vxk_floor_div8(v[0]), vxk_floor_div8(v[1]), vxk_floor_div8(v[2])};
+        hit->chunk = c;
     }
     return true;
 }
@@ -341,16 +363,26 @@ static bool start_inside(const vxk_world* world, const ray_setup* r, vxk_ray_hit
 static vxk_status ray_trace(ray_context* ctx, const ray_setup* r, bool any, vxk_ray_hit* hit,
                             bool* hit_any)
 {
-    if (start_inside(ctx->world, r, hit)) {
+    if (start_inside(ctx, r, hit)) {
         if (hit_any)
             *hit_any = true;
         return VXK_OK;
     }
     double t0 = 0.0, t1 = r->tmax;
-    double maxdv = fmax(fabs(r->dv[0]), fmax(fabs(r->dv[1]), fabs(r->dv[2])));
+    double maxdv = dmax(fabs(r->dv[0]), dmax(fabs(r->dv[1]), fabs(r->dv[2])));
     const double lim[3] = {-RAY_VOXEL_LIMIT, -RAY_VOXEL_LIMIT, -RAY_VOXEL_LIMIT};
     const double lim_hi[3] = {RAY_VOXEL_LIMIT, RAY_VOXEL_LIMIT, RAY_VOXEL_LIMIT};
     bool live = clip_box(r, lim, lim_hi, &t0, &t1);
+    if (live && ctx->grid) {
+        // Every broadphase entry lies in the grid's box: outside it no chunk has anything to
+        // visit, so the segment is clipped to the box (plus a voxel) in O(1).
+        double lo[3], hi[3];
+        for (int a = 0; a < 3; ++a) {
+            lo[a] = 8.0 * (double)ctx->grid->min[a] - 1.0;
+            hi[a] = 8.0 * ((double)ctx->grid->min[a] + (double)ctx->grid->size[a]) + 1.0;
+        }
+        live = clip_box(r, lo, hi, &t0, &t1);
+    }
     if (live && (t1 - t0) * maxdv > RAY_LONG_CHUNKS * 8.0) {
         // The sorted chunk view gives the y range in O(1) (first and last chunk): most long rays
         // end there; near-horizontal ones still need the x/z bounds (a scan of the chunks).
@@ -386,7 +418,7 @@ static vxk_status ray_trace(ray_context* ctx, const ray_setup* r, bool any, vxk_
     vxk_status status = VXK_OK;
     if (live) {
         // Thickness (voxel units) covering float error of positions and hits along the ray.
-        double mag = fmax(fabs(r->o[0]), fmax(fabs(r->o[1]), fabs(r->o[2]))) + t1 * maxdv;
+        double mag = dmax(fabs(r->o[0]), dmax(fabs(r->o[1]), fabs(r->o[2]))) + t1 * maxdv;
         double ev = 1e-5 * (1.0 + mag);
         double et = ev / maxdv;
         int32_t c[3];
@@ -410,8 +442,8 @@ static vxk_status ray_trace(ray_context* ctx, const ray_setup* r, bool any, vxk_
         double ta = t0;
         int prev_axis = -1; // none before the first cell
         for (;;) {
-            double tb = fmin(t_next[0], fmin(t_next[1], t_next[2]));
-            double te = fmin(tb, t1);
+            double tb = dmin(t_next[0], dmin(t_next[1], t_next[2]));
+            double te = dmin(tb, t1);
             int next_axis = t_next[0] <= t_next[1] ? (t_next[0] <= t_next[2] ? 0 : 2)
                                                    : (t_next[1] <= t_next[2] ? 1 : 2);
             // The chunks within ev of the ray over [ta, te]: usually the cell alone.
@@ -419,7 +451,7 @@ static vxk_status ray_trace(ray_context* ctx, const ray_setup* r, bool any, vxk_
             for (int a = 0; a < 3; ++a) {
                 double p0 = (double)r->o[a] + (ta - et) * (double)r->dv[a];
                 double p1 = (double)r->o[a] + (te + et) * (double)r->dv[a];
-                double mn = fmin(p0, p1) - ev, mx = fmax(p0, p1) + ev;
+                double mn = dmin(p0, p1) - ev, mx = dmax(p0, p1) + ev;
                 lo[a] = (int32_t)floor(mn / 8.0);
                 hi[a] = (int32_t)floor(mx / 8.0);
                 lo[a] = VXK_MAX(lo[a], c[a] - 1);
@@ -497,7 +529,11 @@ vxk_status vxk_raycast(const vxk_world* world, const vxk_ray* ray, vxk_ray_hit* 
     vxk_status status = ray_validate(world, ray, &r);
     if (status != VXK_OK)
         return status;
-    ray_context ctx = {.world = world};
+    ray_context ctx = {0};
+    if (!context_init(&ctx, world))
+        return VXK_ERR_OUT_OF_MEMORY;
+    memo_slot slots[RAY_MEMO_SINGLE];
+    memo_init(&ctx.memo, slots, RAY_MEMO_SINGLE, RAY_MEMO_SINGLE);
     vxk_ray_hit result;
     status = ray_trace(&ctx, &r, false, &result, NULL);
     memo_release(&ctx.memo);
@@ -514,7 +550,11 @@ vxk_status vxk_raycast_any(const vxk_world* world, const vxk_ray* ray, bool* hit
     vxk_status status = ray_validate(world, ray, &r);
     if (status != VXK_OK)
         return status;
-    ray_context ctx = {.world = world};
+    ray_context ctx = {0};
+    if (!context_init(&ctx, world))
+        return VXK_ERR_OUT_OF_MEMORY;
+    memo_slot slots[RAY_MEMO_SINGLE];
+    memo_init(&ctx.memo, slots, RAY_MEMO_SINGLE, RAY_MEMO_SINGLE);
     bool result = false;
     status = ray_trace(&ctx, &r, true, NULL, &result);
     memo_release(&ctx.memo);
@@ -528,6 +568,9 @@ typedef struct batch_job {
     vxk_ray_hit* hits;
     const vxk_ray* rays;
     ray_bounds* bounds;
+    vxk_narrow_cache* cache;
+    const vxk_ray_grid* grid;
+    uint32_t memo_limit;
     _Atomic int status;
 } batch_job;
 
@@ -535,7 +578,10 @@ static void batch_piece(void* user, uint32_t begin, uint32_t end, uint32_t threa
 {
     (void)thread;
     batch_job* job = (batch_job*)user;
-    ray_context ctx = {.world = job->world, .bounds = job->bounds};
+    ray_context ctx = {.world = job->world, .cache = job->cache, .grid = job->grid,
+                       .bounds = job->bounds};
+    memo_slot slots[RAY_MEMO_BATCH];
+    memo_init(&ctx.memo, slots, RAY_MEMO_BATCH, job->memo_limit);
     for (uint32_t i = begin; i < end; ++i) {
         ray_setup r;
         vxk_status status = ray_validate(job->world, &job->rays[i], &r);
@@ -561,7 +607,7 @@ vxk_status vxk_raycast_batch(const vxk_world* world, vxk_ray_hit* hits, const vx
         vxk_status status = ray_validate(world, &rays[i], &r);
         if (status != VXK_OK)
             return status;
-        double maxdv = fmax(fabs(r.dv[0]), fmax(fabs(r.dv[1]), fabs(r.dv[2])));
+        double maxdv = dmax(fabs(r.dv[0]), dmax(fabs(r.dv[1]), fabs(r.dv[2])));
         long_rays |= (double)r.tmax * maxdv > RAY_LONG_CHUNKS * 8.0;
     }
     if (count == 0)
@@ -570,10 +616,23 @@ vxk_status vxk_raycast_batch(const vxk_world* world, vxk_ray_hit* hits, const vx
     ray_bounds bounds = {0};
     if (long_rays)
         bounds_compute(world, &bounds);
-    if (!vxk_narrow_cache_get(world))
+    ray_context setup = {0};
+    if (!context_init(&setup, world))
         return VXK_ERR_OUT_OF_MEMORY;
-    batch_job job = {world, hits, rays, long_rays ? &bounds : NULL, VXK_OK};
-    vxk_parallel_for(vxk_world_jobs(world), "raycast_batch", count, RAY_GRAIN, batch_piece, &job);
+    // A piece keeps the chunks it met pinned (one cache lookup per chunk and piece instead of
+    // one per ray); the pins per piece are capped by the budget so that pieces running at once
+    // leave most of it evictable.
+    vxk_jobs* jobs = vxk_world_jobs(world);
+    uint32_t workers = jobs ? vxk_jobs_worker_count(jobs) : 1;
+    size_t per_piece = world->narrow_cache_bytes / (8u * 1024u * (workers ? workers : 1));
+    uint32_t limit = per_piece < 8 ? 8 : (per_piece > RAY_MEMO_BATCH * 3 / 4
+                                              ? RAY_MEMO_BATCH * 3 / 4 : (uint32_t)per_piece);
+    // Pieces of about 1/32 of the batch: the cut depends on count alone.
+    uint32_t grain = count / 32;
+    grain = grain < RAY_GRAIN_MIN ? RAY_GRAIN_MIN : (grain > RAY_GRAIN_MAX ? RAY_GRAIN_MAX : grain);
+    batch_job job = {world,      hits,       rays, long_rays ? &bounds : NULL,
+                     setup.cache, setup.grid, limit, VXK_OK};
+    vxk_parallel_for(jobs, "raycast_batch", count, grain, batch_piece, &job);
     return (vxk_status)atomic_load(&job.status);
 }
 

@@ -112,6 +112,11 @@ const vxk_chunk* vxk_terrain_find(const vxk_world* world, int32_t cx, int32_t cy
     return chunk_at(world->terrain, cx, cy, cz);
 }
 
+uint32_t vxk_terrain_epoch(const vxk_world* world)
+{
+    return world->terrain->epoch;
+}
+
 void vxk_terrain_chunk_bits(const vxk_world* world, int32_t cx, int32_t cy, int32_t cz,
                             uint64_t solid[8], uint64_t water[8])
 {
@@ -171,26 +176,38 @@ static void radix_sort_keys(uint64_t* keys, uint64_t* scratch, uint32_t n)
         memcpy(keys, src, (size_t)n * 2 * sizeof(uint64_t));
 }
 
-static bool build_sorted(vxk_terrain* t)
+// Capacity of the sorted view and its sort scratch for n chunks. Writes reserve it up front, so
+// that readers rebuilding the view after a write never allocate (and never fail).
+static bool reserve_sorted(vxk_terrain* t, uint32_t n)
 {
-    uint32_t n = t->map.count;
     if (n > t->sorted_capacity) {
         uint32_t capacity = VXK_MAX(n, t->sorted_capacity + t->sorted_capacity / 2);
         const vxk_chunk** sorted = (const vxk_chunk**)vxk_alloc((size_t)capacity * sizeof(void*));
         if (!sorted)
             return false;
+        if (t->sorted_count)
+            memcpy((void*)sorted, (const void*)t->sorted, (size_t)t->sorted_count * sizeof(void*));
         vxk_free((void*)t->sorted, (size_t)t->sorted_capacity * sizeof(vxk_chunk*));
         t->sorted = sorted;
         t->sorted_capacity = capacity;
     }
     if (n > t->sort_key_capacity) {
-        uint64_t* keys = (uint64_t*)vxk_alloc((size_t)n * 4 * sizeof(uint64_t));
+        uint32_t capacity = VXK_MAX(n, t->sort_key_capacity + t->sort_key_capacity / 2);
+        uint64_t* keys = (uint64_t*)vxk_alloc((size_t)capacity * 4 * sizeof(uint64_t));
         if (!keys)
             return false;
         vxk_free(t->sort_keys, (size_t)t->sort_key_capacity * 4 * sizeof(uint64_t));
         t->sort_keys = keys;
-        t->sort_key_capacity = n;
+        t->sort_key_capacity = capacity;
     }
+    return true;
+}
+
+static bool build_sorted(vxk_terrain* t)
+{
+    uint32_t n = t->map.count;
+    if (!reserve_sorted(t, n))
+        return false;
     // Key (cy, cz, cx) with the sign bit flipped so that unsigned order is signed order.
     uint64_t* keys = t->sort_keys;
     uint32_t k = 0, cursor = 0;
@@ -243,6 +260,8 @@ static bool reserve_write(vxk_world* world, uint64_t extra, uint64_t dirty)
     if (live + extra > TERRAIN_MAX_CHUNKS)
         return false;
     if (!vxk_chunk_map_reserve(&t->map, (uint32_t)(live + extra)))
+        return false;
+    if (!reserve_sorted(t, (uint32_t)(live + extra)))
         return false;
     uint64_t reuse = VXK_MIN((uint64_t)t->free_count, extra);
     uint64_t need = (uint64_t)t->chunk_used + (extra - reuse);
@@ -776,6 +795,19 @@ const vxk_int3* vxk_world_take_dirty(vxk_world* world, uint32_t* count)
     t->dirty_taken = true;
     *count = n;
     return list;
+}
+
+void vxk_world_untake_dirty(vxk_world* world)
+{
+    vxk_terrain* t = world->terrain;
+    if (!t->dirty_taken)
+        return; // a write since the take already started a new list holding the old one's chunks
+    for (uint32_t i = 0; i < world->dirty_count; ++i) {
+        vxk_chunk* c = chunk_at(t, world->dirty[i].x, world->dirty[i].y, world->dirty[i].z);
+        if (c)
+            c->flags |= (uint8_t)CHUNK_FLAG_DIRTY;
+    }
+    t->dirty_taken = false;
 }
 
 void vxk_terrain_memory(const vxk_world* world, vxk_world_memory* stats)

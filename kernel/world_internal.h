@@ -24,11 +24,11 @@ static inline uint32_t vxk_voxel_index(uint32_t x, uint32_t y, uint32_t z)
 // occupancy bits solid[8], water[8] (bit x + 8*z of slice y), 640 bytes in all.
 typedef struct vxk_chunk {
     int32_t cx, cy, cz;
-    uint32_t version;          // bumped on every write
-    uint8_t uniform_material;  // meaningful when payload == NULL
-    uint8_t flags;             // terrain.c bookkeeping (dirty-list membership)
+    uint32_t version;         // bumped on every write
+    uint8_t uniform_material; // meaningful when payload == NULL
+    uint8_t flags;            // terrain.c bookkeeping (dirty-list membership)
     uint8_t pad[6];
-    uint8_t* payload;          // NULL for uniform chunks
+    uint8_t* payload; // NULL for uniform chunks
 } vxk_chunk;
 _Static_assert(sizeof(vxk_chunk) == 32, "chunk entry is 32 bytes");
 
@@ -59,7 +59,7 @@ struct vxk_world {
     vxk_material_table materials;
     uint8_t material_kind[VXK_MATERIAL_COUNT]; // kind per id, for the write path
     vxk_jobs* jobs;
-    vxk_jobs* owned_jobs;      // the inline scheduler when the def gave none
+    vxk_jobs* owned_jobs; // the inline scheduler when the def gave none
     size_t narrow_cache_bytes;
     vxk_terrain* terrain;
 
@@ -67,12 +67,16 @@ struct vxk_world {
     vxk_int3* dirty;
     uint32_t dirty_count, dirty_capacity;
 
-    vxk_subsystem broadphase;  // broadphase.c
-    vxk_subsystem narrow;      // narrow_cache.c
+    vxk_subsystem broadphase; // broadphase.c
+    vxk_subsystem narrow;     // narrow_cache.c
 };
 
 // Finds a chunk entry; NULL if the chunk is all air (no entry). Thread-safe against other reads.
 const vxk_chunk* vxk_terrain_find(const vxk_world* world, int32_t cx, int32_t cy, int32_t cz);
+
+// The terrain's write epoch: changes with every write call that changes voxels (never 0 once
+// written; 0 for a world never written). Derived caches compare it to skip revalidation.
+uint32_t vxk_terrain_epoch(const vxk_world* world);
 
 // Occupancy bits of any chunk: zeros for absent chunks, all ones in the matching mask for
 // uniform solid/water chunks, the stored bits for mixed ones.
@@ -86,6 +90,10 @@ const vxk_chunk* const* vxk_terrain_sorted_chunks(const vxk_world* world, uint32
 // Hands over the chunks written since the last call (sorted by (cy, cz, cx), unique). The caller
 // owns nothing: the array is valid until the next terrain write or take. Used by regeneration.
 const vxk_int3* vxk_world_take_dirty(vxk_world* world, uint32_t* count);
+
+// Puts back the list handed out by the last vxk_world_take_dirty, when the consumer failed
+// (out of memory) and must see the same chunks again. No effect after a write since the take.
+void vxk_world_untake_dirty(vxk_world* world);
 
 // ---- Terrain internals for kernel writers (terrain.c) ----------------------------------------
 

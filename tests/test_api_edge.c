@@ -1785,10 +1785,9 @@ static int test_oom_broadphase(void)
                     VXK_CHECK(after.bytes >= s0.bytes); // grown storage, released below
                     retained += after.bytes > s0.bytes;
                     VXK_CHECK_EQ_INT(vxk_broadphase_update_dirty(w), VXK_OK);
-                    // After a failed build the dirty chunks are still there for the retry.
-                    // (A failed update_dirty loses them: reported, not checked here.)
-                    if (op == 0)
-                        VXK_CHECK_EQ_U64(vxk_broadphase_hash(w), expected);
+                    // After a failed build or update the dirty chunks are still there for the
+                    // retry, which must give the full build's masks.
+                    VXK_CHECK_EQ_U64(vxk_broadphase_hash(w), expected);
                 } else {
                     VXK_CHECK_EQ_U64(vxk_broadphase_hash(w), expected);
                 }
@@ -1799,6 +1798,58 @@ static int test_oom_broadphase(void)
             });
     }
     fprintf(stderr, "   failed builds/updates that kept grown storage: %u\n", retained);
+    return 0;
+}
+
+// Readers after a write never allocate the sorted chunk view (the write reserved it): with every
+// allocation failing, the terrain hash and chunk iteration still see the whole terrain.
+static int test_oom_sorted_view(void)
+{
+    const int64_t lo[3] = {-30, -3, -20}, hi[3] = {17, 9, 25};
+    vxk_world* ref = make_world();
+    VXK_CHECK(ref != NULL && populate(ref) == VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_world_fill_box(ref, lo, hi, VXK_MAT_SAND), VXK_OK);
+    uint64_t expected = vxk_world_terrain_hash(ref);
+    uint32_t expected_chunks = 0, chunks = 0;
+    vxk_world_for_each_chunk(ref, count_chunks, &expected_chunks);
+    vxk_world_destroy(ref);
+
+    vxk_world* w = make_world();
+    VXK_CHECK(w != NULL && populate(w) == VXK_OK);
+    (void)vxk_world_terrain_hash(w);
+    VXK_CHECK_EQ_INT(vxk_world_fill_box(w, lo, hi, VXK_MAT_SAND), VXK_OK); // grows the chunk set
+    fa_arm(1, true);
+    uint64_t hash = vxk_world_terrain_hash(w);
+    vxk_world_for_each_chunk(w, count_chunks, &chunks);
+    fa_disarm();
+    VXK_CHECK_EQ_U64(hash, expected);
+    VXK_CHECK_EQ_INT(chunks, expected_chunks);
+    VXK_CHECK(expected_chunks > 0);
+    vxk_world_destroy(w);
+    return 0;
+}
+
+// Terrain at both ends of the int32 voxel range: raycasts must not size anything by the span.
+static int test_raycast_int32_extremes(void)
+{
+    vxk_world* w = make_world();
+    VXK_CHECK(w != NULL);
+    const int64_t a0[3] = {INT32_MAX - 2, INT32_MAX - 1, INT32_MAX - 3};
+    const int64_t a1[3] = {INT32_MAX, INT32_MAX, INT32_MAX};
+    const int64_t b0[3] = {INT32_MIN, INT32_MIN, INT32_MIN};
+    const int64_t b1[3] = {INT32_MIN + 2, INT32_MIN + 1, INT32_MIN};
+    const int64_t g0[3] = {0, 0, 0}, g1[3] = {7, 3, 7};
+    VXK_CHECK_EQ_INT(vxk_world_fill_box(w, a0, a1, VXK_MAT_METAL), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_world_fill_box(w, b0, b1, VXK_MAT_WOOD), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_world_fill_box(w, g0, g1, VXK_MAT_STONE), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_broadphase_build(w), VXK_OK);
+    vxk_ray r = {{2.5f, 30.0f, 2.5f}, {0.0f, -1.0f, 0.0f}, 100.0f};
+    vxk_ray_hit h;
+    VXK_CHECK_EQ_INT(vxk_raycast(w, &r, &h), VXK_OK);
+    VXK_CHECK(h.hit == 1);
+    VXK_CHECK_MSG(fabsf(h.distance - 26.0f) < 1e-4f, "distance %g", (double)h.distance);
+    VXK_CHECK_EQ_INT(h.material, VXK_MAT_STONE);
+    vxk_world_destroy(w);
     return 0;
 }
 
@@ -2118,6 +2169,7 @@ int main(void)
     VXK_RUN(test_kdtree_edges);
     VXK_RUN(test_broadphase_edges);
     VXK_RUN(test_raycast_edges);
+    VXK_RUN(test_raycast_int32_extremes);
     VXK_RUN(test_vox_edges);
     VXK_RUN(test_jobs_edges);
 
@@ -2135,6 +2187,7 @@ int main(void)
     VXK_RUN_SWEEP(test_oom_terrain_writes);
     VXK_RUN_SWEEP(test_oom_worldgen);
     VXK_RUN_SWEEP(test_oom_broadphase);
+    VXK_RUN_SWEEP(test_oom_sorted_view);
     VXK_RUN_SWEEP(test_oom_queries);
     VXK_RUN_SWEEP(test_oom_vox);
     VXK_RUN_SWEEP(test_oom_meshes);

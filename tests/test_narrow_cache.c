@@ -1,6 +1,7 @@
 // test_narrow_cache.c: the lazy narrowphase cache under concurrency: every (chunk, stamp) built
 // once while resident (single flight), data equal to a fresh build, bytes within the budget after
-// eviction (pinned entries excepted), rebuilds after edits of the chunk or a neighbour, LRU order.
+// eviction (pinned entries excepted), rebuilds after edits of the chunk or a neighbour, LRU order,
+// acquires at an unchanged terrain epoch, and the dense broadphase grid of the ray path.
 #include <vxk/broadphase.h>
 #include <vxk/world.h>
 
@@ -60,7 +61,8 @@ static int same_data(const vxk_narrow_chunk* a, const vxk_narrow_chunk* b)
     VXK_CHECK(a->coord.x == b->coord.x && a->coord.y == b->coord.y && a->coord.z == b->coord.z);
     VXK_CHECK_EQ_U64(a->stamp, b->stamp);
     VXK_CHECK_EQ_U64(a->quad_count, b->quad_count);
-    VXK_CHECK(a->quad_count == 0 || memcmp(a->quads, b->quads, a->quad_count * sizeof(vxk_quad)) == 0);
+    VXK_CHECK(a->quad_count == 0 ||
+              memcmp(a->quads, b->quads, a->quad_count * sizeof(vxk_quad)) == 0);
     VXK_CHECK_EQ_U64(a->mesh.vertex_count, b->mesh.vertex_count);
     VXK_CHECK(a->mesh.vertex_count == 0 ||
               memcmp(a->mesh.vertices, b->mesh.vertices,
@@ -71,7 +73,7 @@ static int same_data(const vxk_narrow_chunk* a, const vxk_narrow_chunk* b)
     return 0;
 }
 
-// ---- concurrent requests -----------------------------------------------------------------------
+// ---- concurrent requests ------------------------------------------------------------------------
 
 typedef struct shared_state {
     vxk_world* world;
@@ -281,7 +283,7 @@ static int test_edit_rebuilds(void)
     return 0;
 }
 
-// ---- LRU ------------------------------------------------------------------------------------------
+// ---- LRU ----------------------------------------------------------------------------------------
 
 static int test_lru_order(void)
 {
@@ -354,10 +356,109 @@ static int test_lru_order(void)
     return 0;
 }
 
+// ---- ray grid and epoch-checked acquires --------------------------------------------------------
+
+// Every cell of the ray grid (and a margin around it) reads as vxk_broadphase_peek, after the
+// build and after each update; acquires that skip the stamp at an unchanged epoch hand out the
+// same data as a fresh build after edits of the chunk and of its neighbours.
+static void count_entry(void* user, vxk_int3 chunk, uint8_t tag, const uint64_t* solid)
+{
+    (void)chunk;
+    (void)solid;
+    *(uint64_t*)user += tag != 0 ? 1 : 1000000;
+}
+
+static int test_grid_and_epochs(void)
+{
+    vxk_world* world = make_world(NULL, (size_t)64 << 20, 13);
+    VXK_CHECK(world);
+    VXK_CHECK_EQ_INT(vxk_broadphase_build(world), VXK_OK);
+    vxk_narrow_cache* cache = vxk_narrow_cache_get(world);
+    static chunk_list chunks;
+    uint64_t rng = 21, last_generation = 0;
+    for (int round = 0; round < 8; ++round) {
+        const vxk_ray_grid* grid = vxk_narrow_ray_grid(cache, world);
+        VXK_CHECK(grid);
+        uint64_t visited = 0, entries = 0;
+        vxk_broadphase_for_each(world, count_entry, &visited);
+        vxk_broadphase_stats(world, &entries, NULL, NULL);
+        VXK_CHECK_EQ_U64(visited, entries);
+        // Bumped by the build and by every update that changed something.
+        uint64_t generation = vxk_broadphase_generation(world);
+        VXK_CHECK(generation >= 1 && generation >= last_generation);
+        last_generation = generation;
+        // NULL arguments are harmless.
+        const uint64_t* none = NULL;
+        VXK_CHECK_EQ_INT(vxk_broadphase_peek(NULL, (vxk_int3){0, 0, 0}, &none), 0);
+        VXK_CHECK(none && none[0] == 0 && none[7] == 0);
+        VXK_CHECK_EQ_INT(vxk_broadphase_peek(world, (vxk_int3){0, 0, 0}, NULL), 0);
+        VXK_CHECK_EQ_U64(vxk_broadphase_generation(NULL), 0);
+        vxk_broadphase_for_each(NULL, count_entry, &visited);
+        vxk_broadphase_for_each(world, NULL, &visited);
+        VXK_CHECK_EQ_U64(visited, entries);
+        VXK_CHECK(vxk_narrow_ray_grid(cache, world) == grid); // unchanged broadphase
+        for (int32_t y = grid->min[1] - 2; y < grid->min[1] + (int32_t)grid->size[1] + 2; ++y)
+            for (int32_t z = grid->min[2] - 2; z < grid->min[2] + (int32_t)grid->size[2] + 2; ++z)
+                for (int32_t x = grid->min[0] - 2; x < grid->min[0] + (int32_t)grid->size[0] + 2;
+                     ++x) {
+                    const uint64_t* a = NULL;
+                    const uint64_t* b = NULL;
+                    uint8_t ta = vxk_ray_grid_peek(grid, x, y, z, &a);
+                    uint8_t tb = vxk_broadphase_peek(world, (vxk_int3){x, y, z}, &b);
+                    VXK_CHECK_EQ_INT(ta, tb);
+                    vxk_broadphase_entry e;
+                    VXK_CHECK_EQ_INT(vxk_broadphase_get(world, (vxk_int3){x, y, z}, &e), VXK_OK);
+                    VXK_CHECK_EQ_INT(e.tag, tb);
+                    if (tb != 0)
+                        VXK_CHECK(a == b && memcmp(a, e.solid, sizeof(e.solid)) == 0);
+                }
+        // Acquire every chunk at this epoch (twice: the second skips the stamp), compare.
+        chunks.count = 0;
+        vxk_world_for_each_chunk(world, collect, &chunks);
+        for (uint32_t i = 0; i < chunks.count; ++i) {
+            vxk_int3 c = chunks.coords[i];
+            for (int rep = 0; rep < 2; ++rep) {
+                const vxk_narrow_chunk* data = NULL;
+                vxk_narrow_ref ref = {0};
+                VXK_CHECK_EQ_INT(vxk_narrow_acquire_current(cache, world, c.x, c.y, c.z, &data,
+                                                            &ref), VXK_OK);
+                VXK_CHECK(data);
+                VXK_CHECK_EQ_U64(data->stamp, vxk_narrow_stamp(world, c.x, c.y, c.z));
+                vxk_narrow_chunk fresh;
+                VXK_CHECK(vxk_narrow_build_chunk(world, c.x, c.y, c.z, &fresh) == VXK_OK);
+                VXK_CHECK(same_data(data, &fresh) == 0);
+                vxk_narrow_free_chunk(&fresh);
+                vxk_narrow_release(&ref);
+            }
+        }
+        // An edit: a voxel on a chunk face (the neighbour's faces change), a box, or new terrain
+        // outside the old grid box; then the broadphase update.
+        int64_t lo[3], hi[3];
+        for (int a = 0; a < 3; ++a) {
+            int32_t size = a == 0 ? SX : (a == 1 ? SY : SZ);
+            lo[a] = MINV[a] + (int64_t)(vxk_test_rand(&rng) % (uint64_t)size);
+            hi[a] = lo[a] + (round % 3 == 1 ? 3 : 0);
+        }
+        if (round % 3 == 0)
+            lo[0] = hi[0] = lo[0] - ((lo[0] % 8) + 8) % 8;
+        if (round % 3 == 2) {
+            lo[1] = hi[1] = MINV[1] + SY + 9 + round;
+        }
+        uint8_t material = (round & 1) ? 0 : VXK_MAT_METAL;
+        if (round % 3 == 2)
+            material = VXK_MAT_WOOD;
+        VXK_CHECK_EQ_INT(vxk_world_fill_box(world, lo, hi, material), VXK_OK);
+        VXK_CHECK_EQ_INT(vxk_broadphase_update_dirty(world), VXK_OK);
+    }
+    vxk_world_destroy(world);
+    return 0;
+}
+
 int main(void)
 {
     VXK_RUN(test_edit_rebuilds);
     VXK_RUN(test_lru_order);
+    VXK_RUN(test_grid_and_epochs);
     VXK_RUN(test_concurrent_single_flight);
     VXK_RUN(test_concurrent_eviction);
     return vxk_test_finish();

@@ -2,7 +2,8 @@
 // same float Moller-Trumbore on every quad of every chunk in the kernel's chunk-local frame (must
 // agree exactly), (2) double precision over world-space triangles (within 1e-5, near-ties
 // honestly allowed). Rays: random, axis-aligned, from inside solid, grazing edges and corners,
-// very long, negative coordinates. Batch equals single for 1, 2 and 4 workers.
+// very long, negative coordinates. Batch equals single for 1, 2 and 4 workers; after edits a warm
+// cache answers as brute force and as a cold cache; threads racing on one world agree.
 #include <vxk/broadphase.h>
 #include <vxk/kdtree.h>
 #include <vxk/mesher.h>
@@ -10,6 +11,8 @@
 
 #include <float.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "narrow_cache.h"
@@ -20,7 +23,7 @@
 #define WORLD_Z 40
 static const int32_t WORLD_MIN[3] = {-20, -12, -17};
 
-// ---- world -------------------------------------------------------------------------------------
+// ---- world --------------------------------------------------------------------------------------
 
 static vxk_world* make_world(vxk_jobs* jobs, float voxel_size, uint64_t seed)
 {
@@ -53,7 +56,8 @@ static vxk_world* make_world(vxk_jobs* jobs, float voxel_size, uint64_t seed)
             }
     // Caves: random air boxes below the surface.
     for (int k = 0; k < 14; ++k) {
-        int x0 = (int)(vxk_test_rand(&rng) % (WORLD_X - 6)), z0 = (int)(vxk_test_rand(&rng) % (WORLD_Z - 6));
+        int x0 = (int)(vxk_test_rand(&rng) % (WORLD_X - 6));
+        int z0 = (int)(vxk_test_rand(&rng) % (WORLD_Z - 6));
         int y0 = 2 + (int)(vxk_test_rand(&rng) % 6);
         int sx = 2 + (int)(vxk_test_rand(&rng) % 9), sy = 1 + (int)(vxk_test_rand(&rng) % 4),
             sz = 2 + (int)(vxk_test_rand(&rng) % 9);
@@ -287,7 +291,7 @@ static void brute_double(const brute_world* b, const vxk_ray* ray, float voxel_s
     }
 }
 
-// ---- rays ----------------------------------------------------------------------------------------
+// ---- rays ---------------------------------------------------------------------------------------
 
 static vxk_vec3 random_dir(uint64_t* rng)
 {
@@ -386,7 +390,7 @@ static vxk_ray make_ray(const vxk_world* world, uint64_t* rng, uint32_t kind)
     return r;
 }
 
-// ---- checks --------------------------------------------------------------------------------------
+// ---- checks -------------------------------------------------------------------------------------
 
 static int check_ray(const vxk_world* world, const brute_world* b, const vxk_ray* ray,
                      const vxk_ray_hit* got, uint32_t index, uint32_t* ambiguous,
@@ -661,11 +665,220 @@ static int test_bad_input(void)
     return 0;
 }
 
+// Warm cache, then edits of many kinds (boxes of metal, air and water; single voxels on chunk
+// faces and edges, which change a neighbour's faces; whole chunks emptied; new chunks in empty
+// space) each followed by a broadphase update: the same rays must equal brute force on the new
+// terrain, and a cleared (cold) cache must give bit-identical answers.
+static int test_edit_warm_cache(void)
+{
+    vxk_jobs_def jd = vxk_default_jobs_def();
+    jd.worker_count = 2;
+    vxk_jobs* jobs = NULL;
+    VXK_CHECK(vxk_jobs_create(&jd, &jobs) == 0);
+    vxk_world* world = make_world(jobs, 1.0f, 51);
+    VXK_CHECK(world);
+    uint32_t n = VXK_TEST_SLOW ? 600 : 3000;
+    vxk_ray* rays = (vxk_ray*)malloc(n * sizeof(vxk_ray));
+    vxk_ray_hit* warm = (vxk_ray_hit*)calloc(n, sizeof(vxk_ray_hit));
+    vxk_ray_hit* cold = (vxk_ray_hit*)calloc(n, sizeof(vxk_ray_hit));
+    vxk_ray_hit* batch = (vxk_ray_hit*)calloc(n, sizeof(vxk_ray_hit));
+    uint64_t rng = 8;
+    for (uint32_t i = 0; i < n; ++i)
+        rays[i] = make_ray(world, &rng, i);
+    for (uint32_t i = 0; i < n; ++i)
+        VXK_CHECK_EQ_INT(vxk_raycast(world, &rays[i], &warm[i]), VXK_OK);
+    vxk_ray_cache_stats before;
+    vxk_raycast_cache_stats(world, &before);
+    for (int round = 0; round < 10; ++round) {
+        int64_t lo[3], hi[3];
+        uint8_t material = 0;
+        int kind = round % 5;
+        for (int a = 0; a < 3; ++a) {
+            int32_t size = a == 0 ? WORLD_X : (a == 1 ? WORLD_Y : WORLD_Z);
+            lo[a] = WORLD_MIN[a] + (int64_t)(vxk_test_rand(&rng) % (uint64_t)(size - 8));
+            hi[a] = lo[a] + (int64_t)(vxk_test_rand(&rng) % 6);
+        }
+        if (kind == 0) { // metal box
+            material = VXK_MAT_METAL;
+        } else if (kind == 1) { // one voxel on the low face/edge of a chunk: neighbours change
+            lo[0] = hi[0] = lo[0] - ((lo[0] % 8) + 8) % 8;
+            if (round % 2)
+                lo[2] = hi[2] = lo[2] - ((lo[2] % 8) + 8) % 8;
+            hi[1] = lo[1];
+            material = round % 4 ? VXK_MAT_STONE : 0;
+        } else if (kind == 2) { // a whole chunk emptied (its entry disappears)
+            for (int a = 0; a < 3; ++a) {
+                lo[a] -= ((lo[a] % 8) + 8) % 8;
+                hi[a] = lo[a] + 7;
+            }
+        } else if (kind == 3) { // water
+            material = VXK_MAT_WATER;
+        } else { // new terrain in empty space above the world
+            lo[1] = WORLD_MIN[1] + WORLD_Y + 1;
+            hi[1] = lo[1] + 2;
+            material = VXK_MAT_WOOD;
+        }
+        VXK_CHECK_EQ_INT(vxk_world_fill_box(world, lo, hi, material), VXK_OK);
+        VXK_CHECK_EQ_INT(vxk_broadphase_update_dirty(world), VXK_OK);
+        brute_world b;
+        VXK_CHECK(brute_build(world, &b) == 0);
+        uint32_t ambiguous = 0, disagree = 0;
+        for (uint32_t i = 0; i < n; ++i) {
+            VXK_CHECK_EQ_INT(vxk_raycast(world, &rays[i], &warm[i]), VXK_OK);
+            if (check_ray(world, &b, &rays[i], &warm[i], i, &ambiguous, &disagree))
+                return 1;
+        }
+        VXK_CHECK(disagree < n / 50 + 1);
+        VXK_CHECK_EQ_INT(vxk_raycast_batch(world, batch, rays, n), VXK_OK);
+        VXK_CHECK(memcmp(batch, warm, n * sizeof(vxk_ray_hit)) == 0);
+        vxk_raycast_cache_clear(world);
+        for (uint32_t i = 0; i < n; ++i)
+            VXK_CHECK_EQ_INT(vxk_raycast(world, &rays[i], &cold[i]), VXK_OK);
+        for (uint32_t i = 0; i < n; ++i)
+            VXK_CHECK_MSG(memcmp(&cold[i], &warm[i], sizeof(vxk_ray_hit)) == 0,
+                          "round %d ray %u: warm and cold caches differ", round, i);
+        brute_free(&b);
+    }
+    vxk_ray_cache_stats after;
+    vxk_raycast_cache_stats(world, &after);
+    VXK_CHECK(after.builds > before.builds && after.hits > before.hits);
+    free(rays);
+    free(warm);
+    free(cold);
+    free(batch);
+    vxk_world_destroy(world);
+    vxk_jobs_destroy(jobs);
+    return 0;
+}
+
+// Several threads at once on one world (single rays and batches over the world's jobs, with a
+// large and a tiny cache budget): every answer equals the single-threaded reference bit for bit.
+typedef struct concurrent_arg {
+    const vxk_world* world;
+    const vxk_ray* rays;
+    const vxk_ray_hit* expect;
+    uint32_t n, index;
+    _Atomic int failures;
+} concurrent_arg;
+
+typedef struct thread_slot {
+    concurrent_arg* shared;
+    uint32_t index;
+} thread_slot;
+
+static void* concurrent_main(void* user)
+{
+    thread_slot* t = (thread_slot*)user;
+    concurrent_arg* a = t->shared;
+    vxk_ray_hit* out = (vxk_ray_hit*)calloc(a->n, sizeof(vxk_ray_hit));
+    for (int rep = 0; rep < 2; ++rep) {
+        if ((t->index + (uint32_t)rep) % 2) {
+            if (vxk_raycast_batch(a->world, out, a->rays, a->n) != VXK_OK)
+                atomic_fetch_add(&a->failures, 1);
+        } else {
+            // Each thread walks the rays from its own starting point.
+            for (uint32_t k = 0; k < a->n; ++k) {
+                uint32_t i = (k + t->index * (a->n / 4)) % a->n;
+                if (vxk_raycast(a->world, &a->rays[i], &out[i]) != VXK_OK)
+                    atomic_fetch_add(&a->failures, 1);
+            }
+        }
+        if (memcmp(out, a->expect, a->n * sizeof(vxk_ray_hit)) != 0)
+            atomic_fetch_add(&a->failures, 1);
+    }
+    free(out);
+    return NULL;
+}
+
+static int test_concurrent(void)
+{
+    uint32_t n = VXK_TEST_SLOW ? 1200 : 8000;
+    vxk_ray* rays = (vxk_ray*)malloc(n * sizeof(vxk_ray));
+    vxk_ray_hit* expect = (vxk_ray_hit*)calloc(n, sizeof(vxk_ray_hit));
+    for (uint32_t workers = 1; workers <= 3; ++workers) {
+        for (int budget_kind = 0; budget_kind < 2; ++budget_kind) {
+            vxk_jobs_def jd = vxk_default_jobs_def();
+            jd.worker_count = workers;
+            vxk_jobs* jobs = NULL;
+            VXK_CHECK(vxk_jobs_create(&jd, &jobs) == 0);
+            vxk_world* world = make_world(jobs, 1.0f, 61);
+            VXK_CHECK(world);
+            uint64_t rng = 17;
+            for (uint32_t i = 0; i < n; ++i)
+                rays[i] = make_ray(world, &rng, i);
+            for (uint32_t i = 0; i < n; ++i)
+                VXK_CHECK_EQ_INT(vxk_raycast(world, &rays[i], &expect[i]), VXK_OK);
+            vxk_narrow_cache* cache = vxk_narrow_cache_get(world);
+            if (budget_kind)
+                vxk_narrow_cache_set_budget(cache, 24 << 10);
+            else
+                vxk_narrow_cache_clear(cache); // every thread races to build
+            concurrent_arg shared = {world, rays, expect, n, 0, 0};
+            pthread_t threads[4];
+            thread_slot slots[4];
+            for (uint32_t t = 0; t < 4; ++t) {
+                slots[t] = (thread_slot){&shared, t};
+                VXK_CHECK(pthread_create(&threads[t], NULL, concurrent_main, &slots[t]) == 0);
+            }
+            for (uint32_t t = 0; t < 4; ++t)
+                pthread_join(threads[t], NULL);
+            VXK_CHECK_MSG(atomic_load(&shared.failures) == 0, "workers %u budget kind %d: %d",
+                          workers, budget_kind, atomic_load(&shared.failures));
+            vxk_ray_cache_stats st;
+            vxk_raycast_cache_stats(world, &st);
+            if (!budget_kind)
+                VXK_CHECK(st.evictions == 0 && st.hits > st.misses);
+            vxk_world_destroy(world);
+            vxk_jobs_destroy(jobs);
+        }
+    }
+    free(rays);
+    free(expect);
+    return 0;
+}
+
+// Terrain in two far-apart places: the dense ray grid would be mostly empty, so the rays read the
+// broadphase map instead; the answers still equal brute force.
+static int test_sparse_world(void)
+{
+    vxk_world* world = make_world(NULL, 1.0f, 71);
+    VXK_CHECK(world);
+    const int64_t lo[3] = {90000, -3, 4000}, hi[3] = {90011, 5, 4009};
+    VXK_CHECK_EQ_INT(vxk_world_fill_box(world, lo, hi, VXK_MAT_STONE), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_broadphase_update_dirty(world), VXK_OK);
+    VXK_CHECK(vxk_narrow_ray_grid(vxk_narrow_cache_get(world), world) == NULL);
+    brute_world b;
+    VXK_CHECK(brute_build(world, &b) == 0);
+    uint64_t rng = 4;
+    uint32_t ambiguous = 0, disagree = 0, far_hits = 0;
+    uint32_t n = VXK_TEST_SLOW ? 400 : 4000;
+    for (uint32_t i = 0; i < n; ++i) {
+        vxk_ray ray = make_ray(world, &rng, i);
+        if (i % 4 == 3) // at the far block
+            ray = (vxk_ray){{90005.5f + vxk_test_randf(&rng, -30, 30), 12.0f,
+                             4004.5f + vxk_test_randf(&rng, -30, 30)},
+                            random_dir(&rng), INFINITY};
+        vxk_ray_hit hit;
+        VXK_CHECK_EQ_INT(vxk_raycast(world, &ray, &hit), VXK_OK);
+        if (check_ray(world, &b, &ray, &hit, i, &ambiguous, &disagree))
+            return 1;
+        far_hits += hit.hit && hit.point.x > 80000.0f;
+    }
+    VXK_CHECK(far_hits > 0);
+    VXK_CHECK(disagree < n / 50 + 1);
+    brute_free(&b);
+    vxk_world_destroy(world);
+    return 0;
+}
+
 int main(void)
 {
     VXK_RUN(test_bad_input);
     VXK_RUN(test_against_brute_force);
     VXK_RUN(test_batch);
     VXK_RUN(test_edit);
+    VXK_RUN(test_edit_warm_cache);
+    VXK_RUN(test_concurrent);
+    VXK_RUN(test_sparse_world);
     return vxk_test_finish();
 }

@@ -70,6 +70,27 @@ vxk_status vxk_broadphase_compute(const vxk_world* world, const vxk_int3* chunks
 // Errors: NULL world/out -> VXK_ERR_INVALID_ARGUMENT. Cost: one map lookup.
 vxk_status vxk_broadphase_get(const vxk_world* world, vxk_int3 chunk, vxk_broadphase_entry* out);
 
+// The tag of one chunk's entry and its solid mask by pointer, without copying (the ray path reads
+// it once per chunk crossed): *solid points at 8 words equal to vxk_broadphase_get's solid (the
+// stored mask, or shared all-ones / all-zero words for full and absent entries). The pointer stays
+// valid until the next build or update. A NULL world reads as no broadphase (NONE, zero words);
+// a NULL solid returns NONE and writes nothing. Thread-safe against other reads. Cost: one map
+// lookup.
+uint8_t vxk_broadphase_peek(const vxk_world* world, vxk_int3 chunk, const uint64_t** solid);
+
+// A counter that changes with every successful build and update (0 before the first build): views
+// derived from the entries (and pointers from vxk_broadphase_peek) are current while it is
+// unchanged. A NULL world gives 0. Thread-safe against other reads. Cost O(1).
+uint64_t vxk_broadphase_generation(const vxk_world* world);
+
+// Calls fn(user, chunk, tag, solid) once per entry, in the map's slot order (fixed by the history
+// of builds and updates, not sorted); solid as vxk_broadphase_peek. fn must not change the
+// broadphase. A NULL world or fn does nothing. Thread-safe against other reads. Cost O(map
+// capacity), no allocation.
+typedef void vxk_broadphase_visit_fn(void* user, vxk_int3 chunk, uint8_t tag,
+                                     const uint64_t* solid);
+void vxk_broadphase_for_each(const vxk_world* world, vxk_broadphase_visit_fn* fn, void* user);
+
 // The coordinates of all entries, sorted by (cy, cz, cx). Writes min(count, capacity) of them
 // to out (which may be NULL when capacity is 0) and the number of entries to *count.
 // Errors: NULL world/count -> VXK_ERR_INVALID_ARGUMENT; more entries than capacity ->

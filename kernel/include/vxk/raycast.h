@@ -20,12 +20,22 @@
 //
 // Precondition: the bit broadphase is current (vxk_broadphase_build once, then
 // vxk_broadphase_update_dirty after terrain writes): chunks without a broadphase entry, or whose
-// dilated mask has no bit near the ray, are skipped. Infinite rays are clipped to the terrain's
-// y range in O(1); near-horizontal ones also to its x/z chunk bounds (a scan of the chunk list
-// per vxk_raycast call, once per vxk_raycast_batch call).
+// dilated mask has no bit near the ray, are skipped, and the inside-solid test above reads the
+// voxel only where the origin's mask bit is set. Rays are clipped in O(1) to the box of the
+// broadphase entries, read through a dense grid of them (built once per broadphase build or
+// update by the first ray after it; a sparse world whose box would hold over 64 cells per entry
+// or 2^20 cells uses the broadphase map instead, and then clips infinite rays to the terrain's y
+// range in O(1), near-horizontal long ones to its x/z chunk bounds by a scan of the chunk list per
+// vxk_raycast call, once per vxk_raycast_batch call).
+//
+// Cache: a chunk's mesh and tree are looked up once per call (vxk_raycast) or once per batch piece
+// (vxk_raycast_batch, which keeps what a piece met pinned, a number bounded by the cache budget);
+// an entry confirmed current at the terrain's write epoch is reused without revalidation until the
+// next terrain write.
 //
 // Thread-safety: all functions may run concurrently with each other and with other world reads;
-// not with terrain writes. They fill the world's narrowphase cache (internally synchronized).
+// not with terrain writes or broadphase builds/updates. They fill the world's narrowphase cache
+// (internally synchronized; batch pieces share no written state but their output slots).
 #ifndef VXK_RAYCAST_H
 #define VXK_RAYCAST_H
 
@@ -57,8 +67,9 @@ typedef struct vxk_ray_hit {
 // VXK_ERR_INVALID_ARGUMENT; NaN/Inf in origin or direction, or a NaN max_distance ->
 // VXK_ERR_NOT_FINITE; a zero direction (or one whose length underflows) or a negative
 // max_distance -> VXK_ERR_OUT_OF_RANGE; VXK_ERR_OUT_OF_MEMORY when a chunk's data cannot be built.
-// Cost: the chunks crossed (one map lookup and a bit test each), plus one kD query per chunk with
-// bits near the ray; the first query of a chunk builds its mesh and tree (cached).
+// Cost: the chunks crossed (one grid read and a bit test each), plus one kD query per chunk with
+// bits near the ray (one cache lookup: a shard lock); the first query of a chunk builds its mesh
+// and tree (cached).
 vxk_status vxk_raycast(const vxk_world* world, const vxk_ray* ray, vxk_ray_hit* hit);
 
 // Whether the ray hits anything within max_distance (shadow/occlusion query; stops at the first
@@ -69,7 +80,8 @@ vxk_status vxk_raycast_any(const vxk_world* world, const vxk_ray* ray, bool* hit
 // jobs in fixed pieces of rays; the results do not depend on the worker count (each ray's result
 // is computed independently and written to its own slot). Every ray is validated first: on an
 // error nothing is written. Errors: as vxk_raycast for any ray; NULL arrays with count > 0 ->
-// VXK_ERR_INVALID_ARGUMENT. count 0 is VXK_OK. Callable from inside a job.
+// VXK_ERR_INVALID_ARGUMENT. count 0 is VXK_OK. Callable from inside a job. Pieces are about 1/32
+// of the batch (64 to 4096 rays), cut by count alone.
 vxk_status vxk_raycast_batch(const vxk_world* world, vxk_ray_hit* hits, const vxk_ray* rays,
                              uint32_t count);
 
