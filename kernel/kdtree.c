@@ -47,19 +47,18 @@ static inline __attribute__((always_inline)) bool intersect_mt(const vxk_kd_ray*
     // primitive or a ray in its plane), where u, v and t would be rounding noise
     double scale = (double)v_dot(ray->dir, ray->dir) * (double)v_dot(e1, e1) *
                    (double)v_dot(e2, e2);
-    if (!((double)det * (double)det > 1e-12 * scale))
-        return false;
+    int solid = (double)det * (double)det > 1e-12 * scale;
     float inv = 1.0f / det;
     vxk_vec3 s = v_sub(ray->origin, p0);
     float u = v_dot(s, p) * inv;
-    if (!(u >= 0.0f && u <= 1.0f))
-        return false;
     vxk_vec3 q = v_cross(s, e1);
     float v = v_dot(ray->dir, q) * inv;
-    if (!(v >= 0.0f && (quad ? v <= 1.0f : u + v <= 1.0f)))
-        return false;
     float t = v_dot(e2, q) * inv;
-    if (!(t >= 0.0f && t <= tmax))
+    // one combined test: each partial one is a coin flip for the branch predictor, while the
+    // combined outcome (usually a miss) predicts well; NaNs fail every comparison
+    int inside = solid & (u >= 0.0f) & (u <= 1.0f) & (v >= 0.0f) &
+                 (quad ? v <= 1.0f : u + v <= 1.0f) & (t >= 0.0f) & (t <= tmax);
+    if (!inside)
         return false;
     *t_out = t;
     *u_out = u;
@@ -89,13 +88,23 @@ static vxk_status check_mesh(const vxk_mesh* mesh)
         return VXK_ERR_OUT_OF_RANGE;
     if ((mesh->primitive_count && !mesh->indices) || (mesh->vertex_count && !mesh->vertices))
         return VXK_ERR_INVALID_ARGUMENT;
+    // branch-free reductions (they vectorise): a chunk's checks cost a few dozen instructions
     size_t index_count = (size_t)mesh->primitive_count * mesh->corners;
+    uint32_t max_index = 0;
     for (size_t i = 0; i < index_count; ++i)
-        if (mesh->indices[i] >= mesh->vertex_count)
-            return VXK_ERR_OUT_OF_RANGE;
-    for (uint32_t i = 0; i < mesh->vertex_count; ++i)
-        if (!vxk_vec3_is_finite(mesh->vertices[i]))
-            return VXK_ERR_NOT_FINITE;
+        max_index = VXK_MAX(max_index, mesh->indices[i]);
+    if (index_count && max_index >= mesh->vertex_count)
+        return VXK_ERR_OUT_OF_RANGE;
+    // a float is infinite or NaN exactly when its exponent bits are all ones
+    uint32_t special = 0;
+    for (uint32_t i = 0; i < mesh->vertex_count; ++i) {
+        uint32_t bits[3];
+        memcpy(bits, &mesh->vertices[i], sizeof(bits));
+        for (int a = 0; a < 3; ++a)
+            special |= (uint32_t)((bits[a] & 0x7F800000u) == 0x7F800000u);
+    }
+    if (special)
+        return VXK_ERR_NOT_FINITE;
     return VXK_OK;
 }
 
@@ -108,8 +117,11 @@ size_t vxk_kdtree_build_scratch_size(uint32_t primitive_count)
            (size_t)primitive_count * (sizeof(uint32_t) + 9 * sizeof(float));
 }
 
+// A node to split: its primitives order[begin .. end), their bounds and centroid sum (gathered by
+// the parent's pass over them, so each level reads the primitive data once).
 typedef struct build_task {
     uint32_t node, begin, end, depth;
+    float lo[3], hi[3], sum[3];
 } build_task;
 
 typedef struct build_ctx {
@@ -160,21 +172,37 @@ static void select_kth(uint32_t* order, const float* c, uint32_t begin, uint32_t
     }
 }
 
-// Builds into nodes (capacity 2n - 1, at least 1); returns the node count and the depth.
-static uint32_t build_nodes(vxk_kd_node* nodes, const vxk_vec3* vertices, const uint32_t* indices,
-                            uint32_t n, uint32_t corners, void* scratch, uint32_t* depth_out,
-                            vxk_aabb* bounds_out)
+// Bounds and centroid sum of order[begin .. end) into *task, in order (the summation order the
+// node would use itself, so the result does not depend on who computes it).
+static inline void gather(const build_ctx* ctx, build_task* task)
 {
-    build_ctx ctx;
-    ctx.order = (uint32_t*)scratch;
-    float* f = (float*)(ctx.order + n);
-    for (int a = 0; a < 3; ++a) {
-        ctx.centroid[a] = f + (size_t)a * n;
-        ctx.bmin[a] = f + (size_t)(3 + a) * n;
-        ctx.bmax[a] = f + (size_t)(6 + a) * n;
+    float lo0 = FLT_MAX, lo1 = FLT_MAX, lo2 = FLT_MAX;
+    float hi0 = -FLT_MAX, hi1 = -FLT_MAX, hi2 = -FLT_MAX;
+    float s0 = 0.0f, s1 = 0.0f, s2 = 0.0f;
+    for (uint32_t i = task->begin; i < task->end; ++i) {
+        uint32_t p = ctx->order[i];
+        lo0 = ctx->bmin[0][p] < lo0 ? ctx->bmin[0][p] : lo0;
+        lo1 = ctx->bmin[1][p] < lo1 ? ctx->bmin[1][p] : lo1;
+        lo2 = ctx->bmin[2][p] < lo2 ? ctx->bmin[2][p] : lo2;
+        hi0 = ctx->bmax[0][p] > hi0 ? ctx->bmax[0][p] : hi0;
+        hi1 = ctx->bmax[1][p] > hi1 ? ctx->bmax[1][p] : hi1;
+        hi2 = ctx->bmax[2][p] > hi2 ? ctx->bmax[2][p] : hi2;
+        s0 += ctx->centroid[0][p];
+        s1 += ctx->centroid[1][p];
+        s2 += ctx->centroid[2][p];
     }
+    task->lo[0] = lo0, task->lo[1] = lo1, task->lo[2] = lo2;
+    task->hi[0] = hi0, task->hi[1] = hi1, task->hi[2] = hi2;
+    task->sum[0] = s0, task->sum[1] = s1, task->sum[2] = s2;
+}
+
+// Per-primitive bounds and centroids into ctx, the identity order, and the root's bounds and
+// centroid sum.
+static inline __attribute__((always_inline)) void init_primitives(
+    const build_ctx* ctx, build_task* root, const vxk_vec3* vertices, const uint32_t* indices,
+    uint32_t n, uint32_t corners)
+{
     float scale = 1.0f / (float)corners;
-    vxk_aabb all = {{FLT_MAX, FLT_MAX, FLT_MAX}, {-FLT_MAX, -FLT_MAX, -FLT_MAX}};
     for (uint32_t i = 0; i < n; ++i) {
         const uint32_t* idx = indices + (size_t)i * corners;
         vxk_vec3 p = vertices[idx[0]];
@@ -189,61 +217,79 @@ static uint32_t build_nodes(vxk_kd_node* nodes, const vxk_vec3* vertices, const 
             }
         }
         for (int a = 0; a < 3; ++a) {
-            ctx.bmin[a][i] = lo[a];
-            ctx.bmax[a][i] = hi[a];
-            ctx.centroid[a][i] = sum[a] * scale;
+            float c = sum[a] * scale;
+            ctx->bmin[a][i] = lo[a];
+            ctx->bmax[a][i] = hi[a];
+            ctx->centroid[a][i] = c;
+            root->lo[a] = VXK_MIN(root->lo[a], lo[a]);
+            root->hi[a] = VXK_MAX(root->hi[a], hi[a]);
+            root->sum[a] += c;
         }
-        all.min.x = VXK_MIN(all.min.x, lo[0]);
-        all.min.y = VXK_MIN(all.min.y, lo[1]);
-        all.min.z = VXK_MIN(all.min.z, lo[2]);
-        all.max.x = VXK_MAX(all.max.x, hi[0]);
-        all.max.y = VXK_MAX(all.max.y, hi[1]);
-        all.max.z = VXK_MAX(all.max.z, hi[2]);
-        ctx.order[i] = i;
+        ctx->order[i] = i;
     }
-    *bounds_out = all;
+}
+
+// Builds into nodes (capacity 2n - 1, at least 1); returns the node count and the depth. Leaves
+// hold up to max_leaf primitives: with leaf_ranges a leaf stores (first position in the final
+// order, unused) and the caller reads the primitives from the order array (scratch), otherwise
+// the primitive indices themselves (max_leaf <= 2).
+static uint32_t build_nodes(vxk_kd_node* nodes, const vxk_vec3* vertices, const uint32_t* indices,
+                            uint32_t n, uint32_t corners, void* scratch, uint32_t max_leaf,
+                            bool leaf_ranges, uint32_t* depth_out, vxk_aabb* bounds_out)
+{
+    build_ctx ctx;
+    ctx.order = (uint32_t*)scratch;
+    float* f = (float*)(ctx.order + n);
+    for (int a = 0; a < 3; ++a) {
+        ctx.centroid[a] = f + (size_t)a * n;
+        ctx.bmin[a] = f + (size_t)(3 + a) * n;
+        ctx.bmax[a] = f + (size_t)(6 + a) * n;
+    }
+    build_task root = {0, 0, n, 0, {FLT_MAX, FLT_MAX, FLT_MAX}, {-FLT_MAX, -FLT_MAX, -FLT_MAX},
+                       {0.0f, 0.0f, 0.0f}};
+    if (corners == 3) // a constant corner count unrolls the per-primitive loop
+        init_primitives(&ctx, &root, vertices, indices, n, 3);
+    else
+        init_primitives(&ctx, &root, vertices, indices, n, 4);
+    *bounds_out = (vxk_aabb){{root.lo[0], root.lo[1], root.lo[2]},
+                             {root.hi[0], root.hi[1], root.hi[2]}};
 
     build_task stack[VXK_KD_MAX_DEPTH + 2];
     uint32_t sp = 0, node_count = 1, depth = 0;
-    stack[sp++] = (build_task){0, 0, n, 0};
+    stack[sp++] = root;
     uint32_t* order = ctx.order;
     while (sp) {
-        build_task task = stack[--sp];
+        // children are written in place over the popped entry: read what is needed first
+        const build_task* tp = &stack[--sp];
+        build_task task = {tp->node, tp->begin, tp->end, tp->depth, {0}, {0}, {0}};
         uint32_t count = task.end - task.begin;
         vxk_kd_node* node = &nodes[task.node];
         if (task.depth > depth)
             depth = task.depth;
-        if (count <= 2) {
-            node->primitives[0] = count > 0 ? order[task.begin] : VXK_KD_NO_PRIMITIVE;
-            node->primitives[1] = count > 1 ? order[task.begin + 1] : VXK_KD_NO_PRIMITIVE;
+        if (count <= max_leaf) {
+            if (leaf_ranges) {
+                node->primitives[0] = task.begin;
+                node->primitives[1] = 0;
+            } else {
+                node->primitives[0] = count > 0 ? order[task.begin] : VXK_KD_NO_PRIMITIVE;
+                node->primitives[1] = count > 1 ? order[task.begin + 1] : VXK_KD_NO_PRIMITIVE;
+            }
             node->info = VXK_KD_LEAF | (count << KD_SHIFT);
             continue;
         }
-        // bounds of the node's primitives and centroid sum
-        float lo[3] = {FLT_MAX, FLT_MAX, FLT_MAX}, hi[3] = {-FLT_MAX, -FLT_MAX, -FLT_MAX};
-        float sum[3] = {0, 0, 0};
-        for (uint32_t i = task.begin; i < task.end; ++i) {
-            uint32_t p = order[i];
-            for (int a = 0; a < 3; ++a) {
-                lo[a] = ctx.bmin[a][p] < lo[a] ? ctx.bmin[a][p] : lo[a];
-                hi[a] = ctx.bmax[a][p] > hi[a] ? ctx.bmax[a][p] : hi[a];
-                sum[a] += ctx.centroid[a][p];
-            }
-        }
-        float ex = hi[0] - lo[0], ey = hi[1] - lo[1], ez = hi[2] - lo[2];
+        float ex = tp->hi[0] - tp->lo[0], ey = tp->hi[1] - tp->lo[1];
+        float ez = tp->hi[2] - tp->lo[2];
         uint32_t axis = ex >= ey ? (ex >= ez ? 0 : 2) : (ey >= ez ? 1 : 2);
         const float* c = ctx.centroid[axis];
-        float split = sum[axis] / (float)count;
-        uint32_t i = task.begin, j = task.end;
-        while (i < j) {
-            if (c[order[i]] < split) {
-                ++i;
-            } else {
-                --j;
-                uint32_t tmp = order[i];
-                order[i] = order[j];
-                order[j] = tmp;
-            }
+        float split = tp->sum[axis] / (float)count;
+        // branch-free Lomuto partition: the comparison is data-dependent and mispredicts often
+        uint32_t i = task.begin;
+        for (uint32_t k = task.begin; k < task.end; ++k) {
+            uint32_t p = order[k];
+            uint32_t less = c[p] < split;
+            order[k] = order[i];
+            order[i] = p;
+            i += less;
         }
         uint32_t left = i - task.begin;
         if (left * 4ull < count || (count - left) * 4ull < count) {
@@ -251,21 +297,35 @@ static uint32_t build_nodes(vxk_kd_node* nodes, const vxk_vec3* vertices, const 
             select_kth(order, c, task.begin, task.end, task.begin + left);
         }
         uint32_t mid = task.begin + left;
-        const float* bmax = ctx.bmax[axis];
-        const float* bmin = ctx.bmin[axis];
-        float s0 = -FLT_MAX, s1 = FLT_MAX;
-        for (uint32_t k = task.begin; k < mid; ++k)
-            s0 = bmax[order[k]] > s0 ? bmax[order[k]] : s0;
-        for (uint32_t k = mid; k < task.end; ++k)
-            s1 = bmin[order[k]] < s1 ? bmin[order[k]] : s1;
         uint32_t child = node_count;
         node_count += 2;
+        VXK_ASSERT(sp + 2 <= VXK_KD_MAX_DEPTH + 2);
+        build_task* rt = &stack[sp];
+        build_task* lt = &stack[sp + 1];
+        sp += 2;
+        rt->node = child + 1, rt->begin = mid, rt->end = task.end, rt->depth = task.depth + 1;
+        lt->node = child, lt->begin = task.begin, lt->end = mid, lt->depth = task.depth + 1;
+        float s0 = -FLT_MAX, s1 = FLT_MAX;
+        // the planes come from the children's bounds; leaves need nothing else
+        if (mid - task.begin > max_leaf) {
+            gather(&ctx, lt);
+            s0 = lt->hi[axis];
+        } else {
+            const float* bmax = ctx.bmax[axis];
+            for (uint32_t k = task.begin; k < mid; ++k)
+                s0 = bmax[order[k]] > s0 ? bmax[order[k]] : s0;
+        }
+        if (task.end - mid > max_leaf) {
+            gather(&ctx, rt);
+            s1 = rt->lo[axis];
+        } else {
+            const float* bmin = ctx.bmin[axis];
+            for (uint32_t k = mid; k < task.end; ++k)
+                s1 = bmin[order[k]] < s1 ? bmin[order[k]] : s1;
+        }
         node->splits[0] = s0;
         node->splits[1] = s1;
         node->info = axis | (child << KD_SHIFT);
-        VXK_ASSERT(sp + 2 <= VXK_KD_MAX_DEPTH + 2);
-        stack[sp++] = (build_task){child + 1, mid, task.end, task.depth + 1};
-        stack[sp++] = (build_task){child, task.begin, mid, task.depth + 1};
     }
     VXK_ASSERT(depth <= VXK_KD_MAX_DEPTH);
     *depth_out = depth;
@@ -273,13 +333,19 @@ static uint32_t build_nodes(vxk_kd_node* nodes, const vxk_vec3* vertices, const 
 }
 
 // Runs the builder with caller or owned scratch; returns nodes trimmed to size.
+// Runs the builder with caller or owned scratch. storage: caller memory of storage_capacity
+// nodes to build in, or NULL for one exact allocation.
 static vxk_status build_common(const vxk_vec3* vertices, const uint32_t* indices, uint32_t n,
                                uint32_t corners, void* scratch, size_t scratch_size,
+                               vxk_kd_node* storage, uint32_t storage_capacity,
                                vxk_kd_node** nodes_out, uint32_t* node_count_out,
                                uint32_t* depth_out, vxk_aabb* bounds_out)
 {
     size_t need = vxk_kdtree_build_scratch_size(n);
+    uint32_t capacity = vxk_kdtree_max_nodes(n);
     void* owned = NULL;
+    if (storage && storage_capacity < capacity)
+        return VXK_ERR_CAPACITY;
     if (scratch) {
         if (scratch_size < need || ((uintptr_t)scratch & 7u))
             return VXK_ERR_CAPACITY;
@@ -289,14 +355,17 @@ static vxk_status build_common(const vxk_vec3* vertices, const uint32_t* indices
             return VXK_ERR_OUT_OF_MEMORY;
         scratch = owned;
     }
-    // build in scratch, then one exact allocation: no trimming copy per chunk
-    uint32_t capacity = n > 1 ? 2 * n - 1 : 1;
-    vxk_kd_node* work = (vxk_kd_node*)scratch;
-    uint32_t count = build_nodes(work, vertices, indices, n, corners, work + capacity, depth_out,
+    // build in the caller's storage, or in scratch and then one exact allocation
+    vxk_kd_node* work = storage ? storage : (vxk_kd_node*)scratch;
+    uint32_t count = build_nodes(work, vertices, indices, n, corners,
+                                 (vxk_kd_node*)scratch + capacity, 2, false, depth_out,
                                  bounds_out);
-    vxk_kd_node* nodes = (vxk_kd_node*)vxk_alloc((size_t)count * sizeof(vxk_kd_node));
-    if (nodes)
-        memcpy(nodes, work, (size_t)count * sizeof(vxk_kd_node));
+    vxk_kd_node* nodes = storage;
+    if (!storage) {
+        nodes = (vxk_kd_node*)vxk_alloc((size_t)count * sizeof(vxk_kd_node));
+        if (nodes)
+            memcpy(nodes, work, (size_t)count * sizeof(vxk_kd_node));
+    }
     vxk_free(owned, need);
     if (!nodes)
         return VXK_ERR_OUT_OF_MEMORY;
@@ -305,8 +374,13 @@ static vxk_status build_common(const vxk_vec3* vertices, const uint32_t* indices
     return VXK_OK;
 }
 
-vxk_status vxk_kdtree_build(vxk_kdtree* tree, const vxk_mesh* mesh, void* scratch,
-                            size_t scratch_size)
+uint32_t vxk_kdtree_max_nodes(uint32_t primitive_count)
+{
+    return primitive_count > 1 ? 2 * primitive_count - 1 : 1;
+}
+
+static vxk_status build_tree(vxk_kdtree* tree, const vxk_mesh* mesh, void* scratch,
+                             size_t scratch_size, vxk_kd_node* storage, uint32_t storage_capacity)
 {
     if (!tree)
         return VXK_ERR_INVALID_ARGUMENT;
@@ -316,8 +390,8 @@ vxk_status vxk_kdtree_build(vxk_kdtree* tree, const vxk_mesh* mesh, void* scratc
     vxk_kdtree built;
     memset(&built, 0, sizeof(built));
     status = build_common(mesh->vertices, mesh->indices, mesh->primitive_count, mesh->corners,
-                          scratch, scratch_size, &built.nodes, &built.node_count, &built.depth,
-                          &built.bounds);
+                          scratch, scratch_size, storage, storage_capacity, &built.nodes,
+                          &built.node_count, &built.depth, &built.bounds);
     if (status != VXK_OK)
         return status;
     built.vertices = mesh->vertices;
@@ -325,15 +399,31 @@ vxk_status vxk_kdtree_build(vxk_kdtree* tree, const vxk_mesh* mesh, void* scratc
     built.vertex_count = mesh->vertex_count;
     built.primitive_count = mesh->primitive_count;
     built.corners = mesh->corners;
+    built.owns_nodes = storage == NULL;
     *tree = built;
     return VXK_OK;
+}
+
+vxk_status vxk_kdtree_build(vxk_kdtree* tree, const vxk_mesh* mesh, void* scratch,
+                            size_t scratch_size)
+{
+    return build_tree(tree, mesh, scratch, scratch_size, NULL, 0);
+}
+
+vxk_status vxk_kdtree_build_in(vxk_kdtree* tree, const vxk_mesh* mesh, vxk_kd_node* storage,
+                               uint32_t capacity, void* scratch, size_t scratch_size)
+{
+    if (!storage)
+        return VXK_ERR_INVALID_ARGUMENT;
+    return build_tree(tree, mesh, scratch, scratch_size, storage, capacity);
 }
 
 void vxk_kdtree_free(vxk_kdtree* tree)
 {
     if (!tree)
         return;
-    vxk_free(tree->nodes, (size_t)tree->node_count * sizeof(vxk_kd_node));
+    if (tree->owns_nodes)
+        vxk_free(tree->nodes, (size_t)tree->node_count * sizeof(vxk_kd_node));
     memset(tree, 0, sizeof(*tree));
 }
 
@@ -348,9 +438,11 @@ typedef struct kd_view {
     const vxk_kd_node* nodes;     // float tree, or
     const vxk_kd_node16* nodes16; // quantized tree
     const vxk_vec3* vertices;
-    const uint16_t* qvertices;
+    const uint16_t* qvertices;    // quantized triangles: welded vertices; quads: 3 per slot
     const uint32_t* indices;
     const uint16_t* qindices;
+    const uint16_t* qids;         // quantized quads: primitive of each slot
+    uint32_t id_bits, count_bias; // quantized triangle leaves: index width, count offset
     uint32_t corners;
     uint32_t depth;
     uint32_t primitive_count;
@@ -367,8 +459,27 @@ typedef struct kd_decoded {
     uint32_t axis;  // 3 = leaf
     uint32_t child; // branch: first child; leaf: count
     float s0, s1;   // branch splits
-    uint32_t p0, p1; // leaf primitives
+    uint32_t p[4];  // leaf primitives; leaf-ordered quantized quads: p[0] is the first slot
 } kd_decoded;
+
+// Quantized quads keep their geometry in leaf order (slots); everything else indexes primitives.
+static inline bool slotted(const kd_view* view, bool q16)
+{
+    return q16 && view->corners == 4;
+}
+
+// Primitive k of a decoded leaf and the slot its geometry is fetched from.
+static inline __attribute__((always_inline)) uint32_t leaf_prim(const kd_view* view, bool q16,
+                                                                const kd_decoded* d, uint32_t k,
+                                                                uint32_t* slot)
+{
+    if (slotted(view, q16)) {
+        *slot = d->p[0] + k;
+        return view->qids[*slot];
+    }
+    *slot = d->p[k];
+    return d->p[k];
+}
 
 static inline __attribute__((always_inline)) kd_decoded decode(const kd_view* view, bool q16,
                                                                uint32_t index)
@@ -379,15 +490,26 @@ static inline __attribute__((always_inline)) kd_decoded decode(const kd_view* vi
         d.axis = n.info & KD_AXIS_MASK;
         uint32_t payload = (uint32_t)n.info >> KD_SHIFT;
         if (d.axis == VXK_KD_LEAF) {
-            d.child = payload;
-            d.p0 = n.a;
-            d.p1 = n.b;
             d.s0 = d.s1 = 0.0f;
+            if (view->corners == 4) { // a slot range
+                d.child = payload;
+                d.p[0] = n.a;
+                d.p[1] = d.p[2] = d.p[3] = 0;
+            } else { // a 2-bit count, then packed primitive indices (see kdtree.h)
+                uint64_t bits = (uint64_t)n.a | ((uint64_t)n.b << 16) | ((uint64_t)payload << 32);
+                uint32_t w = view->id_bits, mask = (1u << w) - 1u;
+                uint64_t ids = bits >> 2;
+                d.child = (uint32_t)(bits & 3u) + view->count_bias;
+                d.p[0] = (uint32_t)ids & mask;
+                d.p[1] = (uint32_t)(ids >> w) & mask;
+                d.p[2] = (uint32_t)(ids >> 2 * w) & mask;
+                d.p[3] = (uint32_t)(ids >> 3 * w) & mask;
+            }
         } else {
             d.child = 2 * payload + 1;
             d.s0 = view->origin[d.axis] + (float)n.a * view->step[d.axis];
             d.s1 = view->origin[d.axis] + (float)n.b * view->step[d.axis];
-            d.p0 = d.p1 = 0;
+            d.p[0] = d.p[1] = d.p[2] = d.p[3] = 0;
         }
     } else {
         vxk_kd_node n = view->nodes[index];
@@ -395,15 +517,37 @@ static inline __attribute__((always_inline)) kd_decoded decode(const kd_view* vi
         d.child = n.info >> KD_SHIFT;
         d.s0 = n.splits[0];
         d.s1 = n.splits[1];
-        d.p0 = n.primitives[0];
-        d.p1 = n.primitives[1];
+        d.p[0] = n.primitives[0];
+        d.p[1] = n.primitives[1];
+        d.p[2] = d.p[3] = 0;
     }
     return d;
 }
 
+static inline vxk_vec3 deq_point(const kd_view* view, const uint16_t* q)
+{
+    return (vxk_vec3){view->origin[0] + (float)q[0] * view->step[0],
+                      view->origin[1] + (float)q[1] * view->step[1],
+                      view->origin[2] + (float)q[2] * view->step[2]};
+}
+
+// The fourth corner of a stored parallelogram (v0, v1, v3): v1 + (v3 - v0).
+static inline vxk_vec3 quad_corner2(vxk_vec3 v0, vxk_vec3 v1, vxk_vec3 v3)
+{
+    return (vxk_vec3){v1.x + (v3.x - v0.x), v1.y + (v3.y - v0.y), v1.z + (v3.z - v0.z)};
+}
+
+// Corner `corner` of the primitive stored at `prim` (a slot for leaf-ordered quads).
 static inline __attribute__((always_inline)) vxk_vec3 fetch_vertex(const kd_view* view, bool q16,
                                                                    uint32_t prim, uint32_t corner)
 {
+    if (slotted(view, q16)) {
+        const uint16_t* g = view->qvertices + 9 * (size_t)prim;
+        if (corner == 2)
+            return quad_corner2(deq_point(view, g), deq_point(view, g + 3),
+                                deq_point(view, g + 6));
+        return deq_point(view, g + 3 * (corner == 3 ? 2 : corner));
+    }
     size_t slot = (size_t)prim * view->corners + corner;
     if (q16) {
         const uint16_t* q = view->qvertices + 3 * (size_t)view->qindices[slot];
@@ -455,22 +599,20 @@ static inline __attribute__((always_inline)) uint32_t query_aabb(const kd_view* 
     while (sp) {
         kd_decoded d = decode(view, q16, stack[--sp]);
         if (d.axis == VXK_KD_LEAF) {
-            if (d.child > 0 && prim_overlaps(view, q16, d.p0, lo, hi)) {
-                if (found < capacity)
-                    out[found] = d.p0;
-                ++found;
-            }
-            if (d.child > 1 && prim_overlaps(view, q16, d.p1, lo, hi)) {
-                if (found < capacity)
-                    out[found] = d.p1;
-                ++found;
+            for (uint32_t k = 0; k < d.child; ++k) {
+                uint32_t slot, prim = leaf_prim(view, q16, &d, k, &slot);
+                if (prim_overlaps(view, q16, slot, lo, hi)) {
+                    if (found < capacity)
+                        out[found] = prim;
+                    ++found;
+                }
             }
             continue;
         }
-        if (d.s1 <= hi[d.axis])
-            stack[sp++] = d.child + 1;
-        if (d.s0 >= lo[d.axis])
-            stack[sp++] = d.child;
+        stack[sp] = d.child + 1; // branch-free pushes, as in the ray traversal
+        sp += d.s1 <= hi[d.axis];
+        stack[sp] = d.child;
+        sp += d.s0 >= lo[d.axis];
     }
     return found;
 }
@@ -559,9 +701,9 @@ static inline __attribute__((always_inline)) bool raycast(const kd_view* view, b
         kd_decoded n = decode(view, q16, e.node);
         if (n.axis == VXK_KD_LEAF) {
             for (uint32_t k = 0; k < n.child; ++k) {
-                uint32_t prim = k ? n.p1 : n.p0;
+                uint32_t slot, prim = leaf_prim(view, q16, &n, k, &slot);
                 float t, u, v;
-                if (!test_prim(view, q16, ray, prim, best.t, &t, &u, &v))
+                if (!test_prim(view, q16, ray, slot, best.t, &t, &u, &v))
                     continue;
                 if (any) {
                     if (hit)
@@ -585,11 +727,11 @@ static inline __attribute__((always_inline)) bool raycast(const kd_view* view, b
         float s_near = near ? n.s1 : n.s0, s_far = near ? n.s0 : n.s1;
         float t_near_end = (s_near - o[a]) * inv[a] + eps[a];
         float t_far_start = (s_far - o[a]) * inv[a] - eps[a];
-        if (t_far_start <= seg_max)
-            stack[sp++] = (kd_ray_entry){n.child + (near ^ 1u), VXK_MAX(t_far_start, e.tmin),
-                                         seg_max};
-        if (t_near_end >= e.tmin)
-            stack[sp++] = (kd_ray_entry){n.child + near, e.tmin, VXK_MIN(t_near_end, seg_max)};
+        // branch-free pushes: write the entry, keep it when the segment reaches the child
+        stack[sp] = (kd_ray_entry){n.child + (near ^ 1u), VXK_MAX(t_far_start, e.tmin), seg_max};
+        sp += t_far_start <= seg_max;
+        stack[sp] = (kd_ray_entry){n.child + near, e.tmin, VXK_MIN(t_near_end, seg_max)};
+        sp += t_near_end >= e.tmin;
     }
     if (best.primitive == VXK_KD_NO_PRIMITIVE)
         return false;
@@ -598,13 +740,25 @@ static inline __attribute__((always_inline)) bool raycast(const kd_view* view, b
     return true;
 }
 
+// Instantiates a traversal for a compile-time corner count: the view is a local whose corners
+// field is set to a constant just before the (inlined) call, so each branch compiles to code
+// specialised for triangles or quads.
+#define KD_BY_CORNERS(view, call) ((view).corners == 4 ? ((view).corners = 4, (call)) \
+                                                       : ((view).corners = 3, (call)))
+
 static kd_view view_of(const vxk_kdtree* tree)
 {
-    kd_view v;
-    memset(&v, 0, sizeof(v));
+    kd_view v; // every field set one by one (no memset on the query path)
     v.nodes = tree->nodes;
     v.vertices = tree->vertices;
     v.indices = tree->indices;
+    v.nodes16 = NULL;
+    v.qvertices = NULL;
+    v.qindices = NULL;
+    v.qids = NULL;
+    v.id_bits = v.count_bias = 0;
+    for (int a = 0; a < 3; ++a)
+        v.origin[a] = v.step[a] = 0.0f;
     v.corners = tree->corners;
     v.depth = tree->depth;
     v.primitive_count = tree->primitive_count;
@@ -623,7 +777,7 @@ uint32_t vxk_kdtree_query_aabb(const vxk_kdtree* tree, uint32_t* out, uint32_t c
     if (!tree || !tree->nodes || (!out && capacity))
         return 0;
     kd_view view = view_of(tree);
-    return query_aabb(&view, false, out, capacity, box, scratch);
+    return KD_BY_CORNERS(view, query_aabb(&view, false, out, capacity, box, scratch));
 }
 
 bool vxk_kdtree_raycast(const vxk_kdtree* tree, vxk_kd_hit* hit, const vxk_kd_ray* ray,
@@ -635,7 +789,7 @@ bool vxk_kdtree_raycast(const vxk_kdtree* tree, vxk_kd_hit* hit, const vxk_kd_ra
         return false;
     }
     kd_view view = view_of(tree);
-    return raycast(&view, false, hit, ray, false, scratch);
+    return KD_BY_CORNERS(view, raycast(&view, false, hit, ray, false, scratch));
 }
 
 bool vxk_kdtree_raycast_any(const vxk_kdtree* tree, const vxk_kd_ray* ray, void* scratch)
@@ -643,7 +797,7 @@ bool vxk_kdtree_raycast_any(const vxk_kdtree* tree, const vxk_kd_ray* ray, void*
     if (!tree || !tree->nodes)
         return false;
     kd_view view = view_of(tree);
-    return raycast(&view, false, NULL, ray, true, scratch);
+    return KD_BY_CORNERS(view, raycast(&view, false, NULL, ray, true, scratch));
 }
 
 // ---- validation ------------------------------------------------------------------------------
@@ -658,6 +812,8 @@ static vxk_status validate_view(const kd_view* view, bool q16, uint32_t node_cou
                                 uint32_t stored_depth)
 {
     uint32_t n = view->primitive_count;
+    uint32_t leaf_max = q16 ? (view->corners == 4 ? VXK_KD16_QUAD_LEAF_MAX : 3u + view->count_bias)
+                            : 2u;
     if (node_count == 0)
         return VXK_ERR_MALFORMED;
     uint8_t* seen = (uint8_t*)vxk_calloc(n + (size_t)node_count);
@@ -695,12 +851,13 @@ static vxk_status validate_view(const kd_view* view, bool q16, uint32_t node_cou
             stack[sp++] = (entry){d.child, e.depth + 1, {d.axis, true, d.s0}};
             continue;
         }
-        if (d.child > 2 || (d.child == 0 && n > 0)) {
+        if (d.child > leaf_max || (d.child == 0 && n > 0) ||
+            (slotted(view, q16) && (uint64_t)d.p[0] + d.child > n)) {
             status = VXK_ERR_MALFORMED;
             break;
         }
         for (uint32_t k = 0; k < d.child && status == VXK_OK; ++k) {
-            uint32_t prim = k ? d.p1 : d.p0;
+            uint32_t slot, prim = leaf_prim(view, q16, &d, k, &slot);
             if (prim >= n || seen[prim]) {
                 status = VXK_ERR_MALFORMED;
                 break;
@@ -708,7 +865,7 @@ static vxk_status validate_view(const kd_view* view, bool q16, uint32_t node_cou
             seen[prim] = 1;
             float lo[3] = {FLT_MAX, FLT_MAX, FLT_MAX}, hi[3] = {-FLT_MAX, -FLT_MAX, -FLT_MAX};
             for (uint32_t c = 0; c < view->corners; ++c) {
-                vxk_vec3 w = fetch_vertex(view, q16, prim, c);
+                vxk_vec3 w = fetch_vertex(view, q16, slot, c);
                 for (uint32_t a = 0; a < 3; ++a) {
                     float x = vec_axis(&w, a);
                     lo[a] = VXK_MIN(lo[a], x);
@@ -753,13 +910,27 @@ vxk_status vxk_kdtree_validate(const vxk_kdtree* tree)
 
 // ---- 16-bit quantized tree ---------------------------------------------------------------------
 
+// Triangle leaves pack a 2-bit count and the primitive indices into 46 bits: 4 indices of 11 bits
+// (count - 1 stored) for 1..2048 triangles, else 3 of 14 bits (count stored).
+static void tri_leaf_format(uint32_t n, uint32_t* id_bits, uint32_t* count_bias)
+{
+    bool narrow = n > 0 && n <= 2048;
+    *id_bits = narrow ? 11u : 14u;
+    *count_bias = narrow ? 1u : 0u;
+}
+
 static kd_view view_of16(const vxk_kdtree16* tree)
 {
+    // every field set one by one: a memset of the view costs more than a whole ray test
     kd_view v;
-    memset(&v, 0, sizeof(v));
+    v.nodes = NULL;
+    v.vertices = NULL;
+    v.indices = NULL;
     v.nodes16 = tree->nodes;
     v.qvertices = tree->vertices;
     v.qindices = tree->indices;
+    v.qids = tree->ids;
+    tri_leaf_format(tree->primitive_count, &v.id_bits, &v.count_bias);
     v.corners = tree->corners;
     v.depth = tree->depth;
     v.primitive_count = tree->primitive_count;
@@ -776,11 +947,6 @@ static kd_view view_of16(const vxk_kdtree16* tree)
 static inline float dequantize(float origin, float step, uint32_t q)
 {
     return origin + (float)q * step;
-}
-
-static size_t vertex_block_bytes(uint32_t vertex_count)
-{
-    return vertex_count ? (size_t)vertex_count * 3 * sizeof(uint16_t) : 1;
 }
 
 static void sort_u64(uint64_t* a, uint32_t n)
@@ -811,6 +977,165 @@ static float pick_step(float origin, float hi)
     return (float)ldexp(1.0, -k);
 }
 
+static size_t block(size_t bytes)
+{
+    return bytes ? bytes : 1;
+}
+
+static size_t ids_bytes(const vxk_kdtree16* tree)
+{
+    return tree->ids ? (size_t)tree->primitive_count * sizeof(uint16_t) : 0;
+}
+
+static size_t qindex_bytes(const vxk_kdtree16* tree)
+{
+    return tree->indices ? (size_t)tree->primitive_count * tree->corners * sizeof(uint16_t) : 0;
+}
+
+// Everything a quantized tree owns lives in one block: nodes, vertices, indices or slot ids.
+static size_t block16_bytes(const vxk_kdtree16* t)
+{
+    return (size_t)t->node_count * sizeof(vxk_kd_node16) +
+           (size_t)t->vertex_count * 3 * sizeof(uint16_t) + qindex_bytes(t) + ids_bytes(t);
+}
+
+static void free16(vxk_kdtree16* t)
+{
+    if (t->nodes)
+        vxk_free(t->nodes, block(block16_bytes(t)));
+    memset(t, 0, sizeof(*t));
+}
+
+static uint16_t quantize(float x, float origin, float step)
+{
+    double q = floor(((double)x - (double)origin) / (double)step + 0.5);
+    q = q < 0.0 ? 0.0 : (q > 65535.0 ? 65535.0 : q);
+    return (uint16_t)q;
+}
+
+// Triangles: welded uint16 vertices into qv (3 * mesh->vertex_count capacity; *unique_out used)
+// and uint16 indices in the mesh's order into qi. Fills deq (the dequantized welded vertices) and
+// windices (the welded indices as uint32) for the builder.
+static vxk_status quantize_triangles(uint16_t* qv, uint16_t* qi, uint32_t* unique_out,
+                                     const vxk_mesh* mesh, const float* origin, const float* step,
+                                     vxk_vec3* deq, uint32_t* windices)
+{
+    uint32_t nv = mesh->vertex_count;
+    size_t index_count = (size_t)mesh->primitive_count * 3;
+    size_t nv1 = nv ? nv : 1;
+    uint32_t* remap = (uint32_t*)vxk_alloc(nv1 * sizeof(uint32_t));
+    uint64_t* keys = (uint64_t*)vxk_alloc(nv1 * sizeof(uint64_t));
+    if (!remap || !keys) {
+        vxk_free(remap, nv1 * sizeof(uint32_t));
+        vxk_free(keys, nv1 * sizeof(uint64_t));
+        return VXK_ERR_OUT_OF_MEMORY;
+    }
+    // weld vertices that quantize to the same grid point (meshers emit four corners per quad):
+    // sort (position, id) keys; each run of equal positions becomes one vertex
+    for (uint32_t i = 0; i < nv; ++i) {
+        vxk_vec3 p = mesh->vertices[i];
+        uint64_t qx = quantize(p.x, origin[0], step[0]), qy = quantize(p.y, origin[1], step[1]);
+        uint64_t qz = quantize(p.z, origin[2], step[2]);
+        keys[i] = (qz << 48) | (qy << 32) | (qx << 16) | i;
+    }
+    sort_u64(keys, nv);
+    uint32_t unique = 0;
+    for (uint32_t k = 0; k < nv; ++k) {
+        if (k == 0 || (keys[k] >> 16) != (keys[k - 1] >> 16)) {
+            uint64_t pos = keys[k] >> 16;
+            uint16_t* q = qv + 3 * (size_t)unique;
+            q[0] = (uint16_t)pos;
+            q[1] = (uint16_t)(pos >> 16);
+            q[2] = (uint16_t)(pos >> 32);
+            deq[unique] = (vxk_vec3){dequantize(origin[0], step[0], q[0]),
+                                     dequantize(origin[1], step[1], q[1]),
+                                     dequantize(origin[2], step[2], q[2])};
+            ++unique;
+        }
+        remap[keys[k] & 0xFFFFu] = unique - 1;
+    }
+    vxk_free(keys, nv1 * sizeof(uint64_t));
+    for (size_t i = 0; i < index_count; ++i) {
+        qi[i] = (uint16_t)remap[mesh->indices[i]];
+        windices[i] = qi[i];
+    }
+    vxk_free(remap, nv1 * sizeof(uint32_t));
+    *unique_out = unique;
+    return VXK_OK;
+}
+
+// Quads: the parallelogram corners v0, v1, v3 of each quad quantized into g (9 per primitive, in
+// the mesh's order); deq gets all four dequantized corners (v2 = v1 + (v3 - v0)) and windices the
+// identity, for the builder.
+static void quantize_quads(uint16_t* g, const vxk_mesh* mesh, const float* origin,
+                           const float* step, vxk_vec3* deq, uint32_t* windices)
+{
+    static const uint32_t stored[3] = {0, 1, 3};
+    for (uint32_t p = 0; p < mesh->primitive_count; ++p) {
+        vxk_vec3 w[3];
+        for (int c = 0; c < 3; ++c) {
+            vxk_vec3 v = mesh->vertices[mesh->indices[4 * (size_t)p + stored[c]]];
+            uint16_t* q = g + 9 * (size_t)p + 3 * c;
+            q[0] = quantize(v.x, origin[0], step[0]);
+            q[1] = quantize(v.y, origin[1], step[1]);
+            q[2] = quantize(v.z, origin[2], step[2]);
+            w[c] = (vxk_vec3){dequantize(origin[0], step[0], q[0]),
+                              dequantize(origin[1], step[1], q[1]),
+                              dequantize(origin[2], step[2], q[2])};
+        }
+        vxk_vec3* d = deq + 4 * (size_t)p;
+        d[0] = w[0];
+        d[1] = w[1];
+        d[2] = quad_corner2(w[0], w[1], w[2]);
+        d[3] = w[2];
+        for (uint32_t c = 0; c < 4; ++c)
+            windices[4 * (size_t)p + c] = 4 * p + c;
+    }
+}
+
+// The quantized node of a built float node; leaves come as slot ranges of `order`.
+static vxk_kd_node16 to_node16(vxk_kd_node src, const uint32_t* order, bool quads,
+                               uint32_t id_bits, uint32_t count_bias, const float* origin,
+                               const float* step)
+{
+    vxk_kd_node16 dst;
+    uint32_t axis = src.info & KD_AXIS_MASK;
+    if (axis == VXK_KD_LEAF) {
+        uint32_t count = src.info >> KD_SHIFT, first = src.primitives[0];
+        if (quads) {
+            dst.a = (uint16_t)first;
+            dst.b = 0;
+            dst.info = (uint16_t)(VXK_KD_LEAF | (count << KD_SHIFT));
+            return dst;
+        }
+        VXK_ASSERT(count >= count_bias && count - count_bias <= 3);
+        uint64_t bits = count - count_bias;
+        for (uint32_t k = 0; k < count; ++k)
+            bits |= (uint64_t)order[first + k] << (2 + id_bits * k);
+        dst.a = (uint16_t)bits;
+        dst.b = (uint16_t)(bits >> 16);
+        dst.info = (uint16_t)(VXK_KD_LEAF | ((bits >> 32) << KD_SHIFT));
+        return dst;
+    }
+    uint32_t child = src.info >> KD_SHIFT;
+    VXK_ASSERT(child % 2 == 1 && (child - 1) / 2 < (1u << 14));
+    float o = origin[axis], s = step[axis];
+    // round outward: the left plane up, the right plane down, so the tree stays loose-correct
+    double q0 = ceil(((double)src.splits[0] - o) / s);
+    double q1 = floor(((double)src.splits[1] - o) / s);
+    q0 = q0 < 0.0 ? 0.0 : (q0 > 65535.0 ? 65535.0 : q0);
+    q1 = q1 < 0.0 ? 0.0 : (q1 > 65535.0 ? 65535.0 : q1);
+    uint32_t a0 = (uint32_t)q0, a1 = (uint32_t)q1;
+    while (a0 < 65535 && dequantize(o, s, a0) < src.splits[0])
+        ++a0;
+    while (a1 > 0 && dequantize(o, s, a1) > src.splits[1])
+        --a1;
+    dst.a = (uint16_t)a0;
+    dst.b = (uint16_t)a1;
+    dst.info = (uint16_t)(axis | (((child - 1) / 2) << KD_SHIFT));
+    return dst;
+}
+
 vxk_status vxk_kdtree16_build(vxk_kdtree16* tree, const vxk_mesh* mesh, void* scratch,
                               size_t scratch_size)
 {
@@ -819,21 +1144,28 @@ vxk_status vxk_kdtree16_build(vxk_kdtree16* tree, const vxk_mesh* mesh, void* sc
     vxk_status status = check_mesh(mesh);
     if (status != VXK_OK)
         return status;
+    // quads keep copies of their corners, so only triangles index vertices with uint16
     if (mesh->primitive_count > VXK_KD16_MAX_PRIMITIVES ||
-        mesh->vertex_count > VXK_KD16_MAX_VERTICES)
+        (mesh->corners == 3 && mesh->vertex_count > VXK_KD16_MAX_VERTICES))
         return VXK_ERR_UNSUPPORTED;
-    uint32_t nv = mesh->vertex_count, n = mesh->primitive_count, corners = mesh->corners;
-    size_t index_count = (size_t)n * corners;
+    uint32_t n = mesh->primitive_count, corners = mesh->corners;
+    bool quads = corners == 4;
+    uint32_t id_bits, count_bias;
+    tri_leaf_format(n, &id_bits, &count_bias);
+    size_t need = vxk_kdtree_build_scratch_size(n);
+    if (scratch && (scratch_size < need || ((uintptr_t)scratch & 7u)))
+        return VXK_ERR_CAPACITY;
     vxk_kdtree16 built;
     memset(&built, 0, sizeof(built));
-    built.vertex_count = nv;
     built.primitive_count = n;
     built.corners = corners;
 
-    // grid: per-axis integer origin below the referenced vertices, power-of-two step
+    // grid: per-axis integer origin below the stored corners, power-of-two step
     float lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
     bool any = false;
-    for (size_t i = 0; i < index_count; ++i) {
+    for (size_t i = 0; i < (size_t)n * corners; ++i) {
+        if (quads && i % 4 == 2) // v2 is derived, not stored
+            continue;
         vxk_vec3 p = mesh->vertices[mesh->indices[i]];
         float pa[3] = {p.x, p.y, p.z};
         for (int a = 0; a < 3; ++a) {
@@ -850,147 +1182,81 @@ vxk_status vxk_kdtree16_build(vxk_kdtree16* tree, const vxk_mesh* mesh, void* sc
     built.origin = (vxk_vec3){origin[0], origin[1], origin[2]};
     built.step = (vxk_vec3){step[0], step[1], step[2]};
 
-    size_t qv_bytes = (size_t)nv * 3 * sizeof(uint16_t);
-    size_t qi_bytes = index_count * sizeof(uint16_t);
-    size_t fv_bytes = (size_t)nv * sizeof(vxk_vec3);
-    built.vertices = (uint16_t*)vxk_alloc(qv_bytes ? qv_bytes : 1);
-    built.indices = (uint16_t*)vxk_alloc(qi_bytes ? qi_bytes : 1);
-    vxk_vec3* deq = (vxk_vec3*)vxk_alloc(fv_bytes ? fv_bytes : 1);
-    if (!built.vertices || !built.indices || !deq) {
-        vxk_free(built.vertices, qv_bytes ? qv_bytes : 1);
-        vxk_free(built.indices, qi_bytes ? qi_bytes : 1);
-        vxk_free(deq, fv_bytes ? fv_bytes : 1);
-        return VXK_ERR_OUT_OF_MEMORY;
-    }
-    for (uint32_t i = 0; i < nv; ++i) {
-        vxk_vec3 p = mesh->vertices[i];
-        float pa[3] = {p.x, p.y, p.z};
-        float da[3];
-        for (int a = 0; a < 3; ++a) {
-            double q = floor(((double)pa[a] - (double)origin[a]) / (double)step[a] + 0.5);
-            q = q < 0.0 ? 0.0 : (q > 65535.0 ? 65535.0 : q);
-            built.vertices[3 * i + a] = (uint16_t)q;
-            da[a] = dequantize(origin[a], step[a], (uint32_t)q);
-        }
-        deq[i] = (vxk_vec3){da[0], da[1], da[2]};
-    }
-    // weld vertices that quantize to the same grid point (meshers emit four corners per quad):
-    // sort (position, id) keys; each run of equal positions becomes one vertex
-    size_t nv1 = nv ? nv : 1;
-    uint32_t* remap = (uint32_t*)vxk_alloc(nv1 * sizeof(uint32_t));
-    uint64_t* keys = (uint64_t*)vxk_alloc(nv1 * sizeof(uint64_t));
-    if (!remap || !keys) {
-        vxk_free(remap, nv1 * sizeof(uint32_t));
-        vxk_free(keys, nv1 * sizeof(uint64_t));
-        vxk_free(built.vertices, qv_bytes ? qv_bytes : 1);
-        vxk_free(built.indices, qi_bytes ? qi_bytes : 1);
-        vxk_free(deq, fv_bytes ? fv_bytes : 1);
-        return VXK_ERR_OUT_OF_MEMORY;
-    }
-    for (uint32_t i = 0; i < nv; ++i) {
-        const uint16_t* q = built.vertices + 3 * (size_t)i;
-        keys[i] = ((uint64_t)q[2] << 48) | ((uint64_t)q[1] << 32) | ((uint64_t)q[0] << 16) | i;
-    }
-    sort_u64(keys, nv);
+    // builder inputs: dequantized corners and uint32 indices into them
+    size_t deq_count = quads ? 4 * (size_t)n : mesh->vertex_count;
+    size_t deq_bytes = block(deq_count * sizeof(vxk_vec3));
+    size_t win_bytes = block((size_t)n * corners * sizeof(uint32_t));
+    size_t geo_bytes = block(9 * (size_t)n * sizeof(uint16_t));
+    vxk_vec3* deq = (vxk_vec3*)vxk_alloc(deq_bytes);
+    uint32_t* windices = (uint32_t*)vxk_alloc(win_bytes);
+    // quads: 9 coordinates per quad; triangles: the vertices, then the indices
+    size_t tv_count = quads ? 0 : 3 * (size_t)mesh->vertex_count;
+    if (!quads)
+        geo_bytes = block((tv_count + 3 * (size_t)n) * sizeof(uint16_t));
+    uint16_t* geo = (uint16_t*)vxk_alloc(geo_bytes);
+    void* owned = scratch ? NULL : vxk_alloc(block(need));
+    vxk_kd_node* work = (vxk_kd_node*)(scratch ? scratch : owned);
+    status = deq && windices && geo && work ? VXK_OK : VXK_ERR_OUT_OF_MEMORY;
     uint32_t unique = 0;
-    for (uint32_t k = 0; k < nv; ++k) {
-        if (k == 0 || (keys[k] >> 16) != (keys[k - 1] >> 16)) {
-            uint64_t pos = keys[k] >> 16;
-            // unique <= k: this slot's key was already read
-            built.vertices[3 * (size_t)unique + 0] = (uint16_t)pos;
-            built.vertices[3 * (size_t)unique + 1] = (uint16_t)(pos >> 16);
-            built.vertices[3 * (size_t)unique + 2] = (uint16_t)(pos >> 32);
-            deq[unique] = (vxk_vec3){dequantize(origin[0], step[0], (uint16_t)pos),
-                                     dequantize(origin[1], step[1], (uint16_t)(pos >> 16)),
-                                     dequantize(origin[2], step[2], (uint16_t)(pos >> 32))};
-            ++unique;
-        }
-        remap[keys[k] & 0xFFFFu] = unique - 1;
-    }
-    vxk_free(keys, nv1 * sizeof(uint64_t));
-    for (size_t i = 0; i < index_count; ++i)
-        built.indices[i] = (uint16_t)remap[mesh->indices[i]];
-    vxk_free(remap, nv1 * sizeof(uint32_t));
-    if (unique < nv) {
-        size_t welded_bytes = (size_t)unique * 3 * sizeof(uint16_t);
-        uint16_t* shrunk = (uint16_t*)vxk_realloc(built.vertices, qv_bytes,
-                                                  welded_bytes ? welded_bytes : 1);
-        if (shrunk) { // otherwise keep the larger block; vertices past unique are unused
-            built.vertices = shrunk;
-            built.vertex_count = unique;
-        }
-    }
-    // the builder indexes the dequantized vertices through the welded indices
-    uint32_t* windices = (uint32_t*)vxk_alloc(index_count ? index_count * sizeof(uint32_t) : 1);
-    if (!windices) {
-        vxk_free(built.vertices, vertex_block_bytes(built.vertex_count));
-        vxk_free(built.indices, qi_bytes ? qi_bytes : 1);
-        vxk_free(deq, fv_bytes ? fv_bytes : 1);
-        return VXK_ERR_OUT_OF_MEMORY;
-    }
-    for (size_t i = 0; i < index_count; ++i)
-        windices[i] = built.indices[i];
-
-    vxk_kd_node* nodes = NULL;
-    uint32_t node_count = 0;
-    status = build_common(deq, windices, n, corners, scratch, scratch_size, &nodes,
-                          &node_count, &built.depth, &built.bounds);
-    vxk_free(deq, fv_bytes ? fv_bytes : 1);
-    vxk_free(windices, index_count ? index_count * sizeof(uint32_t) : 1);
     if (status == VXK_OK) {
-        built.nodes = (vxk_kd_node16*)vxk_alloc((size_t)node_count * sizeof(vxk_kd_node16));
-        if (!built.nodes)
+        if (quads)
+            quantize_quads(geo, mesh, origin, step, deq, windices);
+        else
+            status = quantize_triangles(geo, geo + tv_count, &unique, mesh, origin, step, deq,
+                                        windices);
+    }
+    uint32_t capacity = n > 1 ? 2 * n - 1 : 1;
+    uint32_t* order = (uint32_t*)(work + capacity);
+    uint32_t node_count = 0;
+    if (status == VXK_OK) {
+        node_count = build_nodes(work, deq, windices, n, corners, order,
+                                 quads ? VXK_KD16_QUAD_LEAF_MAX : 3u + count_bias, true,
+                                 &built.depth, &built.bounds);
+        // one block (nodes, then geometry), so a ray reads one contiguous stretch of memory
+        size_t nb = (size_t)node_count * sizeof(vxk_kd_node16);
+        size_t vb = (size_t)(quads ? 3 * n : unique) * 3 * sizeof(uint16_t);
+        size_t rest = (size_t)n * (quads ? 1 : 3) * sizeof(uint16_t);
+        uint8_t* mem = (uint8_t*)vxk_alloc(block(nb + vb + rest));
+        if (!mem) {
             status = VXK_ERR_OUT_OF_MEMORY;
-    }
-    if (status != VXK_OK) {
-        vxk_free(nodes, (size_t)node_count * sizeof(vxk_kd_node));
-        vxk_free(built.vertices, vertex_block_bytes(built.vertex_count));
-        vxk_free(built.indices, qi_bytes ? qi_bytes : 1);
-        return status;
-    }
-    built.node_count = node_count;
-    for (uint32_t i = 0; i < node_count; ++i) {
-        vxk_kd_node src = nodes[i];
-        uint32_t axis = src.info & KD_AXIS_MASK;
-        vxk_kd_node16* dst = &built.nodes[i];
-        if (axis == VXK_KD_LEAF) {
-            uint32_t count = src.info >> KD_SHIFT;
-            dst->a = count > 0 ? (uint16_t)src.primitives[0] : 0;
-            dst->b = count > 1 ? (uint16_t)src.primitives[1] : 0;
-            dst->info = (uint16_t)(VXK_KD_LEAF | (count << KD_SHIFT));
-            continue;
+        } else {
+            built.nodes = (vxk_kd_node16*)mem;
+            built.node_count = node_count;
+            built.vertices = (uint16_t*)(mem + nb);
+            built.vertex_count = quads ? 3 * n : unique;
+            for (uint32_t i = 0; i < node_count; ++i)
+                built.nodes[i] = to_node16(work[i], order, quads, id_bits, count_bias, origin,
+                                           step);
+            if (quads) { // geometry and quad index in leaf order: a leaf is contiguous
+                built.ids = (uint16_t*)(mem + nb + vb);
+                for (uint32_t slot = 0; slot < n; ++slot) {
+                    memcpy(built.vertices + 9 * (size_t)slot, geo + 9 * (size_t)order[slot],
+                           9 * sizeof(uint16_t));
+                    built.ids[slot] = (uint16_t)order[slot];
+                }
+            } else {
+                built.indices = (uint16_t*)(mem + nb + vb);
+                memcpy(built.vertices, geo, vb);
+                memcpy(built.indices, geo + tv_count, rest);
+            }
+            VXK_ASSERT(block16_bytes(&built) == nb + vb + rest);
         }
-        uint32_t child = src.info >> KD_SHIFT;
-        VXK_ASSERT(child % 2 == 1 && (child - 1) / 2 < (1u << 14));
-        float o = origin[axis], s = step[axis];
-        // round outward: the left plane up, the right plane down, so the tree stays loose-correct
-        double q0 = ceil(((double)src.splits[0] - o) / s);
-        double q1 = floor(((double)src.splits[1] - o) / s);
-        q0 = q0 < 0.0 ? 0.0 : (q0 > 65535.0 ? 65535.0 : q0);
-        q1 = q1 < 0.0 ? 0.0 : (q1 > 65535.0 ? 65535.0 : q1);
-        uint32_t a0 = (uint32_t)q0, a1 = (uint32_t)q1;
-        while (a0 < 65535 && dequantize(o, s, a0) < src.splits[0])
-            ++a0;
-        while (a1 > 0 && dequantize(o, s, a1) > src.splits[1])
-            --a1;
-        dst->a = (uint16_t)a0;
-        dst->b = (uint16_t)a1;
-        dst->info = (uint16_t)(axis | (((child - 1) / 2) << KD_SHIFT));
     }
-    vxk_free(nodes, (size_t)node_count * sizeof(vxk_kd_node));
+    vxk_free(deq, deq_bytes);
+    vxk_free(windices, win_bytes);
+    vxk_free(geo, geo_bytes);
+    if (owned)
+        vxk_free(owned, block(need));
+    if (status != VXK_OK)
+        return status;
     *tree = built;
     return VXK_OK;
 }
 
 void vxk_kdtree16_free(vxk_kdtree16* tree)
 {
-    if (!tree)
-        return;
-    size_t qi_bytes = (size_t)tree->primitive_count * tree->corners * sizeof(uint16_t);
-    vxk_free(tree->nodes, (size_t)tree->node_count * sizeof(vxk_kd_node16));
-    vxk_free(tree->vertices, vertex_block_bytes(tree->vertex_count));
-    vxk_free(tree->indices, qi_bytes ? qi_bytes : 1);
-    memset(tree, 0, sizeof(*tree));
+    if (tree)
+        free16(tree);
 }
 
 size_t vxk_kdtree16_bytes(const vxk_kdtree16* tree)
@@ -1003,24 +1269,37 @@ size_t vxk_kdtree16_total_bytes(const vxk_kdtree16* tree)
     if (!tree)
         return 0;
     return vxk_kdtree16_bytes(tree) + (size_t)tree->vertex_count * 3 * sizeof(uint16_t) +
-           (size_t)tree->primitive_count * tree->corners * sizeof(uint16_t);
+           qindex_bytes(tree) + ids_bytes(tree);
 }
 
 vxk_status vxk_kdtree16_dequantize(const vxk_kdtree16* tree, vxk_mesh* out)
 {
     if (!tree || !out || !tree->nodes)
         return VXK_ERR_INVALID_ARGUMENT;
+    bool quads = tree->corners == 4;
     size_t index_count = (size_t)tree->primitive_count * tree->corners;
     vxk_mesh m;
     memset(&m, 0, sizeof(m));
-    m.vertex_count = tree->vertex_count;
+    m.vertex_count = quads ? (uint32_t)index_count : tree->vertex_count;
     m.primitive_count = tree->primitive_count;
     m.corners = tree->corners;
-    m.vertices = (vxk_vec3*)vxk_alloc((size_t)tree->vertex_count * sizeof(vxk_vec3));
+    m.vertices = (vxk_vec3*)vxk_alloc((size_t)m.vertex_count * sizeof(vxk_vec3));
     m.indices = (uint32_t*)vxk_alloc(index_count * sizeof(uint32_t));
-    if ((tree->vertex_count && !m.vertices) || (index_count && !m.indices)) {
+    if ((m.vertex_count && !m.vertices) || (index_count && !m.indices)) {
         vxk_mesh_free(&m);
         return VXK_ERR_OUT_OF_MEMORY;
+    }
+    if (quads) { // four corners per quad in primitive order
+        kd_view view = view_of16(tree);
+        for (uint32_t slot = 0; slot < tree->primitive_count; ++slot) {
+            uint32_t p = tree->ids[slot];
+            for (uint32_t c = 0; c < 4; ++c) {
+                m.vertices[4 * (size_t)p + c] = fetch_vertex(&view, true, slot, c);
+                m.indices[4 * (size_t)p + c] = 4 * p + c;
+            }
+        }
+        *out = m;
+        return VXK_OK;
     }
     for (uint32_t i = 0; i < tree->vertex_count; ++i) {
         const uint16_t* q = tree->vertices + 3 * (size_t)i;
@@ -1034,6 +1313,16 @@ vxk_status vxk_kdtree16_dequantize(const vxk_kdtree16* tree, vxk_mesh* out)
     return VXK_OK;
 }
 
+// A query visits a small tree's nodes and leaves in an order it cannot predict: request the
+// start of the block (up to 8 cache lines) at once rather than missing line after line.
+static inline void prefetch16(const vxk_kdtree16* t)
+{
+    const char* p = (const char*)t->nodes;
+    size_t bytes = VXK_MIN(block16_bytes(t), (size_t)512);
+    for (size_t off = 0; off < bytes; off += 64)
+        __builtin_prefetch(p + off);
+}
+
 size_t vxk_kdtree16_query_scratch_size(const vxk_kdtree16* tree)
 {
     return tree ? ((size_t)tree->depth + 1) * sizeof(kd_ray_entry) : 0;
@@ -1044,8 +1333,9 @@ uint32_t vxk_kdtree16_query_aabb(const vxk_kdtree16* tree, uint32_t* out, uint32
 {
     if (!tree || !tree->nodes || (!out && capacity))
         return 0;
+    prefetch16(tree);
     kd_view view = view_of16(tree);
-    return query_aabb(&view, true, out, capacity, box, scratch);
+    return KD_BY_CORNERS(view, query_aabb(&view, true, out, capacity, box, scratch));
 }
 
 bool vxk_kdtree16_raycast(const vxk_kdtree16* tree, vxk_kd_hit* hit, const vxk_kd_ray* ray,
@@ -1056,16 +1346,18 @@ bool vxk_kdtree16_raycast(const vxk_kdtree16* tree, vxk_kd_hit* hit, const vxk_k
             *hit = (vxk_kd_hit){ray ? ray->tmax : 0.0f, 0.0f, 0.0f, VXK_KD_NO_PRIMITIVE};
         return false;
     }
+    prefetch16(tree);
     kd_view view = view_of16(tree);
-    return raycast(&view, true, hit, ray, false, scratch);
+    return KD_BY_CORNERS(view, raycast(&view, true, hit, ray, false, scratch));
 }
 
 bool vxk_kdtree16_raycast_any(const vxk_kdtree16* tree, const vxk_kd_ray* ray, void* scratch)
 {
     if (!tree || !tree->nodes)
         return false;
+    prefetch16(tree);
     kd_view view = view_of16(tree);
-    return raycast(&view, true, NULL, ray, true, scratch);
+    return KD_BY_CORNERS(view, raycast(&view, true, NULL, ray, true, scratch));
 }
 
 vxk_status vxk_kdtree16_validate(const vxk_kdtree16* tree)

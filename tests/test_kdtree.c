@@ -430,7 +430,10 @@ static int test_quantized(void)
         VXK_CHECK_EQ_INT(vxk_kdtree16_validate(&q), VXK_OK);
         vxk_mesh deq;
         VXK_CHECK_EQ_INT(vxk_kdtree16_dequantize(&q, &deq), VXK_OK);
-        VXK_CHECK(q.vertex_count <= m.mesh.vertex_count); // welded
+        if (m.mesh.corners == 3)
+            VXK_CHECK(q.vertex_count <= m.mesh.vertex_count); // welded
+        else // three stored corners per quad, in leaf order
+            VXK_CHECK(q.vertex_count == 3 * m.mesh.primitive_count && !q.indices);
         if (voxel) { // integer coordinates are exact on the power-of-two grid
             for (uint32_t i = 0; i < m.mesh.primitive_count * m.mesh.corners; ++i)
                 VXK_CHECK(memcmp(&deq.vertices[deq.indices[i]],
@@ -438,8 +441,11 @@ static int test_quantized(void)
         }
         vxk_kdtree f;
         VXK_CHECK_EQ_INT(vxk_kdtree_build(&f, &deq, NULL, 0), VXK_OK);
-        VXK_CHECK_EQ_INT(q.depth, f.depth);
-        VXK_CHECK_EQ_INT(q.node_count, f.node_count);
+        // the same splits with wider leaves: the float tree with small subtrees collapsed
+        VXK_CHECK(q.depth <= f.depth);
+        VXK_CHECK(q.node_count <= f.node_count);
+        VXK_CHECK(m.mesh.primitive_count == 0 ||
+                  memcmp(&q.bounds, &f.bounds, sizeof(q.bounds)) == 0);
         vxk_aabb b = mesh_bounds(&deq);
         uint32_t cap = deq.primitive_count + 1;
         uint32_t* a1 = (uint32_t*)malloc(sizeof(uint32_t) * cap);
@@ -470,16 +476,231 @@ static int test_quantized(void)
             uint32_t w = brute_aabb(&deq, &box, a2);
             VXK_CHECK_EQ_INT(n1, w);
         }
-        // byte accounting: 6-byte nodes, 3 x uint16 per vertex, uint16 indices
+        // byte accounting: 6-byte nodes, 3 x uint16 per vertex, uint16 indices (triangles) or
+        // slot quad indices (quads)
         VXK_CHECK_EQ_U64(vxk_kdtree16_total_bytes(&q),
                          6ull * q.node_count + 6ull * q.vertex_count +
-                             2ull * q.corners * q.primitive_count);
+                             2ull * (q.corners == 3 ? 3 : 1) * q.primitive_count);
         free(a1);
         free(a2);
         free(scratch);
         vxk_kdtree_free(&f);
         vxk_mesh_free(&deq);
         vxk_kdtree16_free(&q);
+        tm_free(&m);
+    }
+    return 0;
+}
+
+// A soup of n quads with four independent random corners (not parallelograms).
+static void make_quad_soup(test_mesh* m, uint64_t* s, uint32_t n, float spread)
+{
+    tm_init(m, 4, 4 * n, n);
+    for (uint32_t i = 0; i < n; ++i) {
+        vxk_vec3 c = rand_point(s, -spread, spread);
+        float size = vxk_test_randf(s, 0.05f, 3.0f);
+        for (int k = 0; k < 4; ++k) {
+            vxk_vec3 d = rand_point(s, -size, size);
+            m->mesh.vertices[m->mesh.vertex_count] = (vxk_vec3){c.x + d.x, c.y + d.y, c.z + d.z};
+            m->mesh.indices[4 * i + k] = m->mesh.vertex_count++;
+        }
+    }
+    m->mesh.primitive_count = n;
+}
+
+// The quantized tree against brute force over its dequantized mesh, directly.
+static int check_q16_against_brute(const vxk_kdtree16* q, const vxk_mesh* deq, uint64_t* s,
+                                   uint32_t rays)
+{
+    uint32_t cap = deq->primitive_count + 1;
+    uint32_t* got = (uint32_t*)malloc(sizeof(uint32_t) * cap);
+    uint32_t* want = (uint32_t*)malloc(sizeof(uint32_t) * cap);
+    void* scratch = malloc(vxk_kdtree16_query_scratch_size(q) + 1);
+    vxk_aabb b = mesh_bounds(deq);
+    for (uint32_t i = 0; i < rays; ++i) {
+        vxk_kd_ray r = random_ray(s, deq, b);
+        vxk_kd_hit th, bh;
+        bool tree_hit = vxk_kdtree16_raycast(q, &th, &r, (i & 1) ? scratch : NULL);
+        bool brute_hit = brute_ray(deq, &r, &bh);
+        VXK_CHECK_MSG(tree_hit == brute_hit && vxk_kdtree16_raycast_any(q, &r, NULL) == brute_hit,
+                      "q16 ray %u: tree %d brute %d", i, tree_hit, brute_hit);
+        if (brute_hit)
+            VXK_CHECK_MSG(th.primitive == bh.primitive && th.t == bh.t && th.u == bh.u &&
+                              th.v == bh.v,
+                          "q16 ray %u: tree prim %u t %.9g, brute prim %u t %.9g", i,
+                          th.primitive, (double)th.t, bh.primitive, (double)bh.t);
+        vxk_vec3 c = r.origin;
+        float h = vxk_test_randf(s, 0, 4);
+        vxk_aabb box = {{c.x - h, c.y - h, c.z - h}, {c.x + h, c.y + h, c.z + h}};
+        if (i % 4 == 0 && deq->primitive_count)
+            box = prim_bounds(deq, (uint32_t)(vxk_test_rand(s) % deq->primitive_count));
+        uint32_t n = vxk_kdtree16_query_aabb(q, got, cap, &box, (i & 2) ? scratch : NULL);
+        uint32_t w = brute_aabb(deq, &box, want);
+        qsort(got, n, sizeof(uint32_t), cmp_u32);
+        VXK_CHECK_MSG(n == w && memcmp(got, want, sizeof(uint32_t) * n) == 0,
+                      "q16 box %u: tree %u brute %u", i, n, w);
+    }
+    free(got);
+    free(want);
+    free(scratch);
+    return 0;
+}
+
+// Both quantized leaf layouts at every size class: triangle leaves of 4 packed 11-bit indices
+// (1..2048 triangles) or 3 packed 14-bit ones (past 2048, up to the 16384 limit), and leaf-ordered
+// quads (any quad taken as its parallelogram v0, v1, v3), each against brute force.
+static int test_quantized_layouts(void)
+{
+    uint64_t s = 4242;
+    static const uint32_t sizes[] = {1, 2, 3, 4, 5, 9, 37, 300, 2047, 2048, 2049, 5000, 16384};
+    for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); ++k) {
+        for (uint32_t corners = 3; corners <= 4; ++corners) {
+            uint32_t n = sizes[k];
+            test_mesh m;
+            float spread = 4.0f + (float)sqrt((double)n);
+            if (corners == 3)
+                make_soup(&m, &s, n, (soup_kind)(k % SOUP_KIND_COUNT));
+            else
+                make_quad_soup(&m, &s, n, spread);
+            vxk_kdtree16 q;
+            VXK_CHECK_EQ_INT(vxk_kdtree16_build(&q, &m.mesh, NULL, 0), VXK_OK);
+            VXK_CHECK_EQ_INT(vxk_kdtree16_validate(&q), VXK_OK);
+            vxk_mesh deq;
+            VXK_CHECK_EQ_INT(vxk_kdtree16_dequantize(&q, &deq), VXK_OK);
+            VXK_CHECK_EQ_INT(deq.primitive_count, n);
+            if (corners == 4) { // stored as parallelograms: v2 = v1 + (v3 - v0)
+                for (uint32_t p = 0; p < n; ++p) {
+                    const uint32_t* i4 = deq.indices + 4 * (size_t)p;
+                    vxk_vec3 a = deq.vertices[i4[0]], b = deq.vertices[i4[1]];
+                    vxk_vec3 c = deq.vertices[i4[2]], d = deq.vertices[i4[3]];
+                    VXK_CHECK(c.x == b.x + (d.x - a.x) && c.y == b.y + (d.y - a.y) &&
+                              c.z == b.z + (d.z - a.z));
+                }
+            }
+            // wider leaves than the float tree's two: more than two primitives a leaf on average
+            if (n >= 300)
+                VXK_CHECK_MSG((double)n / ((q.node_count + 1) / 2) > 2.0, "n %u nodes %u", n,
+                              q.node_count);
+            uint32_t rays = scaled(n > 2048 ? 150 : 400);
+            if (check_q16_against_brute(&q, &deq, &s, rays))
+                return 1;
+            // the validator notices a broken leaf layout
+            if (corners == 4 && n >= 2) {
+                uint16_t saved = q.ids[1];
+                q.ids[1] = q.ids[0];
+                VXK_CHECK_EQ_INT(vxk_kdtree16_validate(&q), VXK_ERR_MALFORMED);
+                q.ids[1] = saved;
+            }
+            if (q.node_count > 1) { // the root's left plane made too tight
+                vxk_kd_node16 saved = q.nodes[0];
+                q.nodes[0].a = 0;
+                q.nodes[0].b = 65535;
+                VXK_CHECK_EQ_INT(vxk_kdtree16_validate(&q), VXK_ERR_MALFORMED);
+                q.nodes[0] = saved;
+            }
+            VXK_CHECK_EQ_INT(vxk_kdtree16_validate(&q), VXK_OK);
+            vxk_mesh_free(&deq);
+            vxk_kdtree16_free(&q);
+            tm_free(&m);
+        }
+    }
+    // caller scratch and owned scratch give identical trees; too small a scratch changes nothing
+    for (uint32_t corners = 3; corners <= 4; ++corners) {
+        test_mesh m;
+        if (corners == 3)
+            make_soup(&m, &s, 700, SOUP_RANDOM);
+        else
+            make_quad_soup(&m, &s, 700, 20.0f);
+        size_t need = vxk_kdtree_build_scratch_size(m.mesh.primitive_count);
+        void* scratch = malloc(need);
+        vxk_kdtree16 a, b;
+        VXK_CHECK_EQ_INT(vxk_kdtree16_build(&a, &m.mesh, scratch, need), VXK_OK);
+        VXK_CHECK_EQ_INT(vxk_kdtree16_build(&b, &m.mesh, NULL, 0), VXK_OK);
+        VXK_CHECK_EQ_INT(a.node_count, b.node_count);
+        VXK_CHECK_EQ_U64(vxk_kdtree16_total_bytes(&a), vxk_kdtree16_total_bytes(&b));
+        VXK_CHECK(memcmp(a.nodes, b.nodes, vxk_kdtree16_total_bytes(&a)) == 0);
+        vxk_kdtree16 untouched;
+        memset(&untouched, 0xCD, sizeof(untouched));
+        VXK_CHECK_EQ_INT(vxk_kdtree16_build(&untouched, &m.mesh, scratch, need - 1),
+                         VXK_ERR_CAPACITY);
+        VXK_CHECK(untouched.node_count == 0xCDCDCDCDu);
+        vxk_kdtree16_free(&a);
+        vxk_kdtree16_free(&b);
+        free(scratch);
+        tm_free(&m);
+    }
+    // the empty quad mesh: one empty leaf, queries find nothing
+    vxk_mesh empty = {NULL, 0, NULL, NULL, 0, 4};
+    vxk_kdtree16 e;
+    VXK_CHECK_EQ_INT(vxk_kdtree16_build(&e, &empty, NULL, 0), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_kdtree16_validate(&e), VXK_OK);
+    vxk_kd_ray ray = {{0, 0, -5}, {0, 0, 1}, 100.0f};
+    vxk_kd_hit hit;
+    VXK_CHECK(!vxk_kdtree16_raycast(&e, &hit, &ray, NULL) && hit.primitive == VXK_KD_NO_PRIMITIVE);
+    vxk_aabb all = {{-1e9f, -1e9f, -1e9f}, {1e9f, 1e9f, 1e9f}};
+    VXK_CHECK_EQ_INT(vxk_kdtree16_query_aabb(&e, NULL, 0, &all, NULL), 0);
+    vxk_kdtree16_free(&e);
+    // past the limit: unsupported, nothing written
+    test_mesh big;
+    make_soup(&big, &s, VXK_KD16_MAX_PRIMITIVES + 1, SOUP_RANDOM);
+    vxk_kdtree16 q;
+    memset(&q, 0xAB, sizeof(q));
+    VXK_CHECK_EQ_INT(vxk_kdtree16_build(&q, &big.mesh, NULL, 0), VXK_ERR_UNSUPPORTED);
+    VXK_CHECK(q.node_count == 0xABABABABu);
+    tm_free(&big);
+    return 0;
+}
+
+// The allocation-free build: the same nodes as the allocating build, in caller storage that the
+// tree does not own; bad storage changes nothing.
+static int test_build_in_storage(void)
+{
+    uint64_t s = 909;
+    for (int round = 0; round < 12; ++round) {
+        test_mesh m;
+        if (round % 2)
+            make_voxel_mesh(&m, &s, 2 + round, 35, round % 4 == 1 ? 4 : 3, (vxk_int3){3, -4, 5});
+        else
+            make_soup(&m, &s, (uint32_t)(vxk_test_rand(&s) % 900), (soup_kind)(round % 5));
+        uint32_t n = m.mesh.primitive_count, cap = vxk_kdtree_max_nodes(n);
+        VXK_CHECK_EQ_INT(cap, n > 1 ? 2 * n - 1 : 1);
+        // storage inside a larger block with guard nodes on both sides
+        vxk_kd_node* block = (vxk_kd_node*)malloc(sizeof(vxk_kd_node) * (cap + 2));
+        memset(block, 0x5A, sizeof(vxk_kd_node) * (cap + 2));
+        size_t need = vxk_kdtree_build_scratch_size(n);
+        void* scratch = malloc(need);
+        vxk_kdtree a, b;
+        memset(&b, 0xAB, sizeof(b));
+        vxk_kdtree untouched = b;
+        VXK_CHECK_EQ_INT(vxk_kdtree_build_in(&b, &m.mesh, block + 1, cap - 1, scratch, need),
+                         cap > 1 ? VXK_ERR_CAPACITY : VXK_OK);
+        if (cap > 1)
+            VXK_CHECK(memcmp(&b, &untouched, sizeof(b)) == 0);
+        VXK_CHECK_EQ_INT(vxk_kdtree_build_in(&b, &m.mesh, NULL, cap, scratch, need),
+                         VXK_ERR_INVALID_ARGUMENT);
+        VXK_CHECK_EQ_INT(vxk_kdtree_build(&a, &m.mesh, scratch, need), VXK_OK);
+        void* sc = round % 3 ? scratch : NULL;
+        VXK_CHECK_EQ_INT(vxk_kdtree_build_in(&b, &m.mesh, block + 1, cap, sc, sc ? need : 0),
+                         VXK_OK);
+        VXK_CHECK(b.nodes == block + 1 && !b.owns_nodes && a.owns_nodes);
+        VXK_CHECK_EQ_INT(a.node_count, b.node_count);
+        VXK_CHECK_EQ_INT(a.depth, b.depth);
+        VXK_CHECK(memcmp(a.nodes, b.nodes, sizeof(vxk_kd_node) * a.node_count) == 0);
+        VXK_CHECK(memcmp(&a.bounds, &b.bounds, sizeof(a.bounds)) == 0);
+        VXK_CHECK_EQ_INT(vxk_kdtree_validate(&b), VXK_OK);
+        // guards untouched: nothing written outside the given capacity
+        vxk_kd_node guard;
+        memset(&guard, 0x5A, sizeof(guard));
+        VXK_CHECK(memcmp(&block[0], &guard, sizeof(guard)) == 0);
+        VXK_CHECK(memcmp(&block[cap + 1], &guard, sizeof(guard)) == 0);
+        if (check_rays(&b, &m.mesh, &s, scaled(300)) ||
+            check_aabb_queries(&b, &m.mesh, &s, scaled(200)))
+            return 1;
+        vxk_kdtree_free(&b); // zeroes, frees nothing (ASan would flag a bad free)
+        VXK_CHECK(b.nodes == NULL && b.node_count == 0);
+        vxk_kdtree_free(&a);
+        free(scratch);
+        free(block);
         tm_free(&m);
     }
     return 0;
@@ -713,6 +934,8 @@ int main(void)
     VXK_RUN(test_voxel_meshes);
     VXK_RUN(test_duplicates);
     VXK_RUN(test_quantized);
+    VXK_RUN(test_quantized_layouts);
+    VXK_RUN(test_build_in_storage);
     VXK_RUN(test_quads_vs_triangles);
     VXK_RUN(test_validator_catches_corruption);
     VXK_RUN(test_bad_input_and_edges);

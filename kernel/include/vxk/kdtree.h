@@ -1,7 +1,7 @@
 // vxk/kdtree.h: the loose kD tree of a chunk mesh (seed 000, Roblox terrain physics): two split
 // planes per node, 12-byte nodes, at most two primitives per leaf, stackless AABB and ray queries
 // with front-to-back early exit. Primitives are triangles or planar quads (parallelograms); a
-// 16-bit quantized variant stores vertices, indices and 6-byte nodes in about 15 bytes a triangle.
+// 16-bit quantized variant with 6-byte nodes and wider leaves, quads stored in leaf order.
 #ifndef VXK_KDTREE_H
 #define VXK_KDTREE_H
 
@@ -45,6 +45,7 @@ typedef struct vxk_kdtree {
     uint32_t vertex_count;
     uint32_t primitive_count;
     uint32_t corners;          // 3 or 4
+    bool owns_nodes;           // nodes were allocated by vxk_kdtree_build (not vxk_kdtree_build_in)
 } vxk_kdtree;
 
 // A ray segment: points origin + t * dir for t in [0, tmax]. dir need not be normalised; t is in
@@ -77,7 +78,20 @@ size_t vxk_kdtree_build_scratch_size(uint32_t primitive_count);
 vxk_status vxk_kdtree_build(vxk_kdtree* tree, const vxk_mesh* mesh, void* scratch,
                             size_t scratch_size);
 
-// Releases the nodes and zeroes the tree (the mesh is untouched). NULL-safe.
+// Nodes a tree over primitive_count primitives can need: max(1, 2 * primitive_count - 1).
+uint32_t vxk_kdtree_max_nodes(uint32_t primitive_count);
+
+// As vxk_kdtree_build, but builds the nodes straight into caller memory (an arena, a chunk's own
+// block): storage holds capacity >= vxk_kdtree_max_nodes(mesh->primitive_count) nodes, of which
+// the first tree->node_count are used afterwards (the caller may reuse the rest). With caller
+// scratch it allocates nothing. The tree does not own the nodes: vxk_kdtree_free only zeroes it,
+// and storage must outlive the tree. VXK_ERR_INVALID_ARGUMENT for NULL storage, VXK_ERR_CAPACITY
+// when capacity is short; *tree untouched on error.
+vxk_status vxk_kdtree_build_in(vxk_kdtree* tree, const vxk_mesh* mesh, vxk_kd_node* storage,
+                               uint32_t capacity, void* scratch, size_t scratch_size);
+
+// Releases the nodes (when the tree owns them) and zeroes the tree (the mesh is untouched).
+// NULL-safe.
 void vxk_kdtree_free(vxk_kdtree* tree);
 
 // Bytes of the node array (the tree alone).
@@ -120,18 +134,30 @@ bool vxk_kd_intersect_quad(const vxk_kd_ray* ray, vxk_vec3 v0, vxk_vec3 v1, vxk_
 
 // ---- 16-bit quantized variant ------------------------------------------------------------------
 //
-// Vertices are stored as uint16 on a per-axis grid origin + q * step with step a power of two
+// Coordinates are stored as uint16 on a per-axis grid origin + q * step with step a power of two
 // (integer voxel coordinates are exact when the chunk spans <= 65535 / 2^k voxels for k chosen as
-// large as fits), indices as uint16, nodes as 6 bytes. The tree is the float tree of the
-// dequantized mesh with its split planes rounded outward to the grid, so its query results equal
-// those of vxk_kdtree over vxk_kdtree16_dequantize's mesh exactly.
+// large as fits), nodes as 6 bytes. The tree is built by the float builder's rules (longest axis,
+// mean centroid, 25% median fallback, tight planes) over the dequantized mesh, with wider leaves,
+// and its split planes rounded outward to the grid, so its query results equal those of
+// vxk_kdtree over vxk_kdtree16_dequantize's mesh exactly (AABB results as a set, in traversal
+// order).
+//   Triangles: welded uint16 vertices, 3 uint16 indices per triangle in the mesh's order; the
+//   triangle indices are packed into the leaf node: up to 4 of 11 bits for 1..2048 triangles,
+//   up to 3 of 14 bits for more.
+//   Quads: the parallelogram corners v0, v1, v3 of every quad (v2 = v1 + (v3 - v0)) as 9 uint16 per
+//   quad in leaf order ("slots"), so a leaf's geometry is contiguous, plus the quad index of each
+//   slot; leaves are slot ranges of up to VXK_KD16_QUAD_LEAF_MAX quads. No index array.
+// Nodes, vertices and indices or slot quad indices live in one block (nodes first).
 
 #define VXK_KD16_MAX_PRIMITIVES 16384u
 #define VXK_KD16_MAX_VERTICES 65535u
+#define VXK_KD16_QUAD_LEAF_MAX 6u
 
-// One node, 6 bytes. info: bits 0-1 axis (3 = leaf), bits 2-15: branch: pair index p, the children
-// are nodes 2p + 1 and 2p + 2; leaf: primitive count. a, b: branch: quantized splits[0] and
-// splits[1]; leaf: primitive indices.
+// One node, 6 bytes. info: bits 0-1 axis (3 = leaf). Branch: info bits 2-15 pair index p, the
+// children are nodes 2p + 1 and 2p + 2; a, b: quantized splits[0] and splits[1]. Triangle leaf:
+// in the 46-bit value L = a | b << 16 | (info >> 2) << 32, bits 0-1 hold the count (minus 1 in
+// the 11-bit format) and primitive k sits at bit 2 + w k (w = 11 or 14). Quad leaf: info bits
+// 2-15 count, a the first slot.
 typedef struct vxk_kd_node16 {
     uint16_t a, b;
     uint16_t info;
@@ -141,8 +167,9 @@ typedef struct vxk_kdtree16 {
     vxk_kd_node16* nodes;
     uint32_t node_count;
     uint32_t depth;
-    uint16_t* vertices;        // 3 * vertex_count: x, y, z per vertex
-    uint16_t* indices;         // corners * primitive_count
+    uint16_t* vertices;        // 3 * vertex_count: x, y, z per vertex (quads: 3 per slot)
+    uint16_t* indices;         // triangles: 3 * primitive_count; quads: NULL
+    uint16_t* ids;             // quads: the quad index of each slot; triangles: NULL
     uint32_t vertex_count;
     uint32_t primitive_count;
     uint32_t corners;
@@ -152,17 +179,20 @@ typedef struct vxk_kdtree16 {
 } vxk_kdtree16;
 
 // Quantizes the mesh and builds its tree; owns all its arrays. Errors as vxk_kdtree_build, plus
-// VXK_ERR_UNSUPPORTED past VXK_KD16_MAX_PRIMITIVES primitives or VXK_KD16_MAX_VERTICES vertices.
-// scratch: vxk_kdtree_build_scratch_size(mesh->primitive_count) bytes or NULL. Thread-safe for
-// distinct trees.
+// VXK_ERR_UNSUPPORTED past VXK_KD16_MAX_PRIMITIVES primitives or (triangles only)
+// VXK_KD16_MAX_VERTICES vertices.
+// A quad mesh is taken as parallelograms (v0, v1, v3); its v2 is not stored. scratch:
+// vxk_kdtree_build_scratch_size(mesh->primitive_count) bytes aligned to 8, or NULL. Cost
+// O(n log n) plus the weld sort. Thread-safe for distinct trees.
 vxk_status vxk_kdtree16_build(vxk_kdtree16* tree, const vxk_mesh* mesh, void* scratch,
                               size_t scratch_size);
 void vxk_kdtree16_free(vxk_kdtree16* tree);
-// Bytes of the nodes alone, and of nodes + quantized vertices + indices.
+// Bytes of the nodes alone, and of everything the tree owns (nodes + quantized vertices + indices
+// + slot quad indices).
 size_t vxk_kdtree16_bytes(const vxk_kdtree16* tree);
 size_t vxk_kdtree16_total_bytes(const vxk_kdtree16* tree);
 // Writes the dequantized mesh into *out (arrays allocated through vxk_alloc; free with
-// vxk_mesh_free). Materials are NULL.
+// vxk_mesh_free). Materials are NULL. Quads come out as 4 unshared vertices each, in quad order.
 vxk_status vxk_kdtree16_dequantize(const vxk_kdtree16* tree, vxk_mesh* out);
 size_t vxk_kdtree16_query_scratch_size(const vxk_kdtree16* tree);
 // As the float queries (same contracts, same results on the dequantized mesh).
