@@ -12,8 +12,10 @@
 #include <time.h>
 #include <unistd.h>
 
-// A thread stops taking jobs from other threads once it runs this many jobs nested inside waits,
-// which bounds its stack; it still runs jobs from its own deque (its own children).
+// A thread stops stealing from other workers' deques once it runs this many jobs nested inside
+// waits, which bounds its stack. It still runs jobs from its own deque (its own children) and
+// from the injection queue (where a non-worker's children go): were all threads capped, every
+// queued job would still have a thread that may run it, so the cap cannot deadlock.
 #define VXK_JOBS_MAX_NEST 96
 #define VXK_JOBS_MAX_THREADS 1024
 #define VXK_JOBS_MAX_CAPACITY (1u << 26)
@@ -216,23 +218,26 @@ static uint32_t inject_pop(vxk_jobs* jobs)
     return index;
 }
 
-// Called after new work became visible. The seq_cst fence pairs with the one an idle worker
-// issues between announcing its sleep and re-checking the queues, so either the worker sees the
-// work or we see the worker (no lost wake-up). With one worker nobody sleeps waiting for work:
-// a blocked waiter only needs completions (whatever it waits for is running somewhere).
+// Called after new work became visible. The seq_cst fence pairs with the one an idle thread
+// issues between announcing its sleep and re-checking the queues, so either the sleeper sees the
+// work or we see the sleeper (no lost wake-up). A sleeping background worker can run anything,
+// so waking one suffices; with none asleep (all busy, possibly blocked in waits, or no background
+// worker at all) the threads asleep in a wait are woken instead, since they run ready jobs too.
 static inline void notify_work(vxk_jobs* jobs)
 {
-    if (jobs->worker_count == 1)
-        return;
     VXK_FENCE_SEQ_CST();
-    if (atomic_load_explicit(&jobs->sleeping_workers, memory_order_relaxed)) {
+    if (jobs->worker_count > 1 &&
+        atomic_load_explicit(&jobs->sleeping_workers, memory_order_relaxed)) {
         atomic_fetch_add_explicit(&jobs->work_epoch, 1, memory_order_seq_cst);
         futex_wake(&jobs->work_epoch, 1);
+    } else if (atomic_load_explicit(&jobs->sleeping_waiters, memory_order_relaxed)) {
+        atomic_fetch_add_explicit(&jobs->done_epoch, 1, memory_order_seq_cst);
+        futex_wake(&jobs->done_epoch, INT_MAX);
     }
 }
 
-// Called after a job's completion was published with a seq_cst read-modify-write (its state,
-// then its group). A waiter increments sleeping_waiters (seq_cst) before re-reading that state
+// Called after a job's completion was published with seq_cst read-modify-writes (its group,
+// then its state). A waiter increments sleeping_waiters (seq_cst) before re-reading that state
 // (seq_cst), so one of the two sees the other without a fence.
 static inline void notify_done(vxk_jobs* jobs)
 {
@@ -258,13 +263,16 @@ static void make_ready(vxk_jobs* jobs, vxk_jobs_thread* self, uint32_t index)
     notify_work(jobs);
 }
 
+// Whether `self` could find a job to run (a thread without an index runs none).
 static inline bool work_available(vxk_jobs* jobs, const vxk_jobs_thread* self)
 {
-    bool worker = self && self->index < jobs->worker_count;
-    if (self && self->depth >= VXK_JOBS_MAX_NEST && jobs->worker_count > 1)
-        return worker && vxk_deque_maybe_nonempty(&jobs->threads[self->index].deque);
+    if (!self)
+        return false;
     if (atomic_load_explicit(&jobs->inject_count, memory_order_relaxed))
         return true;
+    bool worker = self->index < jobs->worker_count;
+    if (self->depth >= VXK_JOBS_MAX_NEST && jobs->worker_count > 1)
+        return worker && vxk_deque_maybe_nonempty(&jobs->threads[self->index].deque);
     for (uint32_t i = 0; i < jobs->worker_count; ++i) {
         if (vxk_deque_maybe_nonempty(&jobs->threads[i].deque))
             return true;
@@ -276,18 +284,16 @@ static uint32_t find_work(vxk_jobs* jobs, vxk_jobs_thread* self)
 {
     uint32_t wc = jobs->worker_count;
     bool worker = self->index < wc;
-    if (wc > 1) {
-        if (worker) {
-            uint32_t x = vxk_deque_take(&self->deque);
-            if (x != VXK_DEQUE_EMPTY)
-                return x;
-        }
-        if (self->depth >= VXK_JOBS_MAX_NEST)
-            return VXK_JOBS_NIL;
+    if (wc > 1 && worker) {
+        uint32_t x = vxk_deque_take(&self->deque);
+        if (x != VXK_DEQUE_EMPTY)
+            return x;
     }
     uint32_t x = inject_pop(jobs);
     if (x != VXK_JOBS_NIL)
         return x;
+    if (wc > 1 && self->depth >= VXK_JOBS_MAX_NEST)
+        return VXK_JOBS_NIL;
     // One worker: its deque is read from the top (oldest first), so jobs run in submission order.
     self->rng = self->rng * 6364136223846793005ull + 1442695040888963407ull;
     uint32_t start = wc > 1 ? (uint32_t)(self->rng >> 33) % wc : 0;
@@ -317,7 +323,10 @@ static inline uint32_t next_generation(uint32_t generation)
 static void finish_job(vxk_jobs* jobs, vxk_jobs_thread* self, uint32_t index)
 {
     vxk_job_slot* slot = &jobs->slots[index];
-    vxk_job_group* group = slot->group;
+    // The group first: once a handle reads as finished, the job no longer touches its group,
+    // so a caller that waited on every handle may drop the group.
+    if (slot->group)
+        __atomic_fetch_sub(&slot->group->pending_do_not_touch, 1, __ATOMIC_SEQ_CST);
     uint32_t generation =
         (uint32_t)(atomic_load_explicit(&slot->state, memory_order_relaxed) >> 32);
     uint64_t old = atomic_exchange_explicit(
@@ -331,8 +340,6 @@ static void finish_job(vxk_jobs* jobs, vxk_jobs_thread* self, uint32_t index)
             make_ready(jobs, self, waiter);
         node = next;
     }
-    if (group)
-        __atomic_fetch_sub(&group->pending_do_not_touch, 1, __ATOMIC_SEQ_CST);
     pool_release(&jobs->slot_pool, &self->slot_cache, index);
     atomic_store_explicit(&self->finished,
                           atomic_load_explicit(&self->finished, memory_order_relaxed) + 1,
@@ -699,9 +706,11 @@ vxk_job vxk_jobs_submit(vxk_jobs* jobs, const vxk_job_desc* desc)
 // claims pieces from the others' counters. The piece cut never changes, only who runs a piece.
 #define VXK_PFOR_MAX_PARTS 64
 
+// 64-bit claim counters: each participant overshoots a block's end once, which must not wrap a
+// counter when the last block ends near 2^32 pieces.
 typedef struct parallel_for_part {
-    _Alignas(64) _Atomic uint32_t next;
-    uint32_t end;
+    _Alignas(64) _Atomic uint64_t next;
+    uint64_t end;
 } parallel_for_part;
 _Static_assert(sizeof(parallel_for_part) == 64, "one counter per cache line");
 
@@ -718,10 +727,10 @@ typedef struct parallel_for_state {
 static void parallel_for_claim(parallel_for_state* p, parallel_for_part* part, uint32_t thread)
 {
     for (;;) {
-        uint32_t k = atomic_fetch_add_explicit(&part->next, 1, memory_order_relaxed);
+        uint64_t k = atomic_fetch_add_explicit(&part->next, 1, memory_order_relaxed);
         if (k >= part->end)
             return;
-        uint64_t begin = (uint64_t)k * p->grain;
+        uint64_t begin = k * p->grain;
         uint64_t end = begin + p->grain < p->count ? begin + p->grain : p->count;
         p->fn(p->ctx, (uint32_t)begin, (uint32_t)end, thread);
     }
@@ -772,8 +781,8 @@ void vxk_parallel_for(vxk_jobs* jobs, const char* name, uint32_t count, uint32_t
     p.parts = parts;
     atomic_init(&p.next_part, 1);
     for (uint32_t q = 0; q < parts; ++q) {
-        atomic_init(&p.part[q].next, (uint32_t)((uint64_t)pieces * q / parts));
-        p.part[q].end = (uint32_t)((uint64_t)pieces * (q + 1) / parts);
+        atomic_init(&p.part[q].next, (uint64_t)pieces * q / parts);
+        p.part[q].end = (uint64_t)pieces * (q + 1) / parts;
     }
     vxk_job_group group = {0, 0};
     vxk_job_desc desc = {name, parallel_for_job, &p, NULL, 0, &group};

@@ -1,7 +1,8 @@
 // test_jobs.c: the job scheduler: exactly-once execution, dependencies on random DAGs (checked
 // with atomic sequence stamps), nested waits and parallel_for, a million tiny jobs, concurrent
-// external submitters, identical results for 1/2/3/8 workers, scratch arenas, trace export and
-// the wake-up of sleeping workers.
+// external submitters, identical results for 1/2/3/8 workers, scratch arenas, trace export,
+// the wake-up of sleeping workers and waiters, dependency/submit races, destroy right after
+// submit, nesting beyond the cap, group lifetime and external slot exhaustion.
 #define _GNU_SOURCE
 #include "test.h"
 
@@ -10,6 +11,7 @@
 #include "jobs_internal.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <time.h>
@@ -995,6 +997,686 @@ static int test_bad_input(void)
     return 0;
 }
 
+// ---- adversarial stress: wake-ups, dependency races, destroy, nesting, lifetimes ------------
+
+// Hang guard: waits up to about ms milliseconds for *flag >= value. Never a timing assertion: a
+// correct scheduler sets the flag long before; a lost wake-up never sets it.
+static int poll_flag_ms(_Atomic uint32_t* flag, uint32_t value, int ms)
+{
+    for (int i = 0; i < 2000; ++i) {
+        if (atomic_load(flag) >= value)
+            return 1;
+        sched_yield();
+    }
+    for (int i = 0; i < ms; ++i) {
+        if (atomic_load(flag) >= value)
+            return 1;
+        sleep_ms(1);
+    }
+    return atomic_load(flag) >= value;
+}
+
+static int wait_for_waiters(vxk_jobs* jobs, uint32_t expected)
+{
+    for (int i = 0; i < 20000; ++i) {
+        if (atomic_load(&jobs->sleeping_waiters) >= expected)
+            return 1;
+        sleep_ms(1);
+    }
+    return 0;
+}
+
+typedef struct stall_ctx {
+    _Atomic uint32_t running;
+    _Atomic uint32_t released;
+    _Atomic uint32_t timed_out;
+} stall_ctx;
+
+// Occupies its thread until the late job has run (a 5 s guard keeps a broken scheduler from
+// hanging the test).
+static void stall_gate(void* ctx, uint32_t thread)
+{
+    (void)thread;
+    stall_ctx* c = ctx;
+    atomic_fetch_add(&c->running, 1);
+    if (!poll_flag_ms(&c->released, 1, 5000))
+        atomic_store(&c->timed_out, 1);
+}
+
+static void stall_release(void* ctx, uint32_t thread)
+{
+    (void)thread;
+    atomic_store(&((stall_ctx*)ctx)->released, 1);
+}
+
+typedef struct stall_arg {
+    vxk_jobs* jobs;
+    stall_ctx* c;
+    vxk_job_group* group;
+    int ok;
+} stall_arg;
+
+// Runs one gate job itself (with one worker there is no background thread to run it).
+static void* stall_gate_main(void* p)
+{
+    stall_arg* a = p;
+    vxk_job_desc d = {"gate", stall_gate, a->c, NULL, 0, a->group};
+    vxk_job h = vxk_jobs_submit(a->jobs, &d);
+    vxk_jobs_wait(a->jobs, h);
+    a->ok = h.generation != 0;
+    return NULL;
+}
+
+// Once the main thread sleeps in its wait, submits the job that releases the gates and leaves.
+static void* stall_late_main(void* p)
+{
+    stall_arg* a = p;
+    if (!wait_for_waiters(a->jobs, 1))
+        return NULL;
+    sleep_ms(3); // let the waiter get into the futex
+    vxk_job_desc d = {"release", stall_release, a->c, NULL, 0, NULL};
+    a->ok = vxk_jobs_submit(a->jobs, &d).generation != 0;
+    return NULL;
+}
+
+// Every thread that could run jobs is busy or asleep in a wait when an external thread submits:
+// the waiting thread must wake and run the new job (a wait runs other ready jobs), else the gates
+// it waits for never open.
+static int test_submit_while_all_wait(void)
+{
+    for (uint32_t wc = 1; wc <= 3; ++wc) {
+        vxk_jobs_def def = vxk_default_jobs_def();
+        def.worker_count = wc;
+        def.spin_count = 20;
+        vxk_jobs* jobs = NULL;
+        VXK_CHECK_EQ_INT(vxk_jobs_create(&def, &jobs), 0);
+        for (int round = 0; round < 3; ++round) {
+            stall_ctx c = {0, 0, 0};
+            vxk_job_group group;
+            vxk_job_group_init(&group);
+            stall_arg gate = {jobs, &c, &group, 0}, late = {jobs, &c, NULL, 0};
+            pthread_t gate_thread, late_thread;
+            if (wc == 1) {
+                VXK_CHECK(pthread_create(&gate_thread, NULL, stall_gate_main, &gate) == 0);
+            } else {
+                // One gate per background worker; the main thread runs nothing until it waits.
+                for (uint32_t i = 1; i < wc; ++i) {
+                    vxk_job_desc d = {"gate", stall_gate, &c, NULL, 0, &group};
+                    VXK_CHECK(vxk_jobs_submit(jobs, &d).generation != 0);
+                }
+            }
+            uint32_t gates = wc == 1 ? 1 : wc - 1;
+            VXK_CHECK(poll_flag_ms(&c.running, gates, 10000));
+            VXK_CHECK(pthread_create(&late_thread, NULL, stall_late_main, &late) == 0);
+            vxk_jobs_wait_group(jobs, &group);
+            pthread_join(late_thread, NULL);
+            if (wc == 1) {
+                pthread_join(gate_thread, NULL);
+                VXK_CHECK(gate.ok);
+            }
+            VXK_CHECK(late.ok);
+            VXK_CHECK_MSG(atomic_load(&c.timed_out) == 0,
+                          "workers %u round %d: the waiting thread slept through a submit", wc,
+                          round);
+            VXK_CHECK_EQ_U64(atomic_load(&c.released), 1);
+        }
+        vxk_jobs_destroy(jobs);
+    }
+    return 0;
+}
+
+typedef struct ping_arg {
+    vxk_jobs* jobs;
+    uint64_t seed;
+    int rounds;
+    int failed_round;
+} ping_arg;
+
+// Submits one job at a time and polls its flag outside the scheduler, after random pauses, so
+// the submit lands at every point of the workers' spin-then-sleep path.
+static void* ping_main(void* p)
+{
+    ping_arg* a = p;
+    uint64_t rng = a->seed;
+    for (int round = 0; round < a->rounds; ++round) {
+        flag_ctx flag = {0, 0};
+        vxk_job_desc d = {"ping", flag_job, &flag, NULL, 0, NULL};
+        uint32_t pause = (uint32_t)(vxk_test_rand(&rng) % 64);
+        if (pause < 40) {
+            for (volatile uint32_t i = 0; i < pause * 50; i = i + 1) {
+            }
+        } else if (pause < 62) {
+            sched_yield();
+        } else {
+            sleep_ms(1);
+        }
+        if (vxk_jobs_submit(a->jobs, &d).generation == 0 || !poll_flag_ms(&flag.done, 1, 10000)) {
+            a->failed_round = round;
+            return NULL;
+        }
+        // Neither submitter runs jobs: a background worker (1 or 2) must have woken for it.
+        uint32_t ran_on = atomic_load(&flag.ran_on);
+        if (ran_on != 1 && ran_on != 2) {
+            a->failed_round = round;
+            return NULL;
+        }
+    }
+    return NULL;
+}
+
+static int test_wake_stress(void)
+{
+    vxk_jobs_def def = vxk_default_jobs_def();
+    def.worker_count = 3;
+    def.spin_count = 1; // workers fall asleep almost at once
+    vxk_jobs* jobs = NULL;
+    VXK_CHECK_EQ_INT(vxk_jobs_create(&def, &jobs), 0);
+    int rounds = VXK_TEST_SLOW ? 400 : 4000;
+    ping_arg external = {jobs, 11, rounds, -1}, own = {jobs, 12, rounds, -1};
+    pthread_t t;
+    VXK_CHECK(pthread_create(&t, NULL, ping_main, &external) == 0);
+    ping_main(&own); // thread 0 pushes to its own deque, the external thread to the inject queue
+    pthread_join(t, NULL);
+    VXK_CHECK_MSG(external.failed_round < 0, "external submitter: round %d not run",
+                  external.failed_round);
+    VXK_CHECK_MSG(own.failed_round < 0, "thread 0 submitter: round %d not run", own.failed_round);
+    vxk_jobs_destroy(jobs);
+    return 0;
+}
+
+typedef struct race_pair {
+    _Atomic uint32_t a_done;
+    _Atomic uint32_t a_runs;
+    _Atomic uint32_t b_runs;
+    _Atomic uint32_t b_early; // B started before A returned
+    uint32_t spin;
+} race_pair;
+
+static void race_a(void* ctx, uint32_t thread)
+{
+    (void)thread;
+    race_pair* p = ctx;
+    for (volatile uint32_t i = 0; i < p->spin; i = i + 1) {
+    }
+    atomic_fetch_add(&p->a_runs, 1);
+    atomic_store(&p->a_done, 1);
+}
+
+static void race_b(void* ctx, uint32_t thread)
+{
+    (void)thread;
+    race_pair* p = ctx;
+    if (!atomic_load(&p->a_done))
+        atomic_fetch_add(&p->b_early, 1);
+    atomic_fetch_add(&p->b_runs, 1);
+}
+
+typedef struct race_arg {
+    vxk_jobs* jobs;
+    race_pair* pairs;
+    uint32_t count;
+    uint64_t seed;
+    int failed;
+} race_arg;
+
+// Submits pairs (A, B) with B depending on A just submitted (often finishing while B attaches),
+// on the previous B (often finished), on a long-finished A (its slot reused, the handle stale),
+// on A twice and on the null handle.
+static void race_drive(race_arg* a)
+{
+    uint64_t rng = a->seed;
+    vxk_job prev_b = {0, 0}, old_a = {0, 0};
+    vxk_job_group group;
+    vxk_job_group_init(&group);
+    for (uint32_t i = 0; i < a->count; ++i) {
+        race_pair* p = &a->pairs[i];
+        p->spin = (uint32_t)(vxk_test_rand(&rng) % 48);
+        vxk_job_desc da = {"race_a", race_a, p, NULL, 0, &group};
+        vxk_job ha = vxk_jobs_submit(a->jobs, &da);
+        if (vxk_test_rand(&rng) % 2)
+            sched_yield();
+        vxk_job deps[5] = {ha, prev_b, old_a, ha, {0, 0}};
+        vxk_job_desc db = {"race_b", race_b, p, deps, 5, &group};
+        vxk_job hb = vxk_jobs_submit(a->jobs, &db);
+        if (ha.generation == 0 || hb.generation == 0)
+            a->failed = 1;
+        prev_b = hb;
+        if (i % 100 == 0)
+            old_a = ha;
+        if (i % 256 == 255)
+            vxk_jobs_wait_group(a->jobs, &group);
+    }
+    vxk_jobs_wait_group(a->jobs, &group);
+}
+
+static void* race_main(void* p)
+{
+    race_drive(p);
+    return NULL;
+}
+
+static void race_job(void* ctx, uint32_t thread)
+{
+    (void)thread;
+    race_drive(ctx);
+}
+
+static int test_dependency_races(void)
+{
+    const uint32_t per = VXK_TEST_SLOW ? 1500 : 15000;
+    const uint32_t worker_counts[] = {2, 3};
+    for (int w = 0; w < 2; ++w) {
+        vxk_jobs* jobs = make_jobs(worker_counts[w], 0);
+        VXK_CHECK(jobs);
+        enum { drivers = 4 };
+        race_pair* pairs = calloc((size_t)drivers * per, sizeof(race_pair));
+        race_arg args[drivers];
+        for (int d = 0; d < drivers; ++d)
+            args[d] = (race_arg){jobs, pairs + (size_t)d * per, per, 1000u + (uint64_t)d, 0};
+        pthread_t threads[2];
+        for (int d = 0; d < 2; ++d)
+            VXK_CHECK(pthread_create(&threads[d], NULL, race_main, &args[d]) == 0);
+        // One driver runs inside a job (a worker submitting to its own deque), one on thread 0.
+        vxk_job_desc dj = {"race_driver", race_job, &args[2], NULL, 0, NULL};
+        vxk_job driver = vxk_jobs_submit(jobs, &dj);
+        race_drive(&args[3]);
+        vxk_jobs_wait(jobs, driver);
+        for (int d = 0; d < 2; ++d)
+            pthread_join(threads[d], NULL);
+        for (int d = 0; d < drivers; ++d)
+            VXK_CHECK_EQ_INT(args[d].failed, 0);
+        for (uint32_t i = 0; i < drivers * per; ++i) {
+            VXK_CHECK_MSG(atomic_load(&pairs[i].a_runs) == 1 && atomic_load(&pairs[i].b_runs) == 1,
+                          "pair %u ran %u/%u times", i, atomic_load(&pairs[i].a_runs),
+                          atomic_load(&pairs[i].b_runs));
+            VXK_CHECK_MSG(atomic_load(&pairs[i].b_early) == 0, "pair %u: B ran before A", i);
+        }
+        vxk_jobs_destroy(jobs);
+        free(pairs);
+    }
+    return 0;
+}
+
+typedef struct spawn_ctx {
+    vxk_jobs* jobs;
+    _Atomic uint32_t* count;
+} spawn_ctx;
+
+static void count_job(void* ctx, uint32_t thread)
+{
+    (void)thread;
+    atomic_fetch_add(((spawn_ctx*)ctx)->count, 1);
+}
+
+// Submits children and returns without waiting for them.
+static void spawn_job(void* ctx, uint32_t thread)
+{
+    (void)thread;
+    spawn_ctx* c = ctx;
+    for (int i = 0; i < 5; ++i) {
+        vxk_job_desc d = {"child", count_job, c, NULL, 0, NULL};
+        vxk_jobs_submit(c->jobs, &d);
+    }
+    atomic_fetch_add(c->count, 1);
+}
+
+static void* spawn_external_main(void* p)
+{
+    spawn_ctx* c = p;
+    for (int i = 0; i < 20; ++i) {
+        vxk_job_desc d = {"ext", count_job, c, NULL, 0, NULL};
+        vxk_jobs_submit(c->jobs, &d);
+    }
+    return NULL; // leaves without waiting
+}
+
+// vxk_jobs_destroy right after submissions (chains, jobs that spawn jobs, fire-and-forget
+// submits from a thread that has exited), sometimes while the workers sleep: every job runs
+// exactly once before destroy returns.
+static int test_destroy_right_after_submit(void)
+{
+    const int rounds = VXK_TEST_SLOW ? 40 : 300;
+    enum { links = 20, spawners = 10 };
+    uint64_t cells[links];
+    chain_ctx chain[links];
+    for (int round = 0; round < rounds; ++round) {
+        vxk_jobs_def def = vxk_default_jobs_def();
+        def.worker_count = 1 + (uint32_t)round % 4;
+        def.spin_count = round % 3 ? 1 : 2000;
+        def.max_jobs = 4096;
+        vxk_jobs* jobs = NULL;
+        VXK_CHECK_EQ_INT(vxk_jobs_create(&def, &jobs), 0);
+        if (round % 5 == 0 && def.worker_count > 1)
+            VXK_CHECK(wait_for_sleepers(jobs, def.worker_count - 1));
+        _Atomic uint32_t count = 0;
+        spawn_ctx sc = {jobs, &count};
+        uint32_t expected = 0;
+        memset(cells, 0, sizeof(cells));
+        if (round % 7 != 6) { // every 7th round destroys an untouched scheduler
+            vxk_job prev = {0, 0};
+            for (uint32_t i = 0; i < links; ++i) {
+                chain[i] = (chain_ctx){cells, i};
+                vxk_job_desc d = {"chain", chain_job, &chain[i], &prev, prev.generation ? 1 : 0,
+                                  NULL};
+                prev = vxk_jobs_submit(jobs, &d);
+                VXK_CHECK(prev.generation != 0);
+            }
+            for (int i = 0; i < spawners; ++i) {
+                vxk_job_desc d = {"spawn", spawn_job, &sc, NULL, 0, NULL};
+                VXK_CHECK(vxk_jobs_submit(jobs, &d).generation != 0);
+            }
+            expected += spawners * 6;
+            if (round % 4 == 1) {
+                pthread_t t;
+                VXK_CHECK(pthread_create(&t, NULL, spawn_external_main, &sc) == 0);
+                pthread_join(t, NULL);
+                expected += 20;
+            }
+        }
+        vxk_jobs_destroy(jobs);
+        VXK_CHECK_EQ_U64(atomic_load(&count), expected);
+        if (round % 7 != 6) {
+            uint64_t expect = 7;
+            for (uint32_t i = 0; i < links; ++i) {
+                expect = expect * 31 + i;
+                VXK_CHECK_MSG(cells[i] == expect, "round %d: chain link %u", round, i);
+            }
+        }
+    }
+    return 0;
+}
+
+typedef struct deep_ctx {
+    vxk_jobs* jobs;
+    uint32_t level;
+    uint32_t depth;
+    _Atomic uint32_t* visits;
+} deep_ctx;
+
+// A chain of jobs, each waiting on the next, deeper than the nesting cap. Run from external
+// threads (whose children go to the injection queue) and thread 0 at once.
+static void deep_job(void* ctx, uint32_t thread)
+{
+    (void)thread;
+    deep_ctx* c = ctx;
+    atomic_fetch_add(c->visits, 1);
+    if (c->level + 1 < c->depth) {
+        deep_ctx child = {c->jobs, c->level + 1, c->depth, c->visits};
+        vxk_job_desc d = {"deep", deep_job, &child, NULL, 0, NULL};
+        vxk_jobs_wait(c->jobs, vxk_jobs_submit(c->jobs, &d));
+    }
+}
+
+// parallel_for nested in parallel_for: piece 0 recurses, pieces 1 and 2 are leaves.
+static void deep_range(void* ctx, uint32_t begin, uint32_t end, uint32_t thread)
+{
+    (void)thread;
+    deep_ctx* c = ctx;
+    for (uint32_t k = begin; k < end; ++k) {
+        if (k == 0 && c->level + 1 < c->depth) {
+            deep_ctx child = {c->jobs, c->level + 1, c->depth, c->visits};
+            vxk_parallel_for(c->jobs, "deep_for", 3, 1, deep_range, &child);
+        } else {
+            atomic_fetch_add(c->visits, 1);
+        }
+    }
+}
+
+typedef struct deep_arg {
+    vxk_jobs* jobs;
+    uint32_t depth;
+    _Atomic uint32_t chain_visits;
+    _Atomic uint32_t for_visits;
+} deep_arg;
+
+static void* deep_main(void* p)
+{
+    deep_arg* a = p;
+    deep_ctx root = {a->jobs, 0, a->depth, &a->chain_visits};
+    vxk_job_desc d = {"deep", deep_job, &root, NULL, 0, NULL};
+    vxk_jobs_wait(a->jobs, vxk_jobs_submit(a->jobs, &d));
+    deep_ctx for_root = {a->jobs, 0, a->depth, &a->for_visits};
+    vxk_parallel_for(a->jobs, "deep_for", 3, 1, deep_range, &for_root);
+    return NULL;
+}
+
+static int test_deep_nesting(void)
+{
+    const uint32_t depth = 300; // beyond VXK_JOBS_MAX_NEST (96)
+    const uint32_t worker_counts[] = {1, 2, 3};
+    // Rounds: the threads must all hit the nesting cap at once for the deadlock this guards
+    // against (a capped thread that could not run the injection queue) to show.
+    for (int w = 0; w < 3 * (VXK_TEST_SLOW ? 2 : 6); ++w) {
+        vxk_jobs* jobs = make_jobs(worker_counts[w % 3], 0);
+        VXK_CHECK(jobs);
+        deep_arg args[3];
+        pthread_t threads[2];
+        for (int i = 0; i < 3; ++i)
+            args[i] = (deep_arg){jobs, depth, 0, 0};
+        for (int i = 0; i < 2; ++i)
+            VXK_CHECK(pthread_create(&threads[i], NULL, deep_main, &args[i]) == 0);
+        deep_main(&args[2]);
+        for (int i = 0; i < 2; ++i)
+            pthread_join(threads[i], NULL);
+        for (int i = 0; i < 3; ++i) {
+            VXK_CHECK_EQ_U64(atomic_load(&args[i].chain_visits), depth);
+            VXK_CHECK_EQ_U64(atomic_load(&args[i].for_visits), 2 * depth + 1);
+        }
+        vxk_jobs_destroy(jobs);
+    }
+    return 0;
+}
+
+typedef struct lifetime_ctx {
+    _Atomic uint32_t started;
+    uint32_t spin;
+} lifetime_ctx;
+
+static void lifetime_job(void* ctx, uint32_t thread)
+{
+    (void)thread;
+    lifetime_ctx* c = ctx;
+    atomic_store(&c->started, 1);
+    for (volatile uint32_t i = 0; i < c->spin; i = i + 1) {
+    }
+}
+
+// Once vxk_jobs_wait says a job finished, the job no longer touches its group: a caller that
+// waited on every handle may free the group at once (under ASan a late touch is a use after free).
+static int test_group_outlives_handle_wait(void)
+{
+    vxk_jobs* jobs = make_jobs(2, 0);
+    VXK_CHECK(jobs);
+    const int rounds = VXK_TEST_SLOW ? 2000 : 20000;
+    uint64_t rng = 5;
+    uint32_t late = 0;
+    for (int round = 0; round < rounds; ++round) {
+        vxk_job_group* group = malloc(sizeof(vxk_job_group));
+        vxk_job_group_init(group);
+        lifetime_ctx c = {0, (uint32_t)(vxk_test_rand(&rng) % 32)};
+        vxk_job_desc dj = {"life", lifetime_job, &c, NULL, 0, group};
+        vxk_job j = vxk_jobs_submit(jobs, &dj);
+        // A dependent gives the finishing worker continuation work to do.
+        vxk_job_desc dk = {"life_next", lifetime_job, &(lifetime_ctx){0, 0}, &j, 1, NULL};
+        vxk_job k = vxk_jobs_submit(jobs, &dk);
+        VXK_CHECK(j.generation && k.generation);
+        // Let the background worker take the job, so the wait below races its finish.
+        VXK_CHECK(poll_flag_ms(&c.started, 1, 10000));
+        vxk_jobs_wait(jobs, j);
+        if (__atomic_load_n(&group->pending_do_not_touch, __ATOMIC_SEQ_CST) != 0)
+            ++late;
+        free(group);
+        vxk_jobs_wait(jobs, k);
+    }
+    VXK_CHECK_MSG(late == 0, "%u of %d finished jobs still held their group", late, rounds);
+    vxk_jobs_destroy(jobs);
+    return 0;
+}
+
+typedef struct pfor_check {
+    _Atomic uint32_t* hits;
+    uint32_t count;
+    uint32_t grain;
+    uint32_t thread_count;
+    bool inline_only; // the caller has no index: everything runs inline with UINT32_MAX
+    _Atomic uint32_t bad;
+} pfor_check;
+
+static void pfor_mark(void* ctx, uint32_t begin, uint32_t end, uint32_t thread)
+{
+    pfor_check* c = ctx;
+    uint32_t expect_end = c->count - begin < c->grain ? c->count : begin + c->grain;
+    bool thread_ok = c->inline_only ? thread == UINT32_MAX : thread < c->thread_count;
+    if (begin % c->grain || end != expect_end || !thread_ok)
+        atomic_fetch_add(&c->bad, 1);
+    for (uint32_t i = begin; i < end; ++i)
+        atomic_fetch_add_explicit(&c->hits[i], 1, memory_order_relaxed);
+}
+
+typedef struct pfor_arg {
+    vxk_jobs* jobs;
+    uint64_t seed;
+    int calls;
+    bool unindexed;
+    int failed;
+} pfor_arg;
+
+static int pfor_once(pfor_arg* a, uint64_t* rng)
+{
+    uint32_t count = 1 + (uint32_t)(vxk_test_rand(rng) % 3000);
+    uint32_t grain = (uint32_t)(vxk_test_rand(rng) % 5 ? vxk_test_rand(rng) % 40 : 0);
+    pfor_check c = {calloc(count, sizeof(uint32_t)), count,        grain ? grain : 1,
+                    vxk_jobs_thread_count(a->jobs),  a->unindexed, 0};
+    vxk_parallel_for(a->jobs, "pfor_check", count, grain, pfor_mark, &c);
+    int ok = atomic_load(&c.bad) == 0;
+    for (uint32_t i = 0; i < count; ++i)
+        ok &= atomic_load(&c.hits[i]) == 1;
+    free((void*)c.hits);
+    return ok;
+}
+
+static void* pfor_main(void* p)
+{
+    pfor_arg* a = p;
+    uint64_t rng = a->seed;
+    for (int i = 0; i < a->calls; ++i)
+        if (!pfor_once(a, &rng))
+            a->failed = 1;
+    return NULL;
+}
+
+static void pfor_job(void* ctx, uint32_t thread)
+{
+    (void)thread;
+    pfor_main(ctx);
+}
+
+// Every piece exactly once with the documented cut, from thread 0, from external threads and
+// from inside a job at once, with 66 workers (participants capped at 64) and with 3.
+static int test_parallel_for_concurrent(void)
+{
+    const uint32_t worker_counts[] = {3, 66};
+    for (int w = 0; w < 2; ++w) {
+        vxk_jobs* jobs = make_jobs(worker_counts[w], 0);
+        VXK_CHECK(jobs);
+        int calls = VXK_TEST_SLOW ? 8 : 60;
+        pfor_arg args[4];
+        for (int i = 0; i < 4; ++i)
+            args[i] = (pfor_arg){jobs, 77u + (uint64_t)i, calls, false, 0};
+        pthread_t threads[2];
+        for (int i = 0; i < 2; ++i)
+            VXK_CHECK(pthread_create(&threads[i], NULL, pfor_main, &args[i]) == 0);
+        vxk_job_desc d = {"pfor_driver", pfor_job, &args[2], NULL, 0, NULL};
+        vxk_job driver = vxk_jobs_submit(jobs, &d);
+        pfor_main(&args[3]);
+        vxk_jobs_wait(jobs, driver);
+        for (int i = 0; i < 2; ++i)
+            pthread_join(threads[i], NULL);
+        for (int i = 0; i < 4; ++i)
+            VXK_CHECK_EQ_INT(args[i].failed, 0);
+        vxk_jobs_destroy(jobs);
+    }
+    return 0;
+}
+
+typedef struct slot_arg {
+    vxk_jobs* jobs;
+    pthread_barrier_t* barrier;
+    vxk_job slow;
+    uint32_t index;
+    int own_job_ran;
+    int failed;
+} slot_arg;
+
+static void* slot_main(void* p)
+{
+    slot_arg* a = p;
+    pthread_barrier_wait(a->barrier);
+    a->index = vxk_jobs_thread_index(a->jobs);
+    pthread_barrier_wait(a->barrier); // every thread stays alive until all have registered
+    _Atomic uint32_t runs[1] = {0};
+    once_ctx once = {runs, 0};
+    vxk_job_desc d = {"slot", once_job, &once, NULL, 0, NULL};
+    vxk_job h = vxk_jobs_submit(a->jobs, &d);
+    vxk_jobs_wait(a->jobs, h);
+    a->own_job_ran = h.generation != 0 && atomic_load(&runs[0]) == 1;
+    if ((h.generation != 0) != (a->index != UINT32_MAX))
+        a->failed = 1;
+    vxk_jobs_wait(a->jobs, a->slow); // a thread without an index sleeps until it finished
+    pfor_arg pa = {a->jobs, a->index, 3, a->index == UINT32_MAX, 0};
+    pfor_main(&pa);
+    a->failed |= pa.failed;
+    return NULL;
+}
+
+// More external threads than slots register at once: each slot goes to exactly one thread; the
+// others get UINT32_MAX, null handles from submit, and run parallel_for inline.
+static int test_external_slot_exhaustion(void)
+{
+    vxk_jobs_def def = vxk_default_jobs_def();
+    def.worker_count = 2;
+    def.external_threads = 3;
+    def.max_jobs = 4096;
+    vxk_jobs* jobs = NULL;
+    VXK_CHECK_EQ_INT(vxk_jobs_create(&def, &jobs), 0);
+    enum { count = 8 };
+    pthread_barrier_t barrier;
+    pthread_barrier_init(&barrier, NULL, count);
+    gate_ctx gate = {0, NULL};
+    _Atomic uint32_t gate_runs[1] = {0};
+    once_ctx gate_once = {gate_runs, 0};
+    gate.once = &gate_once;
+    vxk_job slow = vxk_jobs_submit(jobs, &(vxk_job_desc){"gate", gate_job, &gate, NULL, 0, NULL});
+    VXK_CHECK(slow.generation != 0);
+    slot_arg args[count];
+    pthread_t threads[count];
+    for (int t = 0; t < count; ++t) {
+        args[t] = (slot_arg){jobs, &barrier, slow, 0, 0, 0};
+        VXK_CHECK(pthread_create(&threads[t], NULL, slot_main, &args[t]) == 0);
+    }
+    sleep_ms(20);
+    atomic_store(&gate.open, 1);
+    for (int t = 0; t < count; ++t)
+        pthread_join(threads[t], NULL);
+    pthread_barrier_destroy(&barrier);
+    uint32_t seen = 0, unindexed = 0;
+    for (int t = 0; t < count; ++t) {
+        VXK_CHECK_EQ_INT(args[t].failed, 0);
+        if (args[t].index == UINT32_MAX) {
+            ++unindexed;
+            continue;
+        }
+        VXK_CHECK(args[t].own_job_ran);
+        VXK_CHECK(args[t].index >= 2 && args[t].index < 5);
+        VXK_CHECK((seen & (1u << args[t].index)) == 0);
+        seen |= 1u << args[t].index;
+    }
+    VXK_CHECK_EQ_U64(unindexed, count - 3);
+    VXK_CHECK_EQ_U64(atomic_load(&gate_runs[0]), 1);
+    vxk_jobs_destroy(jobs);
+    return 0;
+}
+
 int main(void)
 {
     VXK_RUN(test_bad_input);
@@ -1010,5 +1692,13 @@ int main(void)
     VXK_RUN(test_trace_export);
     VXK_RUN(test_two_schedulers);
     VXK_RUN(test_sleeping_workers_wake);
+    VXK_RUN(test_submit_while_all_wait);
+    VXK_RUN(test_wake_stress);
+    VXK_RUN(test_dependency_races);
+    VXK_RUN(test_destroy_right_after_submit);
+    VXK_RUN(test_deep_nesting);
+    VXK_RUN(test_group_outlives_handle_wait);
+    VXK_RUN(test_parallel_for_concurrent);
+    VXK_RUN(test_external_slot_exhaustion);
     return vxk_test_finish();
 }

@@ -33,7 +33,9 @@ typedef struct vxk_job {
 } vxk_job;
 
 // A group counts unfinished jobs submitted into it. Initialise with vxk_job_group_init (or zero
-// it); wait with vxk_jobs_wait_group. The group must outlive the jobs submitted into it.
+// it); wait with vxk_jobs_wait_group. The group must outlive the jobs submitted into it: it may
+// be dropped once vxk_jobs_wait_group returned, or once vxk_jobs_wait returned for every one of
+// them (a job leaves its group before its handle reads finished).
 typedef struct vxk_job_group {
     volatile uint32_t pending_do_not_touch; // accessed atomically by the scheduler
     uint32_t reserved;
@@ -61,7 +63,8 @@ vxk_jobs_def vxk_default_jobs_def(void);
 
 // Returns 0 on success; a negative value for a bad def (-1) or out of memory (-2).
 int vxk_jobs_create(const vxk_jobs_def* def, vxk_jobs** out);
-// Waits for every submitted job to finish, then joins the workers.
+// Waits for every submitted job to finish (running jobs meanwhile), then joins the workers.
+// No other thread may be inside a vxk_jobs call, nor call one later.
 void vxk_jobs_destroy(vxk_jobs* jobs);
 
 uint32_t vxk_jobs_worker_count(const vxk_jobs* jobs);
