@@ -37,16 +37,17 @@ static inline float v_dot(vxk_vec3 a, vxk_vec3 b)
 
 // Moller-Trumbore on the edges e1 = p1 - p0, e2 = p2 - p0; quad: u and v each in [0, 1].
 static inline __attribute__((always_inline)) bool intersect_mt(const vxk_kd_ray* ray, vxk_vec3 p0,
-                                                               vxk_vec3 p1, vxk_vec3 p2,
-                                bool quad, float tmax, float* t_out, float* u_out, float* v_out)
+                                                               vxk_vec3 p1, vxk_vec3 p2, bool quad,
+                                                               float tmax, float* t_out,
+                                                               float* u_out, float* v_out)
 {
     vxk_vec3 e1 = v_sub(p1, p0), e2 = v_sub(p2, p0);
     vxk_vec3 p = v_cross(ray->dir, e2);
     float det = v_dot(e1, p);
     // det = dir . (e1 x e2): reject when it vanishes relative to |dir| |e1| |e2| (a degenerate
     // primitive or a ray in its plane), where u, v and t would be rounding noise
-    double scale = (double)v_dot(ray->dir, ray->dir) * (double)v_dot(e1, e1) *
-                   (double)v_dot(e2, e2);
+    double scale =
+        (double)v_dot(ray->dir, ray->dir) * (double)v_dot(e1, e1) * (double)v_dot(e2, e2);
     int solid = (double)det * (double)det > 1e-12 * scale;
     float inv = 1.0f / det;
     vxk_vec3 s = v_sub(ray->origin, p0);
@@ -72,8 +73,8 @@ bool vxk_kd_intersect_triangle(const vxk_kd_ray* ray, vxk_vec3 v0, vxk_vec3 v1, 
     return intersect_mt(ray, v0, v1, v2, false, tmax, t, u, v);
 }
 
-bool vxk_kd_intersect_quad(const vxk_kd_ray* ray, vxk_vec3 v0, vxk_vec3 v1, vxk_vec3 v3,
-                           float tmax, float* t, float* u, float* v)
+bool vxk_kd_intersect_quad(const vxk_kd_ray* ray, vxk_vec3 v0, vxk_vec3 v1, vxk_vec3 v3, float tmax,
+                           float* t, float* u, float* v)
 {
     return intersect_mt(ray, v0, v1, v3, true, tmax, t, u, v);
 }
@@ -198,9 +199,9 @@ static inline void gather(const build_ctx* ctx, build_task* task)
 
 // Per-primitive bounds and centroids into ctx, the identity order, and the root's bounds and
 // centroid sum.
-static inline __attribute__((always_inline)) void init_primitives(
-    const build_ctx* ctx, build_task* root, const vxk_vec3* vertices, const uint32_t* indices,
-    uint32_t n, uint32_t corners)
+static inline __attribute__((always_inline)) void
+init_primitives(const build_ctx* ctx, build_task* root, const vxk_vec3* vertices,
+                const uint32_t* indices, uint32_t n, uint32_t corners)
 {
     float scale = 1.0f / (float)corners;
     for (uint32_t i = 0; i < n; ++i) {
@@ -245,14 +246,19 @@ static uint32_t build_nodes(vxk_kd_node* nodes, const vxk_vec3* vertices, const 
         ctx.bmin[a] = f + (size_t)(3 + a) * n;
         ctx.bmax[a] = f + (size_t)(6 + a) * n;
     }
-    build_task root = {0, 0, n, 0, {FLT_MAX, FLT_MAX, FLT_MAX}, {-FLT_MAX, -FLT_MAX, -FLT_MAX},
+    build_task root = {0,
+                       0,
+                       n,
+                       0,
+                       {FLT_MAX, FLT_MAX, FLT_MAX},
+                       {-FLT_MAX, -FLT_MAX, -FLT_MAX},
                        {0.0f, 0.0f, 0.0f}};
     if (corners == 3) // a constant corner count unrolls the per-primitive loop
         init_primitives(&ctx, &root, vertices, indices, n, 3);
     else
         init_primitives(&ctx, &root, vertices, indices, n, 4);
-    *bounds_out = (vxk_aabb){{root.lo[0], root.lo[1], root.lo[2]},
-                             {root.hi[0], root.hi[1], root.hi[2]}};
+    *bounds_out =
+        (vxk_aabb){{root.lo[0], root.lo[1], root.lo[2]}, {root.hi[0], root.hi[1], root.hi[2]}};
 
     build_task stack[VXK_KD_MAX_DEPTH + 2];
     uint32_t sp = 0, node_count = 1, depth = 0;
@@ -358,8 +364,7 @@ static vxk_status build_common(const vxk_vec3* vertices, const uint32_t* indices
     // build in the caller's storage, or in scratch and then one exact allocation
     vxk_kd_node* work = storage ? storage : (vxk_kd_node*)scratch;
     uint32_t count = build_nodes(work, vertices, indices, n, corners,
-                                 (vxk_kd_node*)scratch + capacity, 2, false, depth_out,
-                                 bounds_out);
+                                 (vxk_kd_node*)scratch + capacity, 2, false, depth_out, bounds_out);
     vxk_kd_node* nodes = storage;
     if (!storage) {
         nodes = (vxk_kd_node*)vxk_alloc((size_t)count * sizeof(vxk_kd_node));
@@ -438,7 +443,7 @@ typedef struct kd_view {
     const vxk_kd_node* nodes;     // float tree, or
     const vxk_kd_node16* nodes16; // quantized tree
     const vxk_vec3* vertices;
-    const uint16_t* qvertices;    // quantized triangles: welded vertices; quads: 3 per slot
+    const uint16_t* qvertices; // quantized triangles: welded vertices; quads: 3 per slot
     const uint32_t* indices;
     const uint16_t* qindices;
     const uint16_t* qids;         // quantized quads: primitive of each slot
@@ -469,9 +474,8 @@ static inline bool slotted(const kd_view* view, bool q16)
 }
 
 // Primitive k of a decoded leaf and the slot its geometry is fetched from.
-static inline __attribute__((always_inline)) uint32_t leaf_prim(const kd_view* view, bool q16,
-                                                                const kd_decoded* d, uint32_t k,
-                                                                uint32_t* slot)
+static inline __attribute__((always_inline)) uint32_t
+leaf_prim(const kd_view* view, bool q16, const kd_decoded* d, uint32_t k, uint32_t* slot)
 {
     if (slotted(view, q16)) {
         *slot = d->p[0] + k;
@@ -544,8 +548,7 @@ static inline __attribute__((always_inline)) vxk_vec3 fetch_vertex(const kd_view
     if (slotted(view, q16)) {
         const uint16_t* g = view->qvertices + 9 * (size_t)prim;
         if (corner == 2)
-            return quad_corner2(deq_point(view, g), deq_point(view, g + 3),
-                                deq_point(view, g + 6));
+            return quad_corner2(deq_point(view, g), deq_point(view, g + 3), deq_point(view, g + 6));
         return deq_point(view, g + 3 * (corner == 3 ? 2 : corner));
     }
     size_t slot = (size_t)prim * view->corners + corner;
@@ -558,9 +561,8 @@ static inline __attribute__((always_inline)) vxk_vec3 fetch_vertex(const kd_view
     return view->vertices[view->indices[slot]];
 }
 
-static inline __attribute__((always_inline)) bool prim_overlaps(const kd_view* view, bool q16,
-                                                                uint32_t prim, const float* lo,
-                                                                const float* hi)
+static inline __attribute__((always_inline)) bool
+prim_overlaps(const kd_view* view, bool q16, uint32_t prim, const float* lo, const float* hi)
 {
     vxk_vec3 v = fetch_vertex(view, q16, prim, 0);
     float pl[3] = {v.x, v.y, v.z}, ph[3] = {v.x, v.y, v.z};
@@ -572,14 +574,13 @@ static inline __attribute__((always_inline)) bool prim_overlaps(const kd_view* v
             ph[a] = wa[a] > ph[a] ? wa[a] : ph[a];
         }
     }
-    return pl[0] <= hi[0] && ph[0] >= lo[0] && pl[1] <= hi[1] && ph[1] >= lo[1] &&
-           pl[2] <= hi[2] && ph[2] >= lo[2];
+    return pl[0] <= hi[0] && ph[0] >= lo[0] && pl[1] <= hi[1] && ph[1] >= lo[1] && pl[2] <= hi[2] &&
+           ph[2] >= lo[2];
 }
 
 static inline __attribute__((always_inline)) uint32_t query_aabb(const kd_view* view, bool q16,
                                                                  uint32_t* out, uint32_t capacity,
-                                                                 const vxk_aabb* box,
-                                                                 void* scratch)
+                                                                 const vxk_aabb* box, void* scratch)
 {
     if (!box || view->primitive_count == 0)
         return 0;
@@ -743,8 +744,8 @@ static inline __attribute__((always_inline)) bool raycast(const kd_view* view, b
 // Instantiates a traversal for a compile-time corner count: the view is a local whose corners
 // field is set to a constant just before the (inlined) call, so each branch compiles to code
 // specialised for triangles or quads.
-#define KD_BY_CORNERS(view, call) ((view).corners == 4 ? ((view).corners = 4, (call)) \
-                                                       : ((view).corners = 3, (call)))
+#define KD_BY_CORNERS(view, call) \
+    ((view).corners == 4 ? ((view).corners = 4, (call)) : ((view).corners = 3, (call)))
 
 static kd_view view_of(const vxk_kdtree* tree)
 {
@@ -812,8 +813,8 @@ static vxk_status validate_view(const kd_view* view, bool q16, uint32_t node_cou
                                 uint32_t stored_depth)
 {
     uint32_t n = view->primitive_count;
-    uint32_t leaf_max = q16 ? (view->corners == 4 ? VXK_KD16_QUAD_LEAF_MAX : 3u + view->count_bias)
-                            : 2u;
+    uint32_t leaf_max =
+        q16 ? (view->corners == 4 ? VXK_KD16_QUAD_LEAF_MAX : 3u + view->count_bias) : 2u;
     if (node_count == 0)
         return VXK_ERR_MALFORMED;
     uint8_t* seen = (uint8_t*)vxk_calloc(n + (size_t)node_count);
@@ -842,8 +843,7 @@ static vxk_status validate_view(const kd_view* view, bool q16, uint32_t node_cou
         max_depth = VXK_MAX(max_depth, e.depth);
         kd_decoded d = decode(view, q16, e.node);
         if (d.axis != VXK_KD_LEAF) {
-            if (d.child <= e.node || d.child + 1 >= node_count ||
-                sp + 2 > VXK_KD_MAX_DEPTH + 2) {
+            if (d.child <= e.node || d.child + 1 >= node_count || sp + 2 > VXK_KD_MAX_DEPTH + 2) {
                 status = VXK_ERR_MALFORMED;
                 break;
             }
@@ -1094,9 +1094,8 @@ static void quantize_quads(uint16_t* g, const vxk_mesh* mesh, const float* origi
 }
 
 // The quantized node of a built float node; leaves come as slot ranges of `order`.
-static vxk_kd_node16 to_node16(vxk_kd_node src, const uint32_t* order, bool quads,
-                               uint32_t id_bits, uint32_t count_bias, const float* origin,
-                               const float* step)
+static vxk_kd_node16 to_node16(vxk_kd_node src, const uint32_t* order, bool quads, uint32_t id_bits,
+                               uint32_t count_bias, const float* origin, const float* step)
 {
     vxk_kd_node16 dst;
     uint32_t axis = src.info & KD_AXIS_MASK;
@@ -1202,8 +1201,8 @@ vxk_status vxk_kdtree16_build(vxk_kdtree16* tree, const vxk_mesh* mesh, void* sc
         if (quads)
             quantize_quads(geo, mesh, origin, step, deq, windices);
         else
-            status = quantize_triangles(geo, geo + tv_count, &unique, mesh, origin, step, deq,
-                                        windices);
+            status =
+                quantize_triangles(geo, geo + tv_count, &unique, mesh, origin, step, deq, windices);
     }
     uint32_t capacity = n > 1 ? 2 * n - 1 : 1;
     uint32_t* order = (uint32_t*)(work + capacity);
@@ -1225,8 +1224,8 @@ vxk_status vxk_kdtree16_build(vxk_kdtree16* tree, const vxk_mesh* mesh, void* sc
             built.vertices = (uint16_t*)(mem + nb);
             built.vertex_count = quads ? 3 * n : unique;
             for (uint32_t i = 0; i < node_count; ++i)
-                built.nodes[i] = to_node16(work[i], order, quads, id_bits, count_bias, origin,
-                                           step);
+                built.nodes[i] =
+                    to_node16(work[i], order, quads, id_bits, count_bias, origin, step);
             if (quads) { // geometry and quad index in leaf order: a leaf is contiguous
                 built.ids = (uint16_t*)(mem + nb + vb);
                 for (uint32_t slot = 0; slot < n; ++slot) {

@@ -12,7 +12,8 @@ struct vxk_bullet_mesh {
     btBvhTriangleMeshShape* shape;
 };
 
-namespace {
+namespace
+{
 
 // Reaches the protected node count through a pointer to member (legal through a derived class).
 struct bvh_access : btQuantizedBvh {

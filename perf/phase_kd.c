@@ -389,8 +389,8 @@ void vxk_bench_kd(vxk_bench* b)
         double t0 = vxk_bench_now();
         found = 0;
         for (uint32_t q = 0; q < query_count; ++q)
-            found += vxk_kdtree_query_aabb(&tri_trees[queries[q].chunk], out, 4096,
-                                           &queries[q].box, NULL);
+            found += vxk_kdtree_query_aabb(&tri_trees[queries[q].chunk], out, 4096, &queries[q].box,
+                                           NULL);
         t_aabb[r] = vxk_bench_now() - t0;
     }
     double aabb_s = median(t_aabb, qreps);
@@ -449,30 +449,27 @@ void vxk_bench_kd(vxk_bench* b)
             uint32_t r1 = VXK_MIN(ray_count, r0 + ray_batch);
             double t0 = vxk_bench_now();
             for (uint32_t r = r0; r < r1; ++r)
-                hit_count += vxk_kdtree_raycast(&tri_trees[rays[r].chunk], &hits[r],
-                                                &rays[r].ray, NULL);
+                hit_count +=
+                    vxk_kdtree_raycast(&tri_trees[rays[r].chunk], &hits[r], &rays[r].ray, NULL);
             double t1 = vxk_bench_now();
             for (uint32_t r = r0; r < r1; ++r) {
                 vxk_kd_hit h;
-                quad_hits += vxk_kdtree_raycast(&quad_trees[rays[r].chunk], &h, &rays[r].ray,
-                                                NULL);
+                quad_hits += vxk_kdtree_raycast(&quad_trees[rays[r].chunk], &h, &rays[r].ray, NULL);
             }
             double t2 = vxk_bench_now();
             for (uint32_t r = r0; r < r1; ++r) {
                 vxk_kd_hit h;
-                q16_hits += vxk_kdtree16_raycast(&q16_trees[rays[r].chunk], &h, &rays[r].ray,
-                                                 NULL);
+                q16_hits += vxk_kdtree16_raycast(&q16_trees[rays[r].chunk], &h, &rays[r].ray, NULL);
             }
             double t3 = vxk_bench_now();
             for (uint32_t r = r0; r < r1; ++r) {
                 vxk_kd_hit h;
-                q16q_hits += vxk_kdtree16_raycast(&q16q_trees[rays[r].chunk], &h, &rays[r].ray,
-                                                  NULL);
+                q16q_hits +=
+                    vxk_kdtree16_raycast(&q16q_trees[rays[r].chunk], &h, &rays[r].ray, NULL);
             }
             double t4 = vxk_bench_now();
             for (uint32_t r = r0; r < r1; ++r)
-                any_hits += vxk_kdtree_raycast_any(&tri_trees[rays[r].chunk], &rays[r].ray,
-                                                   NULL);
+                any_hits += vxk_kdtree_raycast_any(&tri_trees[rays[r].chunk], &rays[r].ray, NULL);
             double t5 = vxk_bench_now();
             t_ray[rep] += t1 - t0;
             t_qray[rep] += t2 - t1;
@@ -490,8 +487,8 @@ void vxk_bench_kd(vxk_bench* b)
                                    ray->origin.y + ray->dir.y * ray->tmax,
                                    ray->origin.z + ray->dir.z * ray->tmax};
                     float fraction = 0.0f;
-                    int hit = vxk_bullet_raycast(peers[quantized][rays[r].chunk], from, to,
-                                                 &fraction);
+                    int hit =
+                        vxk_bullet_raycast(peers[quantized][rays[r].chunk], from, to, &fraction);
                     bh += (uint64_t)hit;
                     bullet_t[r] = hit ? fraction * ray->tmax : -1.0f;
                 }

@@ -76,7 +76,6 @@ static void mesh_piece_fn(void* ctx, uint32_t begin, uint32_t end, uint32_t thre
     }
 }
 
-
 // The article's box loop voxel by voxel (tested[] bytes, TrySpreadX/Y/Z), any-solid mode: the
 // speed reference for the bit-row version. Returns the box count.
 static uint32_t article_boxes(const uint8_t* voxels, const uint8_t* solid)

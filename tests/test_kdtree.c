@@ -34,8 +34,14 @@ static void tm_free(test_mesh* m)
     memset(m, 0, sizeof(*m));
 }
 
-typedef enum soup_kind { SOUP_RANDOM, SOUP_THIN, SOUP_FLAT, SOUP_DEGENERATE, SOUP_CLUSTER,
-                         SOUP_KIND_COUNT } soup_kind;
+typedef enum soup_kind {
+    SOUP_RANDOM,
+    SOUP_THIN,
+    SOUP_FLAT,
+    SOUP_DEGENERATE,
+    SOUP_CLUSTER,
+    SOUP_KIND_COUNT
+} soup_kind;
 
 static vxk_vec3 rand_point(uint64_t* s, float lo, float hi)
 {
@@ -227,9 +233,9 @@ static vxk_kd_ray random_ray(uint64_t* s, const vxk_mesh* m, vxk_aabb b)
         uint32_t a = (uint32_t)(vxk_test_rand(s) % 3);
         r.dir = (vxk_vec3){a == 0 ? sign : 0.0f, a == 1 ? sign : 0.0f, a == 2 ? sign : 0.0f};
     } else if (kind == 1) { // from inside the bounds
-        r.origin = (vxk_vec3){vxk_test_randf(s, b.min.x, b.max.x),
-                              vxk_test_randf(s, b.min.y, b.max.y),
-                              vxk_test_randf(s, b.min.z, b.max.z)};
+        r.origin =
+            (vxk_vec3){vxk_test_randf(s, b.min.x, b.max.x), vxk_test_randf(s, b.min.y, b.max.y),
+                       vxk_test_randf(s, b.min.z, b.max.z)};
     } else if ((kind == 2 || kind == 3) && m->primitive_count) { // at a vertex or an edge point
         uint32_t p = (uint32_t)(vxk_test_rand(s) % m->primitive_count);
         uint32_t c0 = (uint32_t)(vxk_test_rand(s) % m->corners);
@@ -316,13 +322,12 @@ static int check_rays(const vxk_kdtree* tree, const vxk_mesh* m, uint64_t* s, ui
                     tree->bounds.min.z, tree->bounds.max.x, tree->bounds.max.y, tree->bounds.max.z);
         }
         VXK_CHECK_MSG(tree_hit == brute_hit && any == brute_hit,
-                      "ray %u: tree %d any %d brute %d (t %g prim %u)", i, tree_hit, any,
-                      brute_hit, (double)bh.t, bh.primitive);
+                      "ray %u: tree %d any %d brute %d (t %g prim %u)", i, tree_hit, any, brute_hit,
+                      (double)bh.t, bh.primitive);
         if (!brute_hit)
             continue;
         // the same primitive test on the same data: identical results, ties to the lower index
-        VXK_CHECK_MSG(th.primitive == bh.primitive && th.t == bh.t && th.u == bh.u &&
-                          th.v == bh.v,
+        VXK_CHECK_MSG(th.primitive == bh.primitive && th.t == bh.t && th.u == bh.u && th.v == bh.v,
                       "ray %u: tree prim %u t %.9g, brute prim %u t %.9g", i, th.primitive,
                       (double)th.t, bh.primitive, (double)bh.t);
     }
@@ -336,8 +341,8 @@ static int check_tree(const vxk_mesh* m, uint64_t* s, uint32_t queries, uint32_t
     VXK_CHECK_EQ_INT(vxk_kdtree_build(&tree, m, NULL, 0), VXK_OK);
     VXK_CHECK_EQ_INT(vxk_kdtree_validate(&tree), VXK_OK);
     // depth bound of the 25% rule
-    double bound = m->primitive_count > 2 ? ceil(log(m->primitive_count / 2.0) / log(4.0 / 3.0)) + 1
-                                          : 0;
+    double bound =
+        m->primitive_count > 2 ? ceil(log(m->primitive_count / 2.0) / log(4.0 / 3.0)) + 1 : 0;
     VXK_CHECK_MSG(tree.depth <= bound, "depth %u > %g", tree.depth, bound);
     VXK_CHECK(tree.node_count <= (m->primitive_count > 1 ? 2 * m->primitive_count - 1 : 1));
     int fail = check_aabb_queries(&tree, m, s, queries) || check_rays(&tree, m, s, rays);
@@ -436,8 +441,8 @@ static int test_quantized(void)
             VXK_CHECK(q.vertex_count == 3 * m.mesh.primitive_count && !q.indices);
         if (voxel) { // integer coordinates are exact on the power-of-two grid
             for (uint32_t i = 0; i < m.mesh.primitive_count * m.mesh.corners; ++i)
-                VXK_CHECK(memcmp(&deq.vertices[deq.indices[i]],
-                                 &m.mesh.vertices[m.mesh.indices[i]], sizeof(vxk_vec3)) == 0);
+                VXK_CHECK(memcmp(&deq.vertices[deq.indices[i]], &m.mesh.vertices[m.mesh.indices[i]],
+                                 sizeof(vxk_vec3)) == 0);
         }
         vxk_kdtree f;
         VXK_CHECK_EQ_INT(vxk_kdtree_build(&f, &deq, NULL, 0), VXK_OK);
@@ -463,8 +468,8 @@ static int test_quantized(void)
             float h = vxk_test_randf(&s, 0, 3);
             vxk_aabb box = {{c.x - h, c.y - h, c.z - h}, {c.x + h, c.y + h, c.z + h}};
             if (i % 3 == 0) {
-                vxk_vec3 p = deq.vertices[deq.indices[vxk_test_rand(&s) % (deq.primitive_count *
-                                                                             deq.corners)]];
+                vxk_vec3 p = deq.vertices[deq.indices[vxk_test_rand(&s) %
+                                                      (deq.primitive_count * deq.corners)]];
                 box = (vxk_aabb){p, {p.x + h, p.y, p.z + h}};
             }
             uint32_t n1 = vxk_kdtree16_query_aabb(&q, a1, cap, &box, (i & 1) ? scratch : NULL);
@@ -527,8 +532,8 @@ static int check_q16_against_brute(const vxk_kdtree16* q, const vxk_mesh* deq, u
         if (brute_hit)
             VXK_CHECK_MSG(th.primitive == bh.primitive && th.t == bh.t && th.u == bh.u &&
                               th.v == bh.v,
-                          "q16 ray %u: tree prim %u t %.9g, brute prim %u t %.9g", i,
-                          th.primitive, (double)th.t, bh.primitive, (double)bh.t);
+                          "q16 ray %u: tree prim %u t %.9g, brute prim %u t %.9g", i, th.primitive,
+                          (double)th.t, bh.primitive, (double)bh.t);
         vxk_vec3 c = r.origin;
         float h = vxk_test_randf(s, 0, 4);
         vxk_aabb box = {{c.x - h, c.y - h, c.z - h}, {c.x + h, c.y + h, c.z + h}};
@@ -755,8 +760,8 @@ static int test_quads_vs_triangles(void)
                 const uint32_t* idx = mq.mesh.indices + 4 * quad;
                 vxk_vec3 v0 = mq.mesh.vertices[idx[0]], v2 = mq.mesh.vertices[idx[2]];
                 float d = FLT_MAX;
-                float pa[3] = {p.x, p.y, p.z}, lo[3] = {fminf(v0.x, v2.x), fminf(v0.y, v2.y),
-                                                        fminf(v0.z, v2.z)};
+                float pa[3] = {p.x, p.y, p.z},
+                      lo[3] = {fminf(v0.x, v2.x), fminf(v0.y, v2.y), fminf(v0.z, v2.z)};
                 float hi[3] = {fmaxf(v0.x, v2.x), fmaxf(v0.y, v2.y), fmaxf(v0.z, v2.z)};
                 for (int a = 0; a < 3; ++a)
                     if (hi[a] > lo[a])

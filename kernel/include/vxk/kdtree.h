@@ -17,7 +17,7 @@ extern "C" {
 // depth + 1 entries.
 #define VXK_KD_MAX_DEPTH 96
 #define VXK_KD_MAX_PRIMITIVES (1u << 28)
-#define VXK_KD_LEAF 3u            // the axis tag of a leaf
+#define VXK_KD_LEAF 3u // the axis tag of a leaf
 #define VXK_KD_NO_PRIMITIVE 0xFFFFFFFFu
 
 // One node, 12 bytes. info: bits 0-1 axis (0 = x, 1 = y, 2 = z, 3 = leaf), bits 2-31 the index
@@ -36,16 +36,16 @@ typedef struct vxk_kd_node {
 // A tree over a mesh it does not own: the mesh arrays must stay alive and unchanged while the tree
 // is used. All fields are read-only for users.
 typedef struct vxk_kdtree {
-    vxk_kd_node* nodes;        // node_count nodes, root at 0 (allocated through vxk_alloc)
+    vxk_kd_node* nodes; // node_count nodes, root at 0 (allocated through vxk_alloc)
     uint32_t node_count;
-    uint32_t depth;            // edges on the longest root-to-leaf path (0 for a lone leaf)
-    vxk_aabb bounds;           // tight bounds of all primitives (empty mesh: min > max)
-    const vxk_vec3* vertices;  // the mesh's arrays
+    uint32_t depth;           // edges on the longest root-to-leaf path (0 for a lone leaf)
+    vxk_aabb bounds;          // tight bounds of all primitives (empty mesh: min > max)
+    const vxk_vec3* vertices; // the mesh's arrays
     const uint32_t* indices;
     uint32_t vertex_count;
     uint32_t primitive_count;
-    uint32_t corners;          // 3 or 4
-    bool owns_nodes;           // nodes were allocated by vxk_kdtree_build (not vxk_kdtree_build_in)
+    uint32_t corners; // 3 or 4
+    bool owns_nodes;  // nodes were allocated by vxk_kdtree_build (not vxk_kdtree_build_in)
 } vxk_kdtree;
 
 // A ray segment: points origin + t * dir for t in [0, tmax]. dir need not be normalised; t is in
@@ -129,8 +129,8 @@ vxk_status vxk_kdtree_validate(const vxk_kdtree* tree);
 // primitive's vertices in order. Two-sided.
 bool vxk_kd_intersect_triangle(const vxk_kd_ray* ray, vxk_vec3 v0, vxk_vec3 v1, vxk_vec3 v2,
                                float tmax, float* t, float* u, float* v);
-bool vxk_kd_intersect_quad(const vxk_kd_ray* ray, vxk_vec3 v0, vxk_vec3 v1, vxk_vec3 v3,
-                           float tmax, float* t, float* u, float* v);
+bool vxk_kd_intersect_quad(const vxk_kd_ray* ray, vxk_vec3 v0, vxk_vec3 v1, vxk_vec3 v3, float tmax,
+                           float* t, float* u, float* v);
 
 // ---- 16-bit quantized variant ------------------------------------------------------------------
 //
@@ -167,15 +167,15 @@ typedef struct vxk_kdtree16 {
     vxk_kd_node16* nodes;
     uint32_t node_count;
     uint32_t depth;
-    uint16_t* vertices;        // 3 * vertex_count: x, y, z per vertex (quads: 3 per slot)
-    uint16_t* indices;         // triangles: 3 * primitive_count; quads: NULL
-    uint16_t* ids;             // quads: the quad index of each slot; triangles: NULL
+    uint16_t* vertices; // 3 * vertex_count: x, y, z per vertex (quads: 3 per slot)
+    uint16_t* indices;  // triangles: 3 * primitive_count; quads: NULL
+    uint16_t* ids;      // quads: the quad index of each slot; triangles: NULL
     uint32_t vertex_count;
     uint32_t primitive_count;
     uint32_t corners;
-    vxk_vec3 origin;           // dequantized coordinate = origin + q * step (per axis)
-    vxk_vec3 step;             // powers of two
-    vxk_aabb bounds;           // bounds of the dequantized primitives
+    vxk_vec3 origin; // dequantized coordinate = origin + q * step (per axis)
+    vxk_vec3 step;   // powers of two
+    vxk_aabb bounds; // bounds of the dequantized primitives
 } vxk_kdtree16;
 
 // Quantizes the mesh and builds its tree; owns all its arrays. Errors as vxk_kdtree_build, plus
