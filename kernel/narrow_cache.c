@@ -1,6 +1,7 @@
-// narrow_cache.c: lazily built per-chunk mesh + loose kD tree, cached under a byte budget with
-// LRU eviction, single-flight builds and pinning (seed 000: "lazy generation of collision objects
-// ... a cache of the resulting objects so that the memory overhead remained manageable").
+// narrow_cache.c: lazily built per-chunk quads + quantized loose kD tree, cached under a byte
+// budget with LRU eviction, single-flight builds and pinning (seed 000: "lazy generation of
+// collision objects ... a cache of the resulting objects so that the memory overhead remained
+// manageable").
 #include "narrow_cache.h"
 
 #include <vxk/broadphase.h>
@@ -50,7 +51,7 @@ struct vxk_narrow_cache {
     vxk_ray_grid* _Atomic grid;
 };
 
-#define GRID_MAX_CELLS (1u << 20)
+#define GRID_MAX_CELLS (1u << 22)
 #define GRID_CELLS_PER_ENTRY 64u
 
 static uint64_t coord_hash(int32_t x, int32_t y, int32_t z)
@@ -66,16 +67,79 @@ static uint64_t coord_hash(int32_t x, int32_t y, int32_t z)
 
 // ---- building ---------------------------------------------------------------------------------
 
-static size_t chunk_data_bytes(const vxk_narrow_chunk* c)
+// Builder scratch on the stack when it fits (the common case: a chunk of up to a few hundred
+// quads), else one allocation for the call.
+#define BUILD_STACK_BYTES (64 * 1024)
+
+// The float quad mesh of the quads (4 unshared corners each, as vxk_quads_to_mesh places them)
+// into caller arrays.
+static void fill_quad_mesh(vxk_mesh* mesh, vxk_vec3* vertices, uint32_t* indices,
+                           const vxk_quad* quads, uint32_t count)
 {
-    size_t mesh = (size_t)c->mesh.vertex_count * sizeof(vxk_vec3) +
-                  (size_t)c->mesh.primitive_count * c->mesh.corners * sizeof(uint32_t) +
-                  (size_t)c->mesh.primitive_count;
-    return (size_t)c->quad_count * sizeof(vxk_quad) + mesh + vxk_kdtree_bytes(&c->tree);
+    for (uint32_t i = 0; i < count; ++i) {
+        vxk_quad_corners(&vertices[4 * (size_t)i], quads[i], (vxk_vec3){0, 0, 0}, 1.0f);
+        for (uint32_t c = 0; c < 4; ++c)
+            indices[4 * (size_t)i + c] = 4 * i + c;
+    }
+    *mesh = (vxk_mesh){vertices, 4 * count, indices, NULL, count, 4};
 }
 
-vxk_status vxk_narrow_build_chunk(const vxk_world* world, int32_t cx, int32_t cy, int32_t cz,
-                                  vxk_narrow_chunk* out)
+static size_t align8(size_t bytes)
+{
+    return (bytes + 7) & ~(size_t)7;
+}
+
+// The quantized quad tree over the quads: the float mesh it quantizes and the builder scratch
+// live only for the call. VXK_ERR_UNSUPPORTED past the tree's limits.
+static vxk_status build_quantized(vxk_narrow_chunk* out, const vxk_quad* quads, uint32_t count)
+{
+    size_t vb = align8((size_t)count * 4 * sizeof(vxk_vec3));
+    size_t ib = align8((size_t)count * 4 * sizeof(uint32_t));
+    size_t sb = vxk_kdtree_build_scratch_size(count);
+    size_t need = vb + ib + sb;
+    _Alignas(8) uint8_t stack[BUILD_STACK_BYTES];
+    uint8_t* mem = need <= sizeof(stack) ? stack : (uint8_t*)vxk_alloc(need);
+    if (!mem)
+        return VXK_ERR_OUT_OF_MEMORY;
+    vxk_mesh mesh;
+    fill_quad_mesh(&mesh, (vxk_vec3*)mem, (uint32_t*)(mem + vb), quads, count);
+    vxk_status status = vxk_kdtree16_build(&out->tree16, &mesh, mem + vb + ib, sb);
+    if (mem != stack)
+        vxk_free(mem, need);
+    if (status == VXK_OK)
+        out->quantized = true;
+    return status;
+}
+
+// The float fallback: mesh and nodes in one block, the tree built into it.
+static vxk_status build_float(vxk_narrow_chunk* out, const vxk_quad* quads, uint32_t count)
+{
+    uint32_t max_nodes = vxk_kdtree_max_nodes(count);
+    size_t nb = align8((size_t)max_nodes * sizeof(vxk_kd_node));
+    size_t vb = align8((size_t)count * 4 * sizeof(vxk_vec3));
+    size_t ib = (size_t)count * 4 * sizeof(uint32_t);
+    size_t block_bytes = nb + vb + ib;
+    uint8_t* block = (uint8_t*)vxk_alloc(block_bytes);
+    if (!block)
+        return VXK_ERR_OUT_OF_MEMORY;
+    fill_quad_mesh(&out->mesh, (vxk_vec3*)(block + nb), (uint32_t*)(block + nb + vb), quads, count);
+    size_t sb = vxk_kdtree_build_scratch_size(count);
+    _Alignas(8) uint8_t stack[BUILD_STACK_BYTES];
+    bool fits = sb <= sizeof(stack);
+    vxk_status status = vxk_kdtree_build_in(&out->tree, &out->mesh, (vxk_kd_node*)block, max_nodes,
+                                            fits ? stack : NULL, fits ? sb : 0);
+    if (status != VXK_OK) {
+        vxk_free(block, block_bytes);
+        memset(&out->mesh, 0, sizeof(out->mesh));
+        return status;
+    }
+    out->block = block;
+    out->block_bytes = block_bytes;
+    return VXK_OK;
+}
+
+static vxk_status build_chunk(const vxk_world* world, int32_t cx, int32_t cy, int32_t cz,
+                              bool allow_quantized, vxk_narrow_chunk* out)
 {
     memset(out, 0, sizeof(*out));
     out->coord = (vxk_int3){cx, cy, cz};
@@ -92,16 +156,10 @@ vxk_status vxk_narrow_build_chunk(const vxk_world* world, int32_t cx, int32_t cy
             return VXK_ERR_OUT_OF_MEMORY;
         memcpy(out->quads, quads, (size_t)count * sizeof(vxk_quad));
         out->quad_count = count;
-    }
-    status = vxk_quads_to_mesh(&out->mesh, quads, count, 4, (vxk_vec3){0, 0, 0}, 1.0f);
-    if (status == VXK_OK) {
-        // Builder scratch on the stack when it fits (the common case), else allocated.
-        _Alignas(8) uint8_t scratch[64 * 1024];
-        size_t need = vxk_kdtree_build_scratch_size(count);
-        status = vxk_kdtree_build(&out->tree, &out->mesh, need <= sizeof(scratch) ? scratch : NULL,
-                                  need <= sizeof(scratch) ? sizeof(scratch) : 0);
-        if (status != VXK_OK)
-            vxk_mesh_free(&out->mesh);
+        // Voxel-unit corners are exact on the quantized grid: same hits, a third of the bytes.
+        status = allow_quantized ? build_quantized(out, quads, count) : VXK_ERR_UNSUPPORTED;
+        if (status == VXK_ERR_UNSUPPORTED)
+            status = build_float(out, quads, count);
     }
     if (status != VXK_OK) {
         vxk_free(out->quads, (size_t)out->quad_count * sizeof(vxk_quad));
@@ -109,15 +167,33 @@ vxk_status vxk_narrow_build_chunk(const vxk_world* world, int32_t cx, int32_t cy
         out->quad_count = 0;
         return status;
     }
-    out->bytes = chunk_data_bytes(out) + sizeof(narrow_entry);
+    out->bytes = (size_t)count * sizeof(vxk_quad) + vxk_kdtree16_total_bytes(&out->tree16) +
+                 out->block_bytes + sizeof(narrow_entry);
     return VXK_OK;
+}
+
+vxk_status vxk_narrow_build_chunk(const vxk_world* world, int32_t cx, int32_t cy, int32_t cz,
+                                  vxk_narrow_chunk* out)
+{
+    return build_chunk(world, cx, cy, cz, true, out);
+}
+
+vxk_status vxk_narrow_build_chunk_float(const vxk_world* world, int32_t cx, int32_t cy, int32_t cz,
+                                        vxk_narrow_chunk* out)
+{
+    return build_chunk(world, cx, cy, cz, false, out);
 }
 
 void vxk_narrow_free_chunk(vxk_narrow_chunk* chunk)
 {
+    vxk_kdtree16_free(&chunk->tree16);
     vxk_kdtree_free(&chunk->tree);
-    vxk_mesh_free(&chunk->mesh);
+    vxk_free(chunk->block, chunk->block_bytes);
     vxk_free(chunk->quads, (size_t)chunk->quad_count * sizeof(vxk_quad));
+    chunk->block = NULL;
+    chunk->block_bytes = 0;
+    memset(&chunk->mesh, 0, sizeof(chunk->mesh));
+    chunk->quantized = false;
     chunk->quads = NULL;
     chunk->quad_count = 0;
 }
@@ -657,8 +733,12 @@ static vxk_status acquire_stamped(vxk_narrow_cache* cache, const vxk_world* worl
     // Key fields (coord, stamp) are read under the shard lock by others: leave them alone.
     fresh->data.quads = built.quads;
     fresh->data.quad_count = built.quad_count;
+    fresh->data.quantized = built.quantized;
+    fresh->data.tree16 = built.tree16;
     fresh->data.mesh = built.mesh;
     fresh->data.tree = built.tree;
+    fresh->data.block = built.block;
+    fresh->data.block_bytes = built.block_bytes;
     fresh->data.bytes = built.bytes;
     fresh->data.build_serial = serial;
     atomic_fetch_add_explicit(&cache->bytes, built.bytes, memory_order_relaxed);

@@ -1,5 +1,5 @@
 // narrow_cache.h: the lazy narrowphase data of terrain chunks (seed 000, "Narrowphase: analysis
-// & plan"): a chunk's mesh and loose kD tree are built on first need (a contact or a ray), kept in
+// & plan"): a chunk's quads and loose kD tree are built on first need (a contact or a ray), kept in
 // a thread-safe cache under a byte budget with LRU eviction, and rebuilt after an edit.
 //
 // Keys: a chunk coordinate plus a stamp of the voxel data the quads depend on: the versions of the
@@ -29,18 +29,26 @@
 
 #include "world_internal.h"
 
-// The narrowphase data of one chunk: immutable while pinned. The mesh is in chunk-local voxel
-// units (vertices are small exact integers; world = (8 * coord + local) * voxel_size), one quad
-// primitive per mesher quad, so primitive i is quads[i] (with its edge flags for contacts).
+// The narrowphase data of one chunk: immutable while pinned. quads are the mesher quads (with
+// their edge flags, for contacts); quad i is primitive i of the ray structure. The ray structure
+// is in chunk-local voxel units (corners are small exact integers; world = (8 * coord + local) *
+// voxel_size): the 16-bit quantized quad tree (quantized, the normal case: integer corners in
+// [0, 8] quantize exactly, so its hits equal those of the float tree bit for bit), or, when a
+// mesh exceeds its limits, a float quad mesh (4 unshared corners per quad, no materials) with a
+// float loose kD tree, both in one block.
 typedef struct vxk_narrow_chunk {
     vxk_int3 coord;
     uint32_t quad_count;
-    uint64_t stamp;          // version stamp the data was built from
-    uint64_t build_serial;   // 1 + index of the build in this cache (tests count builds)
-    vxk_quad* quads;         // quad_count mesher quads
-    vxk_mesh mesh;           // corners 4, chunk-local voxel units, materials per quad
-    vxk_kdtree tree;         // loose kD tree over mesh
-    size_t bytes;            // what the entry holds (quads + mesh + tree + entry)
+    uint64_t stamp;        // version stamp the data was built from
+    uint64_t build_serial; // 1 + index of the build in this cache (tests count builds)
+    vxk_quad* quads;       // quad_count mesher quads
+    bool quantized;        // tree16 is the ray structure (else mesh + tree)
+    vxk_kdtree16 tree16;   // quantized quad tree (owns its block)
+    vxk_mesh mesh;         // float fallback: corners 4, chunk-local voxel units
+    vxk_kdtree tree;       // float fallback: loose kD tree over mesh, nodes in the block
+    void* block;           // float fallback: vertices, indices and nodes in one allocation
+    size_t block_bytes;
+    size_t bytes; // what the entry holds (quads + ray structure + entry)
 } vxk_narrow_chunk;
 
 typedef struct vxk_narrow_cache vxk_narrow_cache;
@@ -51,15 +59,15 @@ typedef struct vxk_narrow_ref {
 } vxk_narrow_ref;
 
 typedef struct vxk_narrow_stats {
-    uint64_t hits;        // acquires served by a resident entry (including waits on a build)
-    uint64_t misses;      // acquires that started a build
-    uint64_t builds;      // builds completed (successful or not)
-    uint64_t waits;       // acquires that waited for another thread's build
-    uint64_t evictions;   // entries evicted for the budget
-    uint64_t stale;       // entries dropped because the chunk changed
-    uint64_t entries;     // resident entries now
-    uint64_t bytes;       // bytes held now (resident + detached but pinned)
-    uint64_t budget;      // byte budget
+    uint64_t hits;      // acquires served by a resident entry (including waits on a build)
+    uint64_t misses;    // acquires that started a build
+    uint64_t builds;    // builds completed (successful or not)
+    uint64_t waits;     // acquires that waited for another thread's build
+    uint64_t evictions; // entries evicted for the budget
+    uint64_t stale;     // entries dropped because the chunk changed
+    uint64_t entries;   // resident entries now
+    uint64_t bytes;     // bytes held now (resident + detached but pinned)
+    uint64_t budget;    // byte budget
 } vxk_narrow_stats;
 
 // The world's cache, created on first use (thread-safe) and destroyed with the world. NULL only
@@ -79,16 +87,16 @@ uint64_t vxk_narrow_stamp(const vxk_world* world, int32_t cx, int32_t cy, int32_
 vxk_status vxk_narrow_acquire(const vxk_world* world, int32_t cx, int32_t cy, int32_t cz,
                               const vxk_narrow_chunk** out, vxk_narrow_ref* ref);
 // Same with a known stamp (vxk_narrow_stamp of the chunk, nonzero).
-vxk_status vxk_narrow_acquire_stamped(vxk_narrow_cache* cache, const vxk_world* world,
-                                      int32_t cx, int32_t cy, int32_t cz, uint64_t stamp,
+vxk_status vxk_narrow_acquire_stamped(vxk_narrow_cache* cache, const vxk_world* world, int32_t cx,
+                                      int32_t cy, int32_t cz, uint64_t stamp,
                                       const vxk_narrow_chunk** out, vxk_narrow_ref* ref);
 // Same as vxk_narrow_acquire, but an entry whose stamp was confirmed at the current terrain epoch
 // (vxk_terrain_epoch; every write call changes it) is handed out without recomputing the stamp:
 // one shard lock and no map lookups on a hit. Other entries are revalidated by stamp once per
 // epoch. Same contract and errors as vxk_narrow_acquire.
-vxk_status vxk_narrow_acquire_current(vxk_narrow_cache* cache, const vxk_world* world,
-                                      int32_t cx, int32_t cy, int32_t cz,
-                                      const vxk_narrow_chunk** out, vxk_narrow_ref* ref);
+vxk_status vxk_narrow_acquire_current(vxk_narrow_cache* cache, const vxk_world* world, int32_t cx,
+                                      int32_t cy, int32_t cz, const vxk_narrow_chunk** out,
+                                      vxk_narrow_ref* ref);
 // Unpins; safe on a zeroed ref. Lock-free.
 void vxk_narrow_release(vxk_narrow_ref* ref);
 
@@ -98,8 +106,8 @@ void vxk_narrow_release(vxk_narrow_ref* ref);
 // chunks reads one cell per chunk instead of a hash lookup. Cell = pointer to the entry's 8 solid
 // words (vxk_broadphase_peek) | tag in the low 2 bits; 0 = no entry. Immutable once published.
 typedef struct vxk_ray_grid {
-    int32_t min[3];        // chunk coordinate of cell 0
-    uint32_t size[3];      // cells per axis
+    int32_t min[3];         // chunk coordinate of cell 0
+    uint32_t size[3];       // cells per axis
     const uintptr_t* cells; // size[0] * size[1] * size[2], x fastest, then z, then y
     size_t bytes;
 } vxk_ray_grid;
@@ -107,7 +115,7 @@ typedef struct vxk_ray_grid {
 // The grid of the current broadphase (vxk_broadphase_generation), built on first need after each
 // build or update (two passes over the broadphase map and a zeroed array of the box's cells, under
 // a lock; concurrent callers wait). Whether there is a grid depends on the entries alone. NULL when
-// the box holds more than 2^20 cells or 64 cells per entry, or out of memory: use
+// the box holds more than 2^22 cells or 64 cells per entry, or out of memory: use
 // vxk_broadphase_peek then. Valid until the next broadphase build or update (which may not run
 // concurrently with rays). Thread-safe.
 const vxk_ray_grid* vxk_narrow_ray_grid(vxk_narrow_cache* cache, const vxk_world* world);
@@ -126,9 +134,28 @@ static inline uint8_t vxk_ray_grid_peek(const vxk_ray_grid* g, int32_t cx, int32
     return (uint8_t)(cell & 3);
 }
 
-// Builds a chunk's narrowphase data outside the cache (tests compare against it).
+// Builds a chunk's narrowphase data outside the cache (tests compare against it): the quantized
+// tree, or the float one when the quads exceed the quantized tree's limits. Errors:
+// VXK_ERR_OUT_OF_MEMORY (*out zeroed but for coord and stamp).
 vxk_status vxk_narrow_build_chunk(const vxk_world* world, int32_t cx, int32_t cy, int32_t cz,
                                   vxk_narrow_chunk* out);
+// Same, always with the float fallback (tests compare the two structures).
+vxk_status vxk_narrow_build_chunk_float(const vxk_world* world, int32_t cx, int32_t cy, int32_t cz,
+                                        vxk_narrow_chunk* out);
+// The chunk's closest hit (vxk_kdtree_raycast / vxk_kdtree16_raycast contract; the ray in
+// chunk-local voxel units) and any-hit query, through whichever structure it holds. A chunk
+// without quads misses.
+static inline bool vxk_narrow_raycast(const vxk_narrow_chunk* c, vxk_kd_hit* hit,
+                                      const vxk_kd_ray* ray)
+{
+    return c->quantized ? vxk_kdtree16_raycast(&c->tree16, hit, ray, NULL)
+                        : vxk_kdtree_raycast(&c->tree, hit, ray, NULL);
+}
+static inline bool vxk_narrow_raycast_any(const vxk_narrow_chunk* c, const vxk_kd_ray* ray)
+{
+    return c->quantized ? vxk_kdtree16_raycast_any(&c->tree16, ray, NULL)
+                        : vxk_kdtree_raycast_any(&c->tree, ray, NULL);
+}
 void vxk_narrow_free_chunk(vxk_narrow_chunk* chunk);
 
 // Changes the budget and evicts down to it (unpinned entries). Thread-safe.

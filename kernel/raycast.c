@@ -1,7 +1,8 @@
 // raycast.c: world ray queries (seed 000, Roblox terrain physics, "Loose kD tree: queries"): a
 // chunk-level 3D DDA (Amanatides & Woo 1987) in voxel units over a dense grid of the bit
-// broadphase, a mask test per chunk, then the chunk's lazily built kD tree front to back with
-// early exit; cached trees are reused without revalidation while the terrain epoch is unchanged.
+// broadphase, a mask test per chunk, then the chunk's lazily built quantized kD tree front to back
+// with early exit; cached trees are reused without revalidation while the terrain epoch is
+// unchanged.
 #include <vxk/broadphase.h>
 #include <vxk/raycast.h>
 
@@ -26,10 +27,10 @@ _Static_assert(sizeof(vxk_ray_hit) == 44, "vxk_ray_hit is 44 bytes");
 
 // A prepared ray: voxel-unit origin, voxel-unit direction per world unit, world-unit direction.
 typedef struct ray_setup {
-    float o[3];   // origin / voxel_size
-    float dv[3];  // normalize(direction) / voxel_size
-    float dn[3];  // normalize(direction)
-    float tmax;   // max_distance (world units), FLT_MAX for +inf
+    float o[3];  // origin / voxel_size
+    float dv[3]; // normalize(direction) / voxel_size
+    float dn[3]; // normalize(direction)
+    float tmax;  // max_distance (world units), FLT_MAX for +inf
     vxk_vec3 origin;
 } ray_setup;
 
@@ -145,17 +146,18 @@ static void bounds_compute(const vxk_world* world, ray_bounds* b)
 }
 
 // Clips [*t0, *t1] (world units) to a box in voxel units; false when the segment misses it.
-static bool clip_box(const ray_setup* r, const double lo[3], const double hi[3], double* t0,
-                     double* t1)
+// inv: 1 / dv per axis (0 where dv is 0), computed once per ray.
+static bool clip_box(const ray_setup* r, const double inv[3], const double lo[3],
+                     const double hi[3], double* t0, double* t1)
 {
     for (int a = 0; a < 3; ++a) {
-        double o = r->o[a], d = r->dv[a];
-        if (d == 0.0) {
+        double o = r->o[a];
+        if (r->dv[a] == 0.0f) {
             if (o < lo[a] || o > hi[a])
                 return false;
             continue;
         }
-        double ta = (lo[a] - o) / d, tb = (hi[a] - o) / d;
+        double ta = (lo[a] - o) * inv[a], tb = (hi[a] - o) * inv[a];
         if (ta > tb) {
             double x = ta;
             ta = tb;
@@ -205,8 +207,8 @@ static vxk_status memo_get(ray_context* ctx, int32_t cx, int32_t cy, int32_t cz,
 {
     ray_memo* m = &ctx->memo;
     bool linear = m->mask < RAY_MEMO_LINEAR;
-    uint32_t h = ((uint32_t)cx * 0x9E3779B1u) ^ ((uint32_t)cy * 0x85EBCA77u) ^
-                 ((uint32_t)cz * 0xC2B2AE3Du);
+    uint32_t h =
+        ((uint32_t)cx * 0x9E3779B1u) ^ ((uint32_t)cy * 0x85EBCA77u) ^ ((uint32_t)cz * 0xC2B2AE3Du);
     h ^= h >> 15;
     if (linear) {
         for (uint32_t i = 0; i < m->count; ++i) {
@@ -229,8 +231,7 @@ static vxk_status memo_get(ray_context* ctx, int32_t cx, int32_t cy, int32_t cz,
     }
     const vxk_narrow_chunk* data = NULL;
     vxk_narrow_ref ref = {0};
-    vxk_status status =
-        vxk_narrow_acquire_current(ctx->cache, ctx->world, cx, cy, cz, &data, &ref);
+    vxk_status status = vxk_narrow_acquire_current(ctx->cache, ctx->world, cx, cy, cz, &data, &ref);
     if (status != VXK_OK)
         return status;
     if (m->count >= m->limit)
@@ -316,11 +317,11 @@ static vxk_status visit_chunk(ray_context* ctx, const ray_setup* r, int32_t cx, 
                      {r->dv[0], r->dv[1], r->dv[2]},
                      best->found ? best->t : r->tmax};
     if (any) {
-        best->found |= vxk_kdtree_raycast_any(&data->tree, &kr, NULL);
+        best->found |= vxk_narrow_raycast_any(data, &kr);
         return VXK_OK;
     }
     vxk_kd_hit hit;
-    if (vxk_kdtree_raycast(&data->tree, &hit, &kr, NULL) && (!best->found || hit.t < best->t)) {
+    if (vxk_narrow_raycast(data, &hit, &kr) && (!best->found || hit.t < best->t)) {
         best->t = hit.t;
         best->found = true;
         best->quad = data->quads[hit.primitive];
@@ -370,9 +371,14 @@ static vxk_status ray_trace(ray_context* ctx, const ray_setup* r, bool any, vxk_
     }
     double t0 = 0.0, t1 = r->tmax;
     double maxdv = dmax(fabs(r->dv[0]), dmax(fabs(r->dv[1]), fabs(r->dv[2])));
+    // Reciprocals once per ray: the slab clips and the DDA multiply. Their rounding moves chunk
+    // boundaries by an ulp, far inside the ev/et thickening, and hits come from the kD queries.
+    double inv[3];
+    for (int a = 0; a < 3; ++a)
+        inv[a] = r->dv[a] != 0.0f ? 1.0 / (double)r->dv[a] : 0.0;
     const double lim[3] = {-RAY_VOXEL_LIMIT, -RAY_VOXEL_LIMIT, -RAY_VOXEL_LIMIT};
     const double lim_hi[3] = {RAY_VOXEL_LIMIT, RAY_VOXEL_LIMIT, RAY_VOXEL_LIMIT};
-    bool live = clip_box(r, lim, lim_hi, &t0, &t1);
+    bool live = clip_box(r, inv, lim, lim_hi, &t0, &t1);
     if (live && ctx->grid) {
         // Every broadphase entry lies in the grid's box: outside it no chunk has anything to
         // visit, so the segment is clipped to the box (plus a voxel) in O(1).
@@ -381,7 +387,7 @@ static vxk_status ray_trace(ray_context* ctx, const ray_setup* r, bool any, vxk_
             lo[a] = 8.0 * (double)ctx->grid->min[a] - 1.0;
             hi[a] = 8.0 * ((double)ctx->grid->min[a] + (double)ctx->grid->size[a]) + 1.0;
         }
-        live = clip_box(r, lo, hi, &t0, &t1);
+        live = clip_box(r, inv, lo, hi, &t0, &t1);
     }
     if (live && (t1 - t0) * maxdv > RAY_LONG_CHUNKS * 8.0) {
         // The sorted chunk view gives the y range in O(1) (first and last chunk): most long rays
@@ -391,11 +397,10 @@ static vxk_status ray_trace(ray_context* ctx, const ray_setup* r, bool any, vxk_
         if (!sorted || count == 0) {
             live = false;
         } else {
-            double lo[3] = {-RAY_VOXEL_LIMIT, 8.0 * (double)sorted[0]->cy - 1.0,
-                            -RAY_VOXEL_LIMIT};
+            double lo[3] = {-RAY_VOXEL_LIMIT, 8.0 * (double)sorted[0]->cy - 1.0, -RAY_VOXEL_LIMIT};
             double hi[3] = {RAY_VOXEL_LIMIT, 8.0 * ((double)sorted[count - 1]->cy + 1.0) + 1.0,
                             RAY_VOXEL_LIMIT};
-            live = clip_box(r, lo, hi, &t0, &t1);
+            live = clip_box(r, inv, lo, hi, &t0, &t1);
         }
     }
     if (live && (t1 - t0) * maxdv > RAY_LONG_CHUNKS * 8.0) {
@@ -411,7 +416,7 @@ static vxk_status ray_trace(ray_context* ctx, const ray_setup* r, bool any, vxk_
                 lo[a] = 8.0 * (double)b->min[a] - 1.0;
                 hi[a] = 8.0 * ((double)b->max[a] + 1.0) + 1.0;
             }
-            live = clip_box(r, lo, hi, &t0, &t1);
+            live = clip_box(r, inv, lo, hi, &t0, &t1);
         }
     }
     ray_result best = {0};
@@ -426,14 +431,14 @@ static vxk_status ray_trace(ray_context* ctx, const ray_setup* r, bool any, vxk_
         double t_next[3], t_delta[3];
         for (int a = 0; a < 3; ++a) {
             double p = (double)r->o[a] + t0 * (double)r->dv[a];
-            c[a] = (int32_t)floor(p / 8.0);
+            c[a] = (int32_t)floor(p * 0.125);
             double d = r->dv[a];
             step[a] = d > 0 ? 1 : (d < 0 ? -1 : 0);
-            t_delta[a] = d != 0 ? 8.0 / fabs(d) : INFINITY;
+            t_delta[a] = d != 0 ? 8.0 * fabs(inv[a]) : INFINITY;
             if (d > 0)
-                t_next[a] = (8.0 * ((double)c[a] + 1.0) - (double)r->o[a]) / d;
+                t_next[a] = (8.0 * ((double)c[a] + 1.0) - (double)r->o[a]) * inv[a];
             else if (d < 0)
-                t_next[a] = (8.0 * (double)c[a] - (double)r->o[a]) / d;
+                t_next[a] = (8.0 * (double)c[a] - (double)r->o[a]) * inv[a];
             else
                 t_next[a] = INFINITY;
         }
@@ -452,8 +457,8 @@ static vxk_status ray_trace(ray_context* ctx, const ray_setup* r, bool any, vxk_
                 double p0 = (double)r->o[a] + (ta - et) * (double)r->dv[a];
                 double p1 = (double)r->o[a] + (te + et) * (double)r->dv[a];
                 double mn = dmin(p0, p1) - ev, mx = dmax(p0, p1) + ev;
-                lo[a] = (int32_t)floor(mn / 8.0);
-                hi[a] = (int32_t)floor(mx / 8.0);
+                lo[a] = (int32_t)floor(mn * 0.125);
+                hi[a] = (int32_t)floor(mx * 0.125);
                 lo[a] = VXK_MAX(lo[a], c[a] - 1);
                 hi[a] = VXK_MIN(hi[a], c[a] + 1);
             }
@@ -463,8 +468,7 @@ static vxk_status ray_trace(ray_context* ctx, const ray_setup* r, bool any, vxk_
                         // The DDA's previous and next cells get their own full test.
                         int32_t off[3] = {x - c[0], y - c[1], z - c[2]};
                         int nonzero = (off[0] != 0) + (off[1] != 0) + (off[2] != 0);
-                        if (nonzero == 1 && prev_axis >= 0 &&
-                            off[prev_axis] == -step[prev_axis])
+                        if (nonzero == 1 && prev_axis >= 0 && off[prev_axis] == -step[prev_axis])
                             continue;
                         if (nonzero == 1 && tb < t1 && off[next_axis] == step[next_axis])
                             continue;
@@ -508,9 +512,9 @@ static vxk_status ray_trace(ray_context* ctx, const ray_setup* r, bool any, vxk_
             n[axis] = vxk_quad_positive(q) ? 1.0f : -1.0f;
             hit->hit = 1;
             hit->distance = best.t;
-            hit->point = (vxk_vec3){r->origin.x + best.t * r->dn[0],
-                                    r->origin.y + best.t * r->dn[1],
-                                    r->origin.z + best.t * r->dn[2]};
+            hit->point =
+                (vxk_vec3){r->origin.x + best.t * r->dn[0], r->origin.y + best.t * r->dn[1],
+                           r->origin.z + best.t * r->dn[2]};
             hit->normal = (vxk_vec3){n[0], n[1], n[2]};
             hit->material = q.material;
             hit->chunk = best.chunk;
@@ -578,8 +582,8 @@ static void batch_piece(void* user, uint32_t begin, uint32_t end, uint32_t threa
 {
     (void)thread;
     batch_job* job = (batch_job*)user;
-    ray_context ctx = {.world = job->world, .cache = job->cache, .grid = job->grid,
-                       .bounds = job->bounds};
+    ray_context ctx = {
+        .world = job->world, .cache = job->cache, .grid = job->grid, .bounds = job->bounds};
     memo_slot slots[RAY_MEMO_BATCH];
     memo_init(&ctx.memo, slots, RAY_MEMO_BATCH, job->memo_limit);
     for (uint32_t i = begin; i < end; ++i) {
@@ -625,12 +629,13 @@ vxk_status vxk_raycast_batch(const vxk_world* world, vxk_ray_hit* hits, const vx
     vxk_jobs* jobs = vxk_world_jobs(world);
     uint32_t workers = jobs ? vxk_jobs_worker_count(jobs) : 1;
     size_t per_piece = world->narrow_cache_bytes / (8u * 1024u * (workers ? workers : 1));
-    uint32_t limit = per_piece < 8 ? 8 : (per_piece > RAY_MEMO_BATCH * 3 / 4
-                                              ? RAY_MEMO_BATCH * 3 / 4 : (uint32_t)per_piece);
+    uint32_t limit = per_piece < 8 ? 8
+                                   : (per_piece > RAY_MEMO_BATCH * 3 / 4 ? RAY_MEMO_BATCH * 3 / 4
+                                                                         : (uint32_t)per_piece);
     // Pieces of about 1/32 of the batch: the cut depends on count alone.
     uint32_t grain = count / 32;
     grain = grain < RAY_GRAIN_MIN ? RAY_GRAIN_MIN : (grain > RAY_GRAIN_MAX ? RAY_GRAIN_MAX : grain);
-    batch_job job = {world,      hits,       rays, long_rays ? &bounds : NULL,
+    batch_job job = {world,       hits,       rays,  long_rays ? &bounds : NULL,
                      setup.cache, setup.grid, limit, VXK_OK};
     vxk_parallel_for(jobs, "raycast_batch", count, grain, batch_piece, &job);
     return (vxk_status)atomic_load(&job.status);
@@ -648,8 +653,8 @@ void vxk_raycast_cache_stats(const vxk_world* world, vxk_ray_cache_stats* out)
         return;
     vxk_narrow_stats s;
     vxk_narrow_cache_stats(cache, &s);
-    *out = (vxk_ray_cache_stats){s.hits, s.misses, s.builds, s.evictions, s.entries, s.bytes,
-                                     s.budget};
+    *out = (vxk_ray_cache_stats){s.hits,    s.misses, s.builds, s.evictions,
+                                 s.entries, s.bytes,  s.budget};
 }
 
 void vxk_raycast_cache_clear(const vxk_world* world)

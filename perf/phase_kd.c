@@ -4,7 +4,6 @@
 #include <vxk/kdtree.h>
 #include <vxk/mesher.h>
 #include <vxk/world.h>
-#include <vxk/worldgen.h>
 
 #include "bench.h"
 #include "core.h"
@@ -193,21 +192,10 @@ typedef struct kd_bench_ray {
 
 void vxk_bench_kd(vxk_bench* b)
 {
-    vxk_world* world = (vxk_world*)b->world;
-    vxk_world* own = NULL;
+    vxk_world* world = vxk_bench_shared_world(b);
     if (!world) {
-        vxk_world_def def = vxk_default_world_def();
-        def.jobs = b->jobs;
-        vxk_worldgen_def gen = vxk_default_worldgen_def();
-        gen.size_x = gen.size_z = b->quick ? 96 : 256;
-        gen.size_y = b->quick ? 64 : 128;
-        gen.seed = b->seed;
-        if (vxk_world_create(&def, &own) != VXK_OK || vxk_worldgen_run(own, &gen) != VXK_OK) {
-            fprintf(stderr, "phase kd: cannot generate a world\n");
-            vxk_world_destroy(own);
-            return;
-        }
-        world = own;
+        fprintf(stderr, "phase kd: cannot generate a world\n");
+        return;
     }
     uint32_t max_chunks = b->quick ? 64 : 2000;
     kd_chunk* chunks = (kd_chunk*)calloc(max_chunks, sizeof(kd_chunk));
@@ -216,7 +204,6 @@ void vxk_bench_kd(vxk_bench* b)
     if (n == 0) {
         fprintf(stderr, "phase kd: no chunk meshes\n");
         free(chunks);
-        vxk_world_destroy(own);
         return;
     }
     double tris = 0, quads = 0, verts = 0;
@@ -585,5 +572,4 @@ void vxk_bench_kd(vxk_bench* b)
     free(arena);
     free(scratch);
     free(chunks);
-    vxk_world_destroy(own);
 }

@@ -8,7 +8,6 @@
 #include <vxk/mesher.h>
 #include <vxk/raycast.h>
 #include <vxk/world.h>
-#include <vxk/worldgen.h>
 
 #include <math.h>
 #include <stdio.h>
@@ -124,26 +123,35 @@ static double trace_single(const vxk_world* world, const vxk_ray* rays, uint32_t
 }
 
 #if defined(VXK_HAVE_EMBREE) || defined(VXK_HAVE_BULLET)
-// World-space triangles (two per mesher quad) of every terrain chunk: whatever a ray can reach,
-// the peers can hit too (rays leave the aiming region sideways).
+// World-space triangles (two per mesher quad) of every terrain chunk a ray can reach: the aiming
+// region widened by the farthest sideways drift of make_rays' rays (downward rays tilt at most 0.4
+// per unit of descent, horizontal ones reach 64 voxels), so the peers can hit whatever we hit
+// without being handed the whole world (Bullet's quantized tree holds at most 2^21 triangles).
 typedef struct region_mesh {
     float* vertices;
     uint32_t* indices;
     uint32_t vertex_count, tri_count, vertex_capacity, tri_capacity;
 } region_mesh;
 
-static bool region_mesh_build(const vxk_world* world, region_mesh* out)
+static bool region_mesh_build(const vxk_world* world, const ray_region* region, region_mesh* out)
 {
     memset(out, 0, sizeof(*out));
     float vs = vxk_world_voxel_size(world);
+    int32_t drift = (int32_t)ceilf(0.4f * (float)(region->hi[1] - region->lo[1] + 16));
+    int32_t margin = (drift > 64 ? drift : 64) + 8;
+    int32_t lo_x = (region->lo[0] - margin) >> 3, hi_x = (region->hi[0] + margin) >> 3;
+    int32_t lo_z = (region->lo[2] - margin) >> 3, hi_z = (region->hi[2] + margin) >> 3;
     uint32_t chunk_count = 0;
     const vxk_chunk* const* chunks = vxk_terrain_sorted_chunks(world, &chunk_count);
     for (uint32_t i = 0; chunks && i < chunk_count; ++i) {
         int32_t cx = chunks[i]->cx, cy = chunks[i]->cy, cz = chunks[i]->cz;
+        if (cx < lo_x || cx > hi_x || cz < lo_z || cz > hi_z)
+            continue;
         vxk_quad quads[VXK_MESHER_MAX_QUADS];
         uint32_t count = 0;
         if (vxk_mesh_world_chunk(world, cx, cy, cz, quads, VXK_MESHER_MAX_QUADS, &count) !=
-                VXK_OK || count == 0)
+                VXK_OK ||
+            count == 0)
             continue;
         vxk_mesh m = {0};
         vxk_vec3 origin = {8.0f * (float)cx * vs, 8.0f * (float)cy * vs, 8.0f * (float)cz * vs};
@@ -151,13 +159,13 @@ static bool region_mesh_build(const vxk_world* world, region_mesh* out)
             return false;
         if (out->vertex_count + m.vertex_count > out->vertex_capacity) {
             out->vertex_capacity = (out->vertex_count + m.vertex_count) * 2;
-            out->vertices = (float*)realloc(out->vertices,
-                                            (size_t)out->vertex_capacity * 3 * sizeof(float));
+            out->vertices =
+                (float*)realloc(out->vertices, (size_t)out->vertex_capacity * 3 * sizeof(float));
         }
         if (out->tri_count + m.primitive_count > out->tri_capacity) {
             out->tri_capacity = (out->tri_count + m.primitive_count) * 2;
-            out->indices = (uint32_t*)realloc(out->indices,
-                                              (size_t)out->tri_capacity * 3 * sizeof(uint32_t));
+            out->indices =
+                (uint32_t*)realloc(out->indices, (size_t)out->tri_capacity * 3 * sizeof(uint32_t));
         }
         memcpy(out->vertices + 3 * (size_t)out->vertex_count, m.vertices,
                (size_t)m.vertex_count * sizeof(vxk_vec3));
@@ -227,32 +235,19 @@ static double agreement(const vxk_ray_hit* ours, const float* theirs, uint32_t n
 
 void vxk_bench_ray(vxk_bench* b)
 {
-    vxk_world* world = (vxk_world*)b->world;
-    vxk_world* own = NULL;
+    vxk_world* world = vxk_bench_shared_world(b);
     if (!world) {
-        vxk_world_def def = vxk_default_world_def();
-        def.jobs = b->jobs;
-        vxk_worldgen_def gen = vxk_default_worldgen_def();
-        gen.size_x = gen.size_z = b->quick ? 128 : 256;
-        gen.size_y = b->quick ? 64 : 128;
-        gen.seed = b->seed;
-        if (vxk_world_create(&def, &own) != VXK_OK || vxk_worldgen_run(own, &gen) != VXK_OK) {
-            fprintf(stderr, "phase ray: cannot generate a world\n");
-            vxk_world_destroy(own);
-            return;
-        }
-        world = own;
+        fprintf(stderr, "phase ray: cannot generate a world\n");
+        return;
     }
     uint64_t entries = 0, full = 0, bytes = 0;
     vxk_broadphase_stats(world, &entries, &full, &bytes);
     if (entries == 0 && vxk_broadphase_build(world) != VXK_OK) {
         fprintf(stderr, "phase ray: broadphase build failed\n");
-        vxk_world_destroy(own);
         return;
     }
     ray_region region;
     if (!find_region(world, b->quick ? 96 : 192, &region)) {
-        vxk_world_destroy(own);
         return;
     }
     uint32_t n = b->quick ? 20000 : 200000;
@@ -308,6 +303,8 @@ void vxk_bench_ray(vxk_bench* b)
     vxk_bench_figure_add(b, "ray_batch_equals_single", same == n ? 1.0 : 0.0);
     vxk_bench_figure_add(b, "ray_cache_bytes", (double)after.bytes);
     vxk_bench_figure_add(b, "ray_cache_chunks", (double)after.entries);
+    vxk_bench_figure_add(b, "ray_cache_bytes_per_chunk",
+                         after.entries ? (double)after.bytes / (double)after.entries : 0.0);
 
 #if defined(VXK_HAVE_EMBREE) || defined(VXK_HAVE_BULLET)
     // Peers trace the same triangles: every terrain chunk's, one scene. Rays starting inside
@@ -315,7 +312,7 @@ void vxk_bench_ray(vxk_bench* b)
     // same rays on one thread, one ray per call; ours with a warm cache (cold is above).
     vxk_bench_progress(b, "ray peers");
     region_mesh mesh;
-    if (region_mesh_build(world, &mesh)) {
+    if (region_mesh_build(world, &region, &mesh)) {
         vxk_ray* outside = (vxk_ray*)malloc(n * sizeof(vxk_ray));
         vxk_ray_hit* outside_hits = (vxk_ray_hit*)malloc(n * sizeof(vxk_ray_hit));
         uint32_t m = 0;
@@ -333,8 +330,7 @@ void vxk_bench_ray(vxk_bench* b)
         vxk_bench_figure_add(b, "ray_peer_triangles", mesh.tri_count);
 #ifdef VXK_HAVE_EMBREE
         vxk_peer_embree* embree =
-            vxk_peer_embree_create(mesh.vertices, mesh.vertex_count, mesh.indices,
-                                   mesh.tri_count);
+            vxk_peer_embree_create(mesh.vertices, mesh.vertex_count, mesh.indices, mesh.tri_count);
         if (embree) {
             double theirs = 1e30;
             for (int rep = 0; rep < 3; ++rep) {
@@ -352,8 +348,8 @@ void vxk_bench_ray(vxk_bench* b)
 #ifdef VXK_HAVE_BULLET
         // Bullet's quantized btBvhTriangleMeshShape, one segment query per ray (infinite rays
         // become 10^4-unit segments; t = fraction * length).
-        vxk_bullet_mesh* bullet = vxk_bullet_build(mesh.vertices, mesh.vertex_count,
-                                                   mesh.indices, mesh.tri_count, 1);
+        vxk_bullet_mesh* bullet =
+            vxk_bullet_build(mesh.vertices, mesh.vertex_count, mesh.indices, mesh.tri_count, 1);
         if (bullet) {
             double theirs = 1e30;
             for (int rep = 0; rep < 3; ++rep) {
@@ -364,8 +360,8 @@ void vxk_bench_ray(vxk_bench* b)
                     float len = pr.tmax[i] < 1e4f ? pr.tmax[i] : 1e4f;
                     float to[3] = {o[0] + d[0] * len, o[1] + d[1] * len, o[2] + d[2] * len};
                     float fraction = 0.0f;
-                    t_peer[i] = vxk_bullet_raycast(bullet, o, to, &fraction) ? fraction * len
-                                                                              : -1.0f;
+                    t_peer[i] =
+                        vxk_bullet_raycast(bullet, o, to, &fraction) ? fraction * len : -1.0f;
                 }
                 double t = vxk_bench_now() - t0;
                 theirs = t < theirs ? t : theirs;
@@ -386,5 +382,4 @@ void vxk_bench_ray(vxk_bench* b)
     free(rays);
     free(hits);
     free(batch);
-    vxk_world_destroy(own);
 }

@@ -1,10 +1,13 @@
 // test_narrow_cache.c: the lazy narrowphase cache under concurrency: every (chunk, stamp) built
 // once while resident (single flight), data equal to a fresh build, bytes within the budget after
 // eviction (pinned entries excepted), rebuilds after edits of the chunk or a neighbour, LRU order,
-// acquires at an unchanged terrain epoch, and the dense broadphase grid of the ray path.
+// acquires at an unchanged terrain epoch, the dense broadphase grid of the ray path, and the
+// quantized quad tree against the float fallback (bit-identical hits on random rays).
 #include <vxk/broadphase.h>
 #include <vxk/world.h>
 
+#include <float.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -63,13 +66,116 @@ static int same_data(const vxk_narrow_chunk* a, const vxk_narrow_chunk* b)
     VXK_CHECK_EQ_U64(a->quad_count, b->quad_count);
     VXK_CHECK(a->quad_count == 0 ||
               memcmp(a->quads, b->quads, a->quad_count * sizeof(vxk_quad)) == 0);
+    VXK_CHECK_EQ_INT(a->quantized, b->quantized);
+    VXK_CHECK_EQ_U64(vxk_kdtree16_total_bytes(&a->tree16), vxk_kdtree16_total_bytes(&b->tree16));
+    if (a->quantized) {
+        // One block: nodes, corner slots, slot quad ids.
+        VXK_CHECK(memcmp(a->tree16.nodes, b->tree16.nodes, vxk_kdtree16_total_bytes(&a->tree16)) ==
+                  0);
+        VXK_CHECK(memcmp(&a->tree16.origin, &b->tree16.origin, sizeof(vxk_vec3)) == 0);
+        VXK_CHECK(memcmp(&a->tree16.step, &b->tree16.step, sizeof(vxk_vec3)) == 0);
+    }
     VXK_CHECK_EQ_U64(a->mesh.vertex_count, b->mesh.vertex_count);
-    VXK_CHECK(a->mesh.vertex_count == 0 ||
-              memcmp(a->mesh.vertices, b->mesh.vertices,
-                     a->mesh.vertex_count * sizeof(vxk_vec3)) == 0);
+    VXK_CHECK(a->mesh.vertex_count == 0 || memcmp(a->mesh.vertices, b->mesh.vertices,
+                                                  a->mesh.vertex_count * sizeof(vxk_vec3)) == 0);
     VXK_CHECK_EQ_U64(a->tree.node_count, b->tree.node_count);
-    VXK_CHECK(memcmp(a->tree.nodes, b->tree.nodes, a->tree.node_count * sizeof(vxk_kd_node)) == 0);
+    VXK_CHECK(a->tree.node_count == 0 ||
+              memcmp(a->tree.nodes, b->tree.nodes, a->tree.node_count * sizeof(vxk_kd_node)) == 0);
     VXK_CHECK_EQ_U64(a->bytes, b->bytes);
+    return 0;
+}
+
+// ---- quantized tree against the float fallback ----------------------------------------------
+
+static float rand_in(uint64_t* rng, float lo, float hi)
+{
+    return lo + (hi - lo) * (float)((vxk_test_rand(rng) >> 40) * (1.0 / 16777216.0));
+}
+
+// Every chunk of a few worlds: the cache's structure is the quantized tree, valid, dequantizing
+// to the float fallback's mesh exactly, and every ray (random, axis-aligned from lattice points,
+// lattice corner to corner) gets bit-identical closest hits (t, u, v, quad) and any-hit answers
+// from both; the quantized entry is the smaller.
+static int test_quantized_equals_float(void)
+{
+    uint32_t rays_per_chunk = VXK_TEST_SLOW ? 60 : 400;
+    uint64_t rays = 0, hits = 0, chunk_total = 0;
+    for (uint64_t seed = 31; seed < 34; ++seed) {
+        vxk_world* world = make_world(NULL, (size_t)64 << 20, seed);
+        VXK_CHECK(world);
+        static chunk_list chunks;
+        chunks.count = 0;
+        vxk_world_for_each_chunk(world, collect, &chunks);
+        uint64_t rng = seed * 977;
+        for (uint32_t i = 0; i < chunks.count; ++i) {
+            vxk_int3 c = chunks.coords[i];
+            vxk_narrow_chunk q, f;
+            VXK_CHECK_EQ_INT(vxk_narrow_build_chunk(world, c.x, c.y, c.z, &q), VXK_OK);
+            VXK_CHECK_EQ_INT(vxk_narrow_build_chunk_float(world, c.x, c.y, c.z, &f), VXK_OK);
+            VXK_CHECK_EQ_U64(q.quad_count, f.quad_count);
+            VXK_CHECK(!f.quantized && f.tree16.nodes == NULL);
+            if (q.quad_count == 0) {
+                VXK_CHECK(!q.quantized && !f.block);
+                continue;
+            }
+            ++chunk_total;
+            VXK_CHECK(q.quantized && q.mesh.vertex_count == 0 && q.block == NULL);
+            VXK_CHECK(memcmp(q.quads, f.quads, q.quad_count * sizeof(vxk_quad)) == 0);
+            VXK_CHECK_EQ_INT(vxk_kdtree16_validate(&q.tree16), VXK_OK);
+            VXK_CHECK_EQ_INT(vxk_kdtree_validate(&f.tree), VXK_OK);
+            VXK_CHECK(q.bytes < f.bytes);
+            vxk_mesh deq = {0};
+            VXK_CHECK_EQ_INT(vxk_kdtree16_dequantize(&q.tree16, &deq), VXK_OK);
+            VXK_CHECK_EQ_U64(deq.vertex_count, f.mesh.vertex_count);
+            VXK_CHECK(memcmp(deq.vertices, f.mesh.vertices, deq.vertex_count * sizeof(vxk_vec3)) ==
+                      0);
+            vxk_mesh_free(&deq);
+            for (uint32_t r = 0; r < rays_per_chunk; ++r) {
+                vxk_kd_ray ray;
+                float* o = &ray.origin.x;
+                float* d = &ray.dir.x;
+                for (int a = 0; a < 3; ++a) {
+                    o[a] = rand_in(&rng, -2.0f, 10.0f);
+                    d[a] = rand_in(&rng, -1.0f, 1.0f);
+                }
+                uint32_t kind = r % 3;
+                if (kind == 1) { // along an axis from a lattice point
+                    int axis = (int)(vxk_test_rand(&rng) % 3);
+                    for (int a = 0; a < 3; ++a) {
+                        o[a] = floorf(o[a]);
+                        d[a] = a == axis ? ((vxk_test_rand(&rng) & 1) ? 1.0f : -1.0f) : 0.0f;
+                    }
+                } else if (kind == 2) { // lattice corner to lattice corner (grazing edges)
+                    for (int a = 0; a < 3; ++a) {
+                        o[a] = floorf(o[a]);
+                        d[a] = floorf(rand_in(&rng, -2.0f, 10.0f)) - o[a];
+                    }
+                    if (d[0] == 0.0f && d[1] == 0.0f && d[2] == 0.0f)
+                        d[1] = 1.0f;
+                }
+                uint64_t m = vxk_test_rand(&rng) % 3;
+                ray.tmax = m == 0 ? FLT_MAX : rand_in(&rng, 0.0f, m == 1 ? 2.0f : 20.0f);
+                vxk_kd_hit hq, hf;
+                bool bq = vxk_narrow_raycast(&q, &hq, &ray);
+                bool bf = vxk_narrow_raycast(&f, &hf, &ray);
+                VXK_CHECK_EQ_INT(bq, bf);
+                VXK_CHECK_MSG(memcmp(&hq, &hf, sizeof(hq)) == 0,
+                              "chunk %d %d %d ray %u: t %.9g/%.9g quad %u/%u", c.x, c.y, c.z, r,
+                              (double)hq.t, (double)hf.t, hq.primitive, hf.primitive);
+                VXK_CHECK_EQ_INT(vxk_narrow_raycast_any(&q, &ray), bf);
+                VXK_CHECK_EQ_INT(vxk_narrow_raycast_any(&f, &ray), bf);
+                ++rays;
+                hits += bf;
+            }
+            vxk_narrow_free_chunk(&q);
+            vxk_narrow_free_chunk(&f);
+        }
+        vxk_world_destroy(world);
+    }
+    fprintf(stderr, "   %llu chunks, %llu rays, %llu hits\n", (unsigned long long)chunk_total,
+            (unsigned long long)rays, (unsigned long long)hits);
+    VXK_CHECK(chunk_total > 100);
+    VXK_CHECK(hits > rays / 10 && hits < rays);
     return 0;
 }
 
@@ -78,8 +184,8 @@ static int same_data(const vxk_narrow_chunk* a, const vxk_narrow_chunk* b)
 typedef struct shared_state {
     vxk_world* world;
     const chunk_list* chunks;
-    vxk_narrow_chunk* fresh;         // fresh build per chunk
-    _Atomic uint64_t* first_serial;  // per chunk: serial of the first build seen (big budget)
+    vxk_narrow_chunk* fresh;        // fresh build per chunk
+    _Atomic uint64_t* first_serial; // per chunk: serial of the first build seen (big budget)
     bool check_single_build;
     _Atomic int failures;
     uint32_t iterations;
@@ -186,10 +292,11 @@ static int run_concurrent(int mode, uint32_t workers, size_t budget)
         VXK_CHECK_MSG(st.bytes <= budget, "bytes %llu budget %zu", (unsigned long long)st.bytes,
                       budget);
     }
-    fprintf(stderr, "   mode %d workers %u budget %zu: builds %llu hits %llu waits %llu "
-            "evictions %llu\n", mode, workers, budget, (unsigned long long)st.builds,
-            (unsigned long long)st.hits, (unsigned long long)st.waits,
-            (unsigned long long)st.evictions);
+    fprintf(stderr,
+            "   mode %d workers %u budget %zu: builds %llu hits %llu waits %llu "
+            "evictions %llu\n",
+            mode, workers, budget, (unsigned long long)st.builds, (unsigned long long)st.hits,
+            (unsigned long long)st.waits, (unsigned long long)st.evictions);
     vxk_world_memory mem;
     vxk_world_memory_stats(world, &mem);
     VXK_CHECK(mem.narrow_bytes >= st.bytes);
@@ -245,14 +352,15 @@ static int test_edit_rebuilds(void)
 
     // Edits: inside the chunk, in a face neighbour touching it, in an edge neighbour.
     const int64_t boxes[3][2][3] = {
-        {{-8 + 2, 3, -16 + 2}, {-8 + 4, 5, -16 + 4}},   // the chunk itself
-        {{-8 + 8, 0, -16 + 0}, {-8 + 8, 7, -16 + 7}},   // +x face neighbour, the layer at x = 0
-        {{-8 + 8, 8, -16 + 3}, {-8 + 8, 8, -16 + 3}},   // +x+y edge neighbour, one voxel
+        {{-8 + 2, 3, -16 + 2}, {-8 + 4, 5, -16 + 4}}, // the chunk itself
+        {{-8 + 8, 0, -16 + 0}, {-8 + 8, 7, -16 + 7}}, // +x face neighbour, the layer at x = 0
+        {{-8 + 8, 8, -16 + 3}, {-8 + 8, 8, -16 + 3}}, // +x+y edge neighbour, one voxel
     };
     for (int e = 0; e < 3; ++e) {
         uint64_t old_stamp = vxk_narrow_stamp(world, cx, cy, cz);
-        VXK_CHECK_EQ_INT(vxk_world_fill_box(world, boxes[e][0], boxes[e][1],
-                                            e == 1 ? 0 : VXK_MAT_METAL), VXK_OK);
+        VXK_CHECK_EQ_INT(
+            vxk_world_fill_box(world, boxes[e][0], boxes[e][1], e == 1 ? 0 : VXK_MAT_METAL),
+            VXK_OK);
         VXK_CHECK(vxk_narrow_stamp(world, cx, cy, cz) != old_stamp);
         const vxk_narrow_chunk* after = NULL;
         vxk_narrow_ref after_ref = {0};
@@ -303,7 +411,8 @@ static int test_lru_order(void)
         const vxk_narrow_chunk* d;
         vxk_narrow_ref ref = {0};
         VXK_CHECK(vxk_narrow_acquire(world, chunks.coords[k].x, chunks.coords[k].y,
-                                     chunks.coords[k].z, &d, &ref) == VXK_OK && d);
+                                     chunks.coords[k].z, &d, &ref) == VXK_OK &&
+                  d);
         stamps[k] = d->stamp;
         last_use[k] = ++clock;
         vxk_narrow_release(&ref);
@@ -329,9 +438,8 @@ static int test_lru_order(void)
         // Every evicted chunk was used before every resident one (the pinned one aside).
         uint64_t newest_evicted = 0, oldest_resident = UINT64_MAX;
         for (uint32_t k = 0; k < n; ++k) {
-            bool resident = vxk_narrow_cache_contains(cache, chunks.coords[k].x,
-                                                      chunks.coords[k].y, chunks.coords[k].z,
-                                                      stamps[k]);
+            bool resident = vxk_narrow_cache_contains(cache, chunks.coords[k].x, chunks.coords[k].y,
+                                                      chunks.coords[k].z, stamps[k]);
             if (k == oldest) {
                 VXK_CHECK(resident);
                 continue;
@@ -420,8 +528,8 @@ static int test_grid_and_epochs(void)
             for (int rep = 0; rep < 2; ++rep) {
                 const vxk_narrow_chunk* data = NULL;
                 vxk_narrow_ref ref = {0};
-                VXK_CHECK_EQ_INT(vxk_narrow_acquire_current(cache, world, c.x, c.y, c.z, &data,
-                                                            &ref), VXK_OK);
+                VXK_CHECK_EQ_INT(
+                    vxk_narrow_acquire_current(cache, world, c.x, c.y, c.z, &data, &ref), VXK_OK);
                 VXK_CHECK(data);
                 VXK_CHECK_EQ_U64(data->stamp, vxk_narrow_stamp(world, c.x, c.y, c.z));
                 vxk_narrow_chunk fresh;
@@ -456,6 +564,7 @@ static int test_grid_and_epochs(void)
 
 int main(void)
 {
+    VXK_RUN(test_quantized_equals_float);
     VXK_RUN(test_edit_rebuilds);
     VXK_RUN(test_lru_order);
     VXK_RUN(test_grid_and_epochs);

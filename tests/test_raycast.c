@@ -38,15 +38,16 @@ static vxk_world* make_world(vxk_jobs* jobs, float voxel_size, uint64_t seed)
     int height[WORLD_X][WORLD_Z];
     for (int x = 0; x < WORLD_X; ++x)
         for (int z = 0; z < WORLD_Z; ++z)
-            height[x][z] = 8 + (int)(4.0 * sin(x * 0.3 + (double)(seed & 7)) +
-                                     3.0 * cos(z * 0.25)) + (int)(vxk_test_rand(&rng) % 2);
+            height[x][z] = 8 +
+                           (int)(4.0 * sin(x * 0.3 + (double)(seed & 7)) + 3.0 * cos(z * 0.25)) +
+                           (int)(vxk_test_rand(&rng) % 2);
     for (int y = 0; y < WORLD_Y; ++y)
         for (int z = 0; z < WORLD_Z; ++z)
             for (int x = 0; x < WORLD_X; ++x) {
                 uint8_t id = 0;
                 if (y < height[x][z])
-                    id = y < 3 ? VXK_MAT_BEDROCK : (y + 2 < height[x][z] ? VXK_MAT_STONE
-                                                                          : VXK_MAT_DIRT);
+                    id = y < 3 ? VXK_MAT_BEDROCK
+                               : (y + 2 < height[x][z] ? VXK_MAT_STONE : VXK_MAT_DIRT);
                 else if (y < 7)
                     id = VXK_MAT_WATER;
                 // Sparse floating voxels and pillars above the ground.
@@ -80,7 +81,7 @@ static vxk_world* make_world(vxk_jobs* jobs, float voxel_size, uint64_t seed)
 typedef struct brute_world {
     vxk_narrow_chunk* chunks;
     uint32_t count;
-    double* tris;  // 9 doubles per triangle
+    double* tris; // 9 doubles per triangle
     uint8_t* tri_material;
     uint32_t tri_count;
 } brute_world;
@@ -201,11 +202,11 @@ static bool brute_float(const brute_world* b, const prepared* p, float* t_out)
                           p->o[2] - 8.0f * (float)c->coord.z},
                          {p->dv[0], p->dv[1], p->dv[2]},
                          p->tmax};
-        for (uint32_t q = 0; q < c->mesh.primitive_count; ++q) {
-            const uint32_t* idx = &c->mesh.indices[4 * q];
+        for (uint32_t q = 0; q < c->quad_count; ++q) {
+            vxk_vec3 v4[4];
+            vxk_quad_corners(v4, c->quads[q], (vxk_vec3){0, 0, 0}, 1.0f);
             float t, u, v;
-            if (vxk_kd_intersect_quad(&kr, c->mesh.vertices[idx[0]], c->mesh.vertices[idx[1]],
-                                      c->mesh.vertices[idx[3]], p->tmax, &t, &u, &v) &&
+            if (vxk_kd_intersect_quad(&kr, v4[0], v4[1], v4[3], p->tmax, &t, &u, &v) &&
                 (!found || t < best)) {
                 best = t;
                 found = true;
@@ -220,12 +221,12 @@ static bool brute_float(const brute_world* b, const prepared* p, float* t_out)
 // every triangle: exact, shrunk and grown by `margin` in barycentric terms (and in t at the
 // ends). Chunks whose box (padded by one voxel) the ray misses are skipped with a double slab test.
 typedef struct double_result {
-    bool hit[3];     // exact, shrunk, grown
+    bool hit[3]; // exact, shrunk, grown
     double t[3];
 } double_result;
 
-static void brute_double(const brute_world* b, const vxk_ray* ray, float voxel_size,
-                         double margin, double_result* out)
+static void brute_double(const brute_world* b, const vxk_ray* ray, float voxel_size, double margin,
+                         double_result* out)
 {
     double o[3] = {ray->origin.x, ray->origin.y, ray->origin.z};
     double d[3] = {ray->direction.x, ray->direction.y, ray->direction.z};
@@ -319,8 +320,9 @@ static vxk_ray make_ray(const vxk_world* world, uint64_t* rng, uint32_t kind)
                           vxk_test_randf(rng, lo[2], hi[2])};
     r.direction = random_dir(rng);
     uint32_t m = (uint32_t)(vxk_test_rand(rng) % 4);
-    r.max_distance = m == 0 ? INFINITY : (m == 1 ? vxk_test_randf(rng, 0, 10 * vs)
-                                                 : vxk_test_randf(rng, 0, 80 * vs));
+    r.max_distance =
+        m == 0 ? INFINITY
+               : (m == 1 ? vxk_test_randf(rng, 0, 10 * vs) : vxk_test_randf(rng, 0, 80 * vs));
     switch (kind % 8) {
     case 0: // random
         break;
@@ -372,8 +374,8 @@ static vxk_ray make_ray(const vxk_world* world, uint64_t* rng, uint32_t kind)
     }
     case 5: // downwards from above the surface
         r.origin.y = hi[1] + vxk_test_randf(rng, 0, 20 * vs);
-        r.direction = (vxk_vec3){vxk_test_randf(rng, -0.3f, 0.3f), -1,
-                                 vxk_test_randf(rng, -0.3f, 0.3f)};
+        r.direction =
+            (vxk_vec3){vxk_test_randf(rng, -0.3f, 0.3f), -1, vxk_test_randf(rng, -0.3f, 0.3f)};
         r.max_distance = INFINITY;
         break;
     case 6: // horizontal through the caves
@@ -410,8 +412,8 @@ static int check_ray(const vxk_world* world, const brute_world* b, const vxk_ray
     // (1) exact agreement with the same float test.
     float tf;
     bool hf = brute_float(b, &p, &tf);
-    VXK_CHECK_MSG(hf == (got->hit != 0), "ray %u: float brute %s, raycast %s (t %g vs %g)",
-                  index, hf ? "hit" : "miss", got->hit ? "hit" : "miss", (double)tf,
+    VXK_CHECK_MSG(hf == (got->hit != 0), "ray %u: float brute %s, raycast %s (t %g vs %g)", index,
+                  hf ? "hit" : "miss", got->hit ? "hit" : "miss", (double)tf,
                   (double)got->distance);
     if (hf)
         VXK_CHECK_MSG(tf == got->distance, "ray %u: t %.9g vs brute %.9g", index,
@@ -430,8 +432,7 @@ static int check_ray(const vxk_world* world, const brute_world* b, const vxk_ray
                       h_strict ? "hit" : "miss", got->hit ? "hit" : "miss");
         if (h_strict) {
             VXK_CHECK_MSG(fabs((double)got->distance - t_strict) <= tol,
-                          "ray %u: t %.9g vs double %.9g", index, (double)got->distance,
-                          t_strict);
+                          "ray %u: t %.9g vs double %.9g", index, (double)got->distance, t_strict);
             float n2 = got->normal.x * got->normal.x + got->normal.y * got->normal.y +
                        got->normal.z * got->normal.z;
             VXK_CHECK(n2 == 1.0f);
@@ -446,8 +447,8 @@ static int check_ray(const vxk_world* world, const brute_world* b, const vxk_ray
             ++*disagree;
         if (got->hit)
             VXK_CHECK_MSG(h_outer && (double)got->distance >= t_outer - tol,
-                          "ray %u: ambiguous, t %g below grown %g", index,
-                          (double)got->distance, t_outer);
+                          "ray %u: ambiguous, t %g below grown %g", index, (double)got->distance,
+                          t_outer);
         if (h_inner)
             VXK_CHECK_MSG(got->hit && (double)got->distance <= t_inner + tol,
                           "ray %u: ambiguous, missed the shrunk hit at %g", index, t_inner);
@@ -474,13 +475,15 @@ static int run_world(float voxel_size, uint64_t seed)
         if (i % 8 == 2) {
             // Inside a random voxel (solid or not).
             float vs = voxel_size;
-            ray.origin = (vxk_vec3){
-                ((float)(WORLD_MIN[0] + (int)(vxk_test_rand(&rng) % WORLD_X)) +
-                 vxk_test_randf(&rng, 0, 1)) * vs,
-                ((float)(WORLD_MIN[1] + (int)(vxk_test_rand(&rng) % WORLD_Y)) +
-                 vxk_test_randf(&rng, 0, 1)) * vs,
-                ((float)(WORLD_MIN[2] + (int)(vxk_test_rand(&rng) % WORLD_Z)) +
-                 vxk_test_randf(&rng, 0, 1)) * vs};
+            ray.origin = (vxk_vec3){((float)(WORLD_MIN[0] + (int)(vxk_test_rand(&rng) % WORLD_X)) +
+                                     vxk_test_randf(&rng, 0, 1)) *
+                                        vs,
+                                    ((float)(WORLD_MIN[1] + (int)(vxk_test_rand(&rng) % WORLD_Y)) +
+                                     vxk_test_randf(&rng, 0, 1)) *
+                                        vs,
+                                    ((float)(WORLD_MIN[2] + (int)(vxk_test_rand(&rng) % WORLD_Z)) +
+                                     vxk_test_randf(&rng, 0, 1)) *
+                                        vs};
         }
         vxk_ray_hit hit;
         VXK_CHECK_EQ_INT(vxk_raycast(world, &ray, &hit), VXK_OK);
@@ -857,7 +860,8 @@ static int test_sparse_world(void)
         if (i % 4 == 3) // at the far block
             ray = (vxk_ray){{90005.5f + vxk_test_randf(&rng, -30, 30), 12.0f,
                              4004.5f + vxk_test_randf(&rng, -30, 30)},
-                            random_dir(&rng), INFINITY};
+                            random_dir(&rng),
+                            INFINITY};
         vxk_ray_hit hit;
         VXK_CHECK_EQ_INT(vxk_raycast(world, &ray, &hit), VXK_OK);
         if (check_ray(world, &b, &ray, &hit, i, &ambiguous, &disagree))

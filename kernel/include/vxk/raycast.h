@@ -24,14 +24,17 @@
 // voxel only where the origin's mask bit is set. Rays are clipped in O(1) to the box of the
 // broadphase entries, read through a dense grid of them (built once per broadphase build or
 // update by the first ray after it; a sparse world whose box would hold over 64 cells per entry
-// or 2^20 cells uses the broadphase map instead, and then clips infinite rays to the terrain's y
-// range in O(1), near-horizontal long ones to its x/z chunk bounds by a scan of the chunk list per
-// vxk_raycast call, once per vxk_raycast_batch call).
+// or 2^22 cells (32 MiB; a 2048 x 256 x 2048-voxel world has 2^21 chunks) uses the broadphase map
+// instead, and then clips infinite rays to the terrain's y range in O(1), near-horizontal long ones
+// to its x/z chunk bounds by a scan of the chunk list per vxk_raycast call, once per
+// vxk_raycast_batch call).
 //
-// Cache: a chunk's mesh and tree are looked up once per call (vxk_raycast) or once per batch piece
-// (vxk_raycast_batch, which keeps what a piece met pinned, a number bounded by the cache budget);
-// an entry confirmed current at the terrain's write epoch is reused without revalidation until the
-// next terrain write.
+// Cache: a chunk's quads and its 16-bit quantized quad kD tree (vxk_kdtree16; chunk-local voxel
+// corners quantize exactly, so hits equal those of the float tree over the same quads; a chunk
+// past the quantized tree's limits gets the float tree) are looked up once per call
+// (vxk_raycast) or once per batch piece (vxk_raycast_batch, which keeps what a piece met pinned, a
+// number bounded by the cache budget); an entry confirmed current at the terrain's write epoch is
+// reused without revalidation until the next terrain write.
 //
 // Thread-safety: all functions may run concurrently with each other and with other world reads;
 // not with terrain writes or broadphase builds/updates. They fill the world's narrowphase cache
@@ -47,20 +50,20 @@ extern "C" {
 #endif
 
 typedef struct vxk_ray {
-    vxk_vec3 origin;     // world units, finite
-    vxk_vec3 direction;  // finite, not zero; need not be unit length
-    float max_distance;  // >= 0 along the normalized direction; +infinity allowed (no limit)
+    vxk_vec3 origin;    // world units, finite
+    vxk_vec3 direction; // finite, not zero; need not be unit length
+    float max_distance; // >= 0 along the normalized direction; +infinity allowed (no limit)
 } vxk_ray;
 
 typedef struct vxk_ray_hit {
-    vxk_vec3 point;      // origin + distance * normalize(direction)
-    vxk_vec3 normal;     // unit outward normal of the face hit (axis-aligned), or -dir inside
-    float distance;      // world units along the normalized direction
-    uint8_t hit;         // 1 on a hit, 0 on a miss (then the other fields are zero)
-    uint8_t material;    // material id of the solid voxel whose face was hit
+    vxk_vec3 point;   // origin + distance * normalize(direction)
+    vxk_vec3 normal;  // unit outward normal of the face hit (axis-aligned), or -dir inside
+    float distance;   // world units along the normalized direction
+    uint8_t hit;      // 1 on a hit, 0 on a miss (then the other fields are zero)
+    uint8_t material; // material id of the solid voxel whose face was hit
     uint8_t pad[2];
-    vxk_int3 chunk;      // chunk coordinate owning the face (the solid voxel's chunk)
-} vxk_ray_hit;           // 44 bytes
+    vxk_int3 chunk; // chunk coordinate owning the face (the solid voxel's chunk)
+} vxk_ray_hit;      // 44 bytes
 
 // Closest hit along the ray within max_distance. On VXK_OK *hit is filled (hit->hit says
 // whether anything was hit). Errors, with *hit untouched: NULL pointers ->
