@@ -14,7 +14,7 @@
 #include <vxk/jobs.h>
 
 #define VXK_BENCH_MAX_PHASES 64
-#define VXK_BENCH_MAX_FIGURES 96
+#define VXK_BENCH_MAX_FIGURES 256
 
 typedef struct vxk_bench_phase {
     char name[48];

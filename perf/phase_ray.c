@@ -366,9 +366,10 @@ void vxk_bench_ray(vxk_bench* b)
                 double t = vxk_bench_now() - t0;
                 theirs = t < theirs ? t : theirs;
             }
-            vxk_bench_figure_add(b, "bullet_rays_per_s", m / theirs);
-            vxk_bench_figure_add(b, "bullet_ray_ratio", theirs / ours);
-            vxk_bench_figure_add(b, "bullet_ray_agreement", agreement(outside_hits, t_peer, m));
+            vxk_bench_figure_add(b, "world_bullet_rays_per_s", m / theirs);
+            vxk_bench_figure_add(b, "world_bullet_ray_ratio", theirs / ours);
+            vxk_bench_figure_add(b, "world_bullet_ray_agreement",
+                                 agreement(outside_hits, t_peer, m));
             vxk_bullet_destroy(bullet);
         }
 #endif
