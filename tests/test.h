@@ -80,6 +80,24 @@ static inline float vxk_test_randf(uint64_t* state, float lo, float hi)
     return lo + (hi - lo) * (float)((vxk_test_rand(state) >> 40) * (1.0 / 16777216.0));
 }
 
+// Reads a whole file into a malloc'd buffer (one spare byte); NULL if it cannot be read.
+static inline uint8_t* vxk_test_read_file(const char* path, size_t* size)
+{
+    FILE* f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    long n = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+    uint8_t* data = n >= 0 && fseek(f, 0, SEEK_SET) == 0 ? (uint8_t*)malloc((size_t)n + 1) : NULL;
+    if (data && fread(data, 1, (size_t)n, f) != (size_t)n) {
+        free(data);
+        data = NULL;
+    }
+    fclose(f);
+    if (data)
+        *size = (size_t)n;
+    return data;
+}
+
 // Sanitizer builds are slower; tests may shrink loop counts by this factor (never to zero).
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define VXK_TEST_SLOW 1

@@ -1307,24 +1307,6 @@ static int test_raycast_edges(void)
 
 // ---- .vox ------------------------------------------------------------------------------------
 
-static uint8_t* read_all(const char* path, size_t* size)
-{
-    FILE* f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t* data = (uint8_t*)malloc(n > 0 ? (size_t)n : 1);
-    if (data && fread(data, 1, (size_t)n, f) != (size_t)n) {
-        free(data);
-        data = NULL;
-    }
-    fclose(f);
-    *size = (size_t)n;
-    return data;
-}
-
 static bool scene_zeroed(const vxk_vox_scene* s)
 {
     static const vxk_vox_scene zero;
@@ -1335,7 +1317,7 @@ static int test_vox_edges(void)
 {
     size_t before = vxk_allocated_bytes();
     size_t size = 0;
-    uint8_t* data = read_all(VXK_SOURCE_DIR "/tests/data/vox/ok_base.vox", &size);
+    uint8_t* data = vxk_test_read_file(VXK_SOURCE_DIR "/tests/data/vox/ok_base.vox", &size);
     VXK_CHECK(data != NULL && size > 8);
     vxk_vox_scene scene;
     VXK_CHECK_EQ_INT(vxk_vox_load_grids(data, size, NULL, &scene), VXK_OK);
@@ -1941,7 +1923,7 @@ static int test_oom_vox(void)
 {
     size_t base = vxk_allocated_bytes();
     size_t size = 0;
-    uint8_t* data = read_all(VXK_SOURCE_DIR "/tests/data/vox/ok_base.vox", &size);
+    uint8_t* data = vxk_test_read_file(VXK_SOURCE_DIR "/tests/data/vox/ok_base.vox", &size);
     VXK_CHECK(data != NULL);
     vxk_vox_scene scene;
     OOM_SWEEP(

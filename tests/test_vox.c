@@ -875,24 +875,6 @@ static int test_every_rotation(void)
     return 0;
 }
 
-static uint8_t* read_whole(const char* path, size_t* size)
-{
-    FILE* f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t* p = (uint8_t*)malloc((size_t)n + 1);
-    if (fread(p, 1, (size_t)n, f) != (size_t)n) {
-        free(p);
-        p = NULL;
-    }
-    fclose(f);
-    *size = (size_t)n;
-    return p;
-}
-
 static const char* const g_samples[] = {"floooh_cassette.vox", "floooh_scene.vox",
                                         "ogt_test_multiple_model_scene.vox", "dotvox_axes.vox"};
 
@@ -908,7 +890,7 @@ static uint8_t* load_sample(int i, size_t* size)
 {
     char path[1024];
     snprintf(path, sizeof(path), "%s/data/vox/%s", VXK_SHARED_DIR, g_samples[i]);
-    return read_whole(path, size);
+    return vxk_test_read_file(path, size);
 }
 
 // The sample files: facts, model grids, and the flattened scene against the placer.
