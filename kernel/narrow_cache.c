@@ -144,6 +144,8 @@ static vxk_status build_chunk(const vxk_world* world, int32_t cx, int32_t cy, in
     memset(out, 0, sizeof(*out));
     out->coord = (vxk_int3){cx, cy, cz};
     out->stamp = vxk_narrow_stamp(world, cx, cy, cz);
+    uint64_t water[8];
+    vxk_terrain_chunk_bits(world, cx, cy, cz, out->solid, water);
     vxk_quad quads[VXK_MESHER_MAX_QUADS];
     uint32_t count = 0;
     vxk_status status =
@@ -733,6 +735,7 @@ static vxk_status acquire_stamped(vxk_narrow_cache* cache, const vxk_world* worl
     // Key fields (coord, stamp) are read under the shard lock by others: leave them alone.
     fresh->data.quads = built.quads;
     fresh->data.quad_count = built.quad_count;
+    memcpy(fresh->data.solid, built.solid, sizeof(built.solid));
     fresh->data.quantized = built.quantized;
     fresh->data.tree16 = built.tree16;
     fresh->data.mesh = built.mesh;

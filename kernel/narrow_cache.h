@@ -42,6 +42,7 @@ typedef struct vxk_narrow_chunk {
     uint64_t stamp;        // version stamp the data was built from
     uint64_t build_serial; // 1 + index of the build in this cache (tests count builds)
     vxk_quad* quads;       // quad_count mesher quads
+    uint64_t solid[8];     // the chunk's solid voxel bits (vxk_terrain_chunk_bits) at build
     bool quantized;        // tree16 is the ray structure (else mesh + tree)
     vxk_kdtree16 tree16;   // quantized quad tree (owns its block)
     vxk_mesh mesh;         // float fallback: corners 4, chunk-local voxel units

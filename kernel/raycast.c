@@ -82,6 +82,24 @@ static inline uint8_t chunk_peek(const ray_context* ctx, int32_t cx, int32_t cy,
     return vxk_broadphase_peek(ctx->world, (vxk_int3){cx, cy, cz}, solid);
 }
 
+// Prefetches for the DDA's coming cells: the grid cell of the cell after next, and the mask words
+// of the next cell (its grid cell was prefetched a step earlier), so that their cache misses
+// overlap the current cell's tree query. No effect on results.
+static inline void grid_prefetch_cell(const vxk_ray_grid* g, const int32_t c[3])
+{
+    uint64_t x = (uint64_t)((int64_t)c[0] - g->min[0]);
+    uint64_t y = (uint64_t)((int64_t)c[1] - g->min[1]);
+    uint64_t z = (uint64_t)((int64_t)c[2] - g->min[2]);
+    if (x < g->size[0] && y < g->size[1] && z < g->size[2])
+        __builtin_prefetch(&g->cells[(y * g->size[2] + z) * g->size[0] + x]);
+}
+static inline void grid_prefetch_mask(const vxk_ray_grid* g, const int32_t c[3])
+{
+    const uint64_t* solid = NULL;
+    if (vxk_ray_grid_peek(g, c[0], c[1], c[2], &solid) == VXK_BROADPHASE_MASK)
+        __builtin_prefetch(solid);
+}
+
 // Plain comparisons (inlined; the operands are never NaN) instead of libm's fmin/fmax calls.
 static inline double dmin(double a, double b)
 {
@@ -100,7 +118,9 @@ static vxk_status ray_validate(const vxk_world* world, const vxk_ray* ray, ray_s
     if (ray->max_distance < 0.0f)
         return VXK_ERR_OUT_OF_RANGE;
     float d[3] = {ray->direction.x, ray->direction.y, ray->direction.z};
-    float m = fmaxf(fabsf(d[0]), fmaxf(fabsf(d[1]), fabsf(d[2])));
+    float a0 = fabsf(d[0]), a1 = fabsf(d[1]), a2 = fabsf(d[2]);
+    float m = a0 > a1 ? a0 : a1; // finite, nonnegative: equal to fmaxf without the libm call
+    m = m > a2 ? m : a2;
     if (m == 0.0f)
         return VXK_ERR_OUT_OF_RANGE;
     float s[3] = {d[0] / m, d[1] / m, d[2] / m};
@@ -332,7 +352,7 @@ static vxk_status visit_chunk(ray_context* ctx, const ray_setup* r, int32_t cx, 
 
 // ---- the traversal ------------------------------------------------------------------------------
 
-static bool start_inside(const ray_context* ctx, const ray_setup* r, vxk_ray_hit* hit)
+static bool start_inside(ray_context* ctx, const ray_setup* r, vxk_ray_hit* hit)
 {
     int32_t v[3];
     for (int a = 0; a < 3; ++a)
@@ -346,6 +366,15 @@ static bool start_inside(const ray_context* ctx, const ray_setup* r, vxk_ray_hit
     if (tag == VXK_BROADPHASE_NONE || tag == VXK_BROADPHASE_FULL_WATER ||
         !((solid[vxk_mod8(v[1])] >> bit) & 1u))
         return false;
+    if (tag == VXK_BROADPHASE_MASK) {
+        // The chunk's cached data holds its exact solid bits: a clear bit settles it without a
+        // terrain lookup, and the data pinned here serves the chunk's visit below. Should the
+        // data be unavailable (out of memory), the voxel is read instead.
+        const vxk_narrow_chunk* data = NULL;
+        if (memo_get(ctx, c.x, c.y, c.z, &data) == VXK_OK &&
+            (!data || !((data->solid[vxk_mod8(v[1])] >> bit) & 1u)))
+            return false;
+    }
     uint8_t id = vxk_world_get_voxel(ctx->world, v[0], v[1], v[2]);
     if (ctx->world->material_kind[id] != VXK_MATERIAL_SOLID)
         return false;
@@ -451,6 +480,16 @@ static vxk_status ray_trace(ray_context* ctx, const ray_setup* r, bool any, vxk_
             double te = dmin(tb, t1);
             int next_axis = t_next[0] <= t_next[1] ? (t_next[0] <= t_next[2] ? 0 : 2)
                                                    : (t_next[1] <= t_next[2] ? 1 : 2);
+            if (ctx->grid && tb < t1) {
+                int32_t n[3] = {c[0], c[1], c[2]};
+                n[next_axis] += step[next_axis];
+                grid_prefetch_mask(ctx->grid, n);
+                double t2[3] = {t_next[0], t_next[1], t_next[2]};
+                t2[next_axis] += t_delta[next_axis];
+                int axis2 = t2[0] <= t2[1] ? (t2[0] <= t2[2] ? 0 : 2) : (t2[1] <= t2[2] ? 1 : 2);
+                n[axis2] += step[axis2];
+                grid_prefetch_cell(ctx->grid, n);
+            }
             // The chunks within ev of the ray over [ta, te]: usually the cell alone.
             int32_t lo[3], hi[3];
             for (int a = 0; a < 3; ++a) {

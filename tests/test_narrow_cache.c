@@ -82,6 +82,21 @@ static int same_data(const vxk_narrow_chunk* a, const vxk_narrow_chunk* b)
     VXK_CHECK(a->tree.node_count == 0 ||
               memcmp(a->tree.nodes, b->tree.nodes, a->tree.node_count * sizeof(vxk_kd_node)) == 0);
     VXK_CHECK_EQ_U64(a->bytes, b->bytes);
+    VXK_CHECK(memcmp(a->solid, b->solid, sizeof(a->solid)) == 0);
+    return 0;
+}
+
+// The chunk's solid bits against its voxels read one by one (bit x + 8 z of word y).
+static int solid_bits_match(const vxk_world* world, const vxk_narrow_chunk* d)
+{
+    for (int32_t y = 0; y < 8; ++y)
+        for (int32_t z = 0; z < 8; ++z)
+            for (int32_t x = 0; x < 8; ++x) {
+                uint8_t id = vxk_world_get_voxel(world, 8 * d->coord.x + x, 8 * d->coord.y + y,
+                                                 8 * d->coord.z + z);
+                bool solid = world->material_kind[id] == VXK_MATERIAL_SOLID;
+                VXK_CHECK_EQ_INT((int)((d->solid[y] >> (x + 8 * z)) & 1u), (int)solid);
+            }
     return 0;
 }
 
@@ -535,6 +550,8 @@ static int test_grid_and_epochs(void)
                 vxk_narrow_chunk fresh;
                 VXK_CHECK(vxk_narrow_build_chunk(world, c.x, c.y, c.z, &fresh) == VXK_OK);
                 VXK_CHECK(same_data(data, &fresh) == 0);
+                if (rep == 0)
+                    VXK_CHECK(solid_bits_match(world, data) == 0);
                 vxk_narrow_free_chunk(&fresh);
                 vxk_narrow_release(&ref);
             }

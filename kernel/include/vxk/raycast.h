@@ -20,10 +20,12 @@
 //
 // Precondition: the bit broadphase is current (vxk_broadphase_build once, then
 // vxk_broadphase_update_dirty after terrain writes): chunks without a broadphase entry, or whose
-// dilated mask has no bit near the ray, are skipped, and the inside-solid test above reads the
-// voxel only where the origin's mask bit is set. Rays are clipped in O(1) to the box of the
-// broadphase entries, read through a dense grid of them (built once per broadphase build or
-// update by the first ray after it; a sparse world whose box would hold over 64 cells per entry
+// dilated mask has no bit near the ray, are skipped, and the inside-solid test above, where the
+// origin's mask bit is set, reads the exact solid bits kept with the chunk's cached kD tree (which
+// the ray's first chunk visit uses anyway), and the voxel itself only when that bit is set too.
+// Rays are clipped in O(1) to the box of the broadphase entries, read through a dense grid of
+// them (built once per broadphase build or update by the first ray after it; prefetched a cell or
+// two ahead of the traversal; a sparse world whose box would hold over 64 cells per entry
 // or 2^22 cells (32 MiB; a 2048 x 256 x 2048-voxel world has 2^21 chunks) uses the broadphase map
 // instead, and then clips infinite rays to the terrain's y range in O(1), near-horizontal long ones
 // to its x/z chunk bounds by a scan of the chunk list per vxk_raycast call, once per
