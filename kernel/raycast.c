@@ -5,6 +5,7 @@
 // unchanged.
 #include <vxk/broadphase.h>
 #include <vxk/raycast.h>
+#include <vxk/simd_kernels.h>
 
 #include <float.h>
 #include <stdatomic.h>
@@ -24,6 +25,8 @@ _Static_assert(sizeof(vxk_ray_hit) == 44, "vxk_ray_hit is 44 bytes");
 #define RAY_SEEN 8
 #define RAY_GRAIN_MIN 64
 #define RAY_GRAIN_MAX 4096
+// Chunks remembered per packet (the chunk data met and the lanes whose slab test hits it).
+#define RAY_PACKET_CHUNKS 64
 
 // A prepared ray: voxel-unit origin, voxel-unit direction per world unit, world-unit direction.
 typedef struct ray_setup {
@@ -57,12 +60,30 @@ typedef struct ray_bounds {
     int32_t min[3], max[3]; // chunk coordinates, inclusive
 } ray_bounds;
 
+// A coherent group of 8 rays of a batch piece, traced lane after lane: the first lane to need a
+// chunk's data fetches it for all and slab-tests all 8 rays at once against the box of the chunk's
+// solid voxels (which holds every face of the chunk), thickened; lanes that miss the box skip
+// that chunk's kD query, which could not hit. The lanes' own traversals are unchanged.
+typedef struct packet_chunk {
+    int32_t x, y, z;
+    uint32_t lanes; // bit i: lane i's slab test hit the chunk's box
+    const vxk_narrow_chunk* data;
+} packet_chunk;
+
+typedef struct ray_packet {
+    vxk_ray8 rays;  // voxel-unit origins and directions, t over [0, tmax] in world units
+    uint32_t lane;  // the lane being traced
+    uint32_t count; // chunks remembered (pinned by the memo; cleared when it unpins)
+    packet_chunk chunks[RAY_PACKET_CHUNKS];
+} ray_packet;
+
 typedef struct ray_context {
     const vxk_world* world;
     vxk_narrow_cache* cache;
     const vxk_ray_grid* grid; // NULL: broadphase lookups through its map
     ray_bounds* bounds;
     ray_memo memo;
+    ray_packet* packet; // NULL outside the packet path
 } ray_context;
 
 // Sets up the cache and grid of a context; false when out of memory.
@@ -254,8 +275,11 @@ static vxk_status memo_get(ray_context* ctx, int32_t cx, int32_t cy, int32_t cz,
     vxk_status status = vxk_narrow_acquire_current(ctx->cache, ctx->world, cx, cy, cz, &data, &ref);
     if (status != VXK_OK)
         return status;
-    if (m->count >= m->limit)
+    if (m->count >= m->limit) {
         memo_release(m);
+        if (ctx->packet)
+            ctx->packet->count = 0; // its chunk data was pinned by the memo
+    }
     uint32_t i = m->count;
     if (!linear)
         for (i = h & m->mask; m->slots[i].used; i = (i + 1) & m->mask) {
@@ -303,6 +327,73 @@ static bool mask_touched(const ray_setup* r, const float local_o[3], const uint6
     return any != 0;
 }
 
+// The lanes of the packet whose rays meet chunk c's solid voxel box, thickened by a margin far
+// above float error at the box's distance (so a lane that misses cannot hit a face there).
+static uint32_t packet_lanes(const ray_packet* p, const vxk_narrow_chunk* data, int32_t cx,
+                             int32_t cy, int32_t cz)
+{
+    if (!data || data->quad_count == 0)
+        return 0;
+    uint64_t rows = 0;
+    int y0 = 8, y1 = -1;
+    for (int y = 0; y < 8; ++y)
+        if (data->solid[y]) {
+            rows |= data->solid[y];
+            y0 = y < y0 ? y : y0;
+            y1 = y;
+        }
+    if (!rows)
+        return 0xFFu; // faces without solid bits cannot occur; test every lane then
+    uint64_t xs = rows | rows >> 32;
+    xs |= xs >> 16;
+    xs |= xs >> 8;
+    xs &= 0xFFu;
+    uint32_t zs = 0;
+    for (int z = 0; z < 8; ++z)
+        zs |= ((rows >> (8 * z)) & 0xFFu) ? 1u << z : 0u;
+    vxk_ray8 local = p->rays;
+    float mag = 0.0f;
+    for (int i = 0; i < 8; ++i) {
+        local.ox[i] -= 8.0f * (float)cx;
+        local.oy[i] -= 8.0f * (float)cy;
+        local.oz[i] -= 8.0f * (float)cz;
+        float m = fabsf(local.ox[i]) + fabsf(local.oy[i]) + fabsf(local.oz[i]);
+        mag = m > mag ? m : mag;
+    }
+    float e = 1e-4f * (16.0f + mag);
+    float lo[3] = {(float)__builtin_ctzll(xs) - e, (float)y0 - e, (float)__builtin_ctz(zs) - e};
+    float hi[3] = {(float)(64 - __builtin_clzll(xs)) + e, (float)(y1 + 1) + e,
+                   (float)(32 - __builtin_clz(zs)) + e};
+    float t_enter[8];
+    return vxk_ray8_aabb(&local, lo, hi, t_enter);
+}
+
+// Chunk c's data for a ray: through the packet's chunks when there is a packet (*skip: the lane's
+// slab test missed the chunk), else through the memo.
+static vxk_status chunk_data(ray_context* ctx, int32_t cx, int32_t cy, int32_t cz,
+                             const vxk_narrow_chunk** out, bool* skip)
+{
+    *skip = false;
+    ray_packet* p = ctx->packet;
+    if (!p)
+        return memo_get(ctx, cx, cy, cz, out);
+    for (uint32_t i = 0; i < p->count; ++i) {
+        const packet_chunk* pc = &p->chunks[i];
+        if (pc->x == cx && pc->y == cy && pc->z == cz) {
+            *out = pc->data;
+            *skip = !((pc->lanes >> p->lane) & 1u);
+            return VXK_OK;
+        }
+    }
+    vxk_status status = memo_get(ctx, cx, cy, cz, out);
+    if (status != VXK_OK || p->count == RAY_PACKET_CHUNKS)
+        return status;
+    uint32_t lanes = packet_lanes(p, *out, cx, cy, cz);
+    p->chunks[p->count++] = (packet_chunk){cx, cy, cz, lanes, *out};
+    *skip = !((lanes >> p->lane) & 1u);
+    return VXK_OK;
+}
+
 // The best hit so far, copied out of the chunk data (the memo may unpin that chunk later).
 typedef struct ray_result {
     float t;
@@ -327,11 +418,12 @@ static vxk_status visit_chunk(ray_context* ctx, const ray_setup* r, int32_t cx, 
     if (!mask_touched(r, local_o, solid, ta, tb, ev))
         return VXK_OK;
     const vxk_narrow_chunk* data = NULL;
-    vxk_status status = memo_get(ctx, cx, cy, cz, &data);
+    bool skip = false;
+    vxk_status status = chunk_data(ctx, cx, cy, cz, &data, &skip);
     if (status != VXK_OK)
         return status;
     *queried = true;
-    if (!data || data->quad_count == 0)
+    if (skip || !data || data->quad_count == 0)
         return VXK_OK;
     vxk_kd_ray kr = {{local_o[0], local_o[1], local_o[2]},
                      {r->dv[0], r->dv[1], r->dv[2]},
@@ -617,24 +709,61 @@ typedef struct batch_job {
     _Atomic int status;
 } batch_job;
 
+// A packet is coherent when its 8 directions lie in one octant (equal sign bits per axis) and its
+// 8 origins in one chunk: the lanes then cross mostly the same chunks.
+static bool packet_coherent(const ray_setup r[8])
+{
+    int32_t c[3];
+    for (int a = 0; a < 3; ++a)
+        c[a] = (int32_t)floorf(r[0].o[a] * 0.125f);
+    for (int k = 1; k < 8; ++k)
+        for (int a = 0; a < 3; ++a)
+            if (signbit(r[k].dv[a]) != signbit(r[0].dv[a]) ||
+                (int32_t)floorf(r[k].o[a] * 0.125f) != c[a])
+                return false;
+    return true;
+}
+
 static void batch_piece(void* user, uint32_t begin, uint32_t end, uint32_t thread)
 {
     (void)thread;
     batch_job* job = (batch_job*)user;
     ray_context ctx = {
         .world = job->world, .cache = job->cache, .grid = job->grid, .bounds = job->bounds};
+    // A table of about 4 slots per ray of the piece (a small piece clears less); its pins are
+    // dropped when it is 3/4 full, as at the budget's limit.
     memo_slot slots[RAY_MEMO_BATCH];
-    memo_init(&ctx.memo, slots, RAY_MEMO_BATCH, job->memo_limit);
-    for (uint32_t i = begin; i < end; ++i) {
-        ray_setup r;
-        vxk_status status = ray_validate(job->world, &job->rays[i], &r);
-        VXK_ASSERT(status == VXK_OK);
-        status = ray_trace(&ctx, &r, false, &job->hits[i], NULL);
-        if (status != VXK_OK) {
-            int expected = VXK_OK;
-            atomic_compare_exchange_strong(&job->status, &expected, (int)status);
-            memset(&job->hits[i], 0, sizeof(job->hits[i]));
+    uint32_t capacity = 64;
+    while (capacity < RAY_MEMO_BATCH && capacity < 4 * (end - begin))
+        capacity *= 2;
+    uint32_t limit = VXK_MIN(job->memo_limit, capacity * 3 / 4);
+    memo_init(&ctx.memo, slots, capacity, limit);
+    ray_packet packet;
+    uint32_t i = begin;
+    while (i < end) {
+        ray_setup r[8];
+        uint32_t n = end - i >= 8 ? 8 : 1;
+        for (uint32_t k = 0; k < n; ++k) {
+            vxk_status status = ray_validate(job->world, &job->rays[i + k], &r[k]);
+            VXK_ASSERT(status == VXK_OK);
+            (void)status;
         }
+        if (n == 8 && packet_coherent(r)) {
+            packet.count = 0;
+            for (uint32_t k = 0; k < 8; ++k)
+                vxk_ray8_set(&packet.rays, k, r[k].o, r[k].dv, 0.0f, r[k].tmax);
+            ctx.packet = &packet;
+        }
+        for (uint32_t k = 0; k < n; ++k, ++i) {
+            packet.lane = k;
+            vxk_status status = ray_trace(&ctx, &r[k], false, &job->hits[i], NULL);
+            if (status != VXK_OK) {
+                int expected = VXK_OK;
+                atomic_compare_exchange_strong(&job->status, &expected, (int)status);
+                memset(&job->hits[i], 0, sizeof(job->hits[i]));
+            }
+        }
+        ctx.packet = NULL;
     }
     memo_release(&ctx.memo);
 }
@@ -655,13 +784,20 @@ vxk_status vxk_raycast_batch(const vxk_world* world, vxk_ray_hit* hits, const vx
     }
     if (count == 0)
         return VXK_OK;
+    ray_context setup = {0};
+    if (!context_init(&setup, world))
+        return VXK_ERR_OUT_OF_MEMORY;
+    if (setup.grid) {
+        // A segment clipped to the grid's box spans at most its largest side along the ray's
+        // dominant axis: no ray stays long when that side is short, and no bounds are needed.
+        uint32_t side =
+            VXK_MAX(setup.grid->size[0], VXK_MAX(setup.grid->size[1], setup.grid->size[2]));
+        long_rays &= (double)side + 1.0 > RAY_LONG_CHUNKS;
+    }
     // Bounds once for the batch (read-only in the pieces).
     ray_bounds bounds = {0};
     if (long_rays)
         bounds_compute(world, &bounds);
-    ray_context setup = {0};
-    if (!context_init(&setup, world))
-        return VXK_ERR_OUT_OF_MEMORY;
     // A piece keeps the chunks it met pinned (one cache lookup per chunk and piece instead of
     // one per ray); the pins per piece are capped by the budget so that pieces running at once
     // leave most of it evictable.

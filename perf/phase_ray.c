@@ -1,7 +1,8 @@
 // phase_ray.c: the world raycast benchmark phase (seed 000: kD tree ray queries through the lazy
 // narrowphase cache): rays from above the surface downwards and horizontal rays through caves,
-// single-threaded (cold and warm cache) and batched over all threads, against Embree
-// (rtcIntersect1 over the same triangles) and Bullet when their peers are built.
+// single-threaded (cold and warm cache) and batched over all threads; camera tiles one thread,
+// single rays against the batch's 8-ray packets; against Embree (rtcIntersect1 over the same
+// triangles) and Bullet when their peers are built.
 #include "bench.h"
 
 #include <vxk/broadphase.h>
@@ -120,6 +121,74 @@ static double trace_single(const vxk_world* world, const vxk_ray* rays, uint32_t
     for (uint32_t i = 0; i < n; ++i)
         vxk_raycast(world, &rays[i], &hits[i]);
     return vxk_bench_now() - t0;
+}
+
+// Coherent rays: a w x w pinhole camera above the region's centre looking down at 45 degrees
+// (60-degree field of view), stored tile by tile (8x8 pixels, rows of 8 consecutive), so that
+// each 8 consecutive rays share the eye and an octant: the batch's packets.
+static void make_camera_rays(const vxk_world* world, const ray_region* r, uint32_t w, vxk_ray* rays)
+{
+    float vs = vxk_world_voxel_size(world);
+    vxk_vec3 eye = {(float)(r->lo[0] + r->hi[0]) * 0.5f * vs, ((float)r->hi[1] + 24.0f) * vs,
+                    (float)(r->lo[2] + 3 * r->hi[2]) * 0.25f * vs};
+    const float c = 0.70710678f;
+    vxk_vec3 fwd = {0.0f, -c, -c}, right = {1.0f, 0.0f, 0.0f}, up = {0.0f, c, -c};
+    float half = 0.57735027f; // tan(30 degrees)
+    uint32_t i = 0;
+    for (uint32_t ty = 0; ty < w / 8; ++ty)
+        for (uint32_t tx = 0; tx < w / 8; ++tx)
+            for (uint32_t p = 0; p < 64; ++p, ++i) {
+                float px = (((float)(tx * 8 + p % 8) + 0.5f) / (float)w * 2.0f - 1.0f) * half;
+                float py = (1.0f - ((float)(ty * 8 + p / 8) + 0.5f) / (float)w * 2.0f) * half;
+                rays[i].origin = eye;
+                rays[i].direction =
+                    (vxk_vec3){fwd.x + px * right.x + py * up.x, fwd.y + px * right.y + py * up.y,
+                               fwd.z + px * right.z + py * up.z};
+                rays[i].max_distance = INFINITY;
+            }
+}
+
+// The camera rays on one thread: through vxk_raycast one by one, and through vxk_raycast_batch one
+// 8x8 tile per call (64 rays: a single piece, run on the calling thread, packets of 8). Best of 3.
+static void bench_camera(vxk_bench* b, const vxk_world* world, const ray_region* region)
+{
+    uint32_t w = b->quick ? 128 : 512, n = w * w;
+    vxk_ray* rays = (vxk_ray*)malloc(n * sizeof(vxk_ray));
+    vxk_ray_hit* single = (vxk_ray_hit*)malloc(n * sizeof(vxk_ray_hit));
+    vxk_ray_hit* packet = (vxk_ray_hit*)malloc(n * sizeof(vxk_ray_hit));
+    if (!rays || !single || !packet) {
+        free(rays);
+        free(single);
+        free(packet);
+        return;
+    }
+    make_camera_rays(world, region, w, rays);
+    trace_single(world, rays, n, single); // warms the cache
+    double t_single = 1e30, t_packet = 1e30;
+    for (int rep = 0; rep < 3; ++rep) {
+        double t = trace_single(world, rays, n, single);
+        t_single = t < t_single ? t : t_single;
+        double t0 = vxk_bench_now();
+        for (uint32_t i = 0; i < n; i += 64)
+            vxk_raycast_batch(world, packet + i, rays + i, 64);
+        t = vxk_bench_now() - t0;
+        t_packet = t < t_packet ? t : t_packet;
+    }
+    uint32_t same = 0, hit_count = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+        same += memcmp(&single[i], &packet[i], sizeof(vxk_ray_hit)) == 0;
+        hit_count += single[i].hit;
+    }
+    vxk_bench_phase_add(b, "ray_coherent_single", t_single, n);
+    vxk_bench_phase_add(b, "ray_packet", t_packet, n);
+    vxk_bench_figure_add(b, "rays_coherent_single_per_s", n / t_single);
+    vxk_bench_figure_add(b, "rays_packet_per_s", n / t_packet);
+    vxk_bench_figure_add(b, "ray_packet_speedup", t_single / t_packet);
+    vxk_bench_figure_add(b, "ray_coherent_hit_fraction", (double)hit_count / n);
+    vxk_bench_figure_add(b, "ray_packet_equals_single", same == n ? 1.0 : 0.0);
+    free(rays);
+    free(single);
+    free(packet);
 }
 
 #if defined(VXK_HAVE_EMBREE) || defined(VXK_HAVE_BULLET)
@@ -305,6 +374,7 @@ void vxk_bench_ray(vxk_bench* b)
     vxk_bench_figure_add(b, "ray_cache_chunks", (double)after.entries);
     vxk_bench_figure_add(b, "ray_cache_bytes_per_chunk",
                          after.entries ? (double)after.bytes / (double)after.entries : 0.0);
+    bench_camera(b, world, &region);
 
 #if defined(VXK_HAVE_EMBREE) || defined(VXK_HAVE_BULLET)
     // Peers trace the same triangles: every terrain chunk's, one scene. Rays starting inside

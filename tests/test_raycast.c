@@ -2,7 +2,8 @@
 // same float Moller-Trumbore on every quad of every chunk in the kernel's chunk-local frame (must
 // agree exactly), (2) double precision over world-space triangles (within 1e-5, near-ties
 // honestly allowed). Rays: random, axis-aligned, from inside solid, grazing edges and corners,
-// very long, negative coordinates. Batch equals single for 1, 2 and 4 workers; after edits a warm
+// very long, negative coordinates. Batch equals single for 1, 2 and 4 workers (also on camera
+// tiles, the batch's packet path); after edits a warm
 // cache answers as brute force and as a cold cache; threads racing on one world agree.
 #include <vxk/broadphase.h>
 #include <vxk/kdtree.h>
@@ -558,6 +559,108 @@ static int test_batch(void)
     return 0;
 }
 
+// Rays of 8x8 pixel tiles of pinhole cameras looking down at the terrain at an angle (coherent
+// packets: one origin, one octant), tiles of parallel rays from origins spread inside one chunk,
+// tiles starting inside the terrain, tiles with short finite max distances, and incoherent groups
+// (random rays) in between, so that packets and single rays mix within every batch piece.
+static void make_camera_rays(const vxk_world* world, uint64_t* rng, vxk_ray* rays, uint32_t n)
+{
+    float vs = vxk_world_voxel_size(world);
+    uint32_t i = 0;
+    while (i < n) {
+        uint32_t kind = (uint32_t)(vxk_test_rand(rng) % 6);
+        vxk_vec3 eye = {vxk_test_randf(rng, (float)WORLD_MIN[0], (float)(WORLD_MIN[0] + WORLD_X)),
+                        vxk_test_randf(rng, (float)(WORLD_MIN[1] + WORLD_Y), 60.0f),
+                        vxk_test_randf(rng, (float)WORLD_MIN[2], (float)(WORLD_MIN[2] + WORLD_Z))};
+        if (kind == 3) // inside the terrain's box: many origins in solid voxels
+            eye.y = vxk_test_randf(rng, (float)WORLD_MIN[1], (float)(WORLD_MIN[1] + WORLD_Y));
+        eye = (vxk_vec3){eye.x * vs, eye.y * vs, eye.z * vs};
+        // Forward: down at 20..70 degrees below the horizon; right and up span the image plane.
+        float yaw = vxk_test_randf(rng, 0.0f, 6.2831853f);
+        float pitch = vxk_test_randf(rng, 0.35f, 1.22f);
+        vxk_vec3 fwd = {cosf(pitch) * cosf(yaw), -sinf(pitch), cosf(pitch) * sinf(yaw)};
+        vxk_vec3 right = {-sinf(yaw), 0.0f, cosf(yaw)};
+        vxk_vec3 up = {fwd.y * right.z - fwd.z * right.y, fwd.z * right.x - fwd.x * right.z,
+                       fwd.x * right.y - fwd.y * right.x};
+        float fov = kind == 5 ? 0.2f : 0.01f; // tile angular size per pixel
+        uint32_t tile = kind == 4 ? 8 : 64;   // kind 4: one packet-sized group
+        for (uint32_t p = 0; p < tile && i < n; ++p, ++i) {
+            vxk_ray* r = &rays[i];
+            if (kind == 2) { // incoherent: random rays through the world
+                r->origin =
+                    (vxk_vec3){vxk_test_randf(rng, -30, 30) * vs, vxk_test_randf(rng, -20, 40) * vs,
+                               vxk_test_randf(rng, -30, 30) * vs};
+                r->direction = random_dir(rng);
+                r->max_distance = INFINITY;
+                continue;
+            }
+            float px = ((float)(p % 8) - 3.5f) * fov, py = ((float)(p / 8) - 3.5f) * fov;
+            r->origin = eye;
+            r->direction =
+                (vxk_vec3){fwd.x + px * right.x + py * up.x, fwd.y + px * right.y + py * up.y,
+                           fwd.z + px * right.z + py * up.z};
+            r->max_distance = INFINITY;
+            if (kind == 1) { // parallel rays from points spread within the eye's chunk
+                float* o = &r->origin.x;
+                for (int a = 0; a < 3; ++a)
+                    o[a] = (floorf(o[a] / (8 * vs)) * 8 + vxk_test_randf(rng, 0, 8)) * vs;
+                r->direction = fwd;
+            }
+            if (kind == 4 || kind == 5) // finite: some end before the surface, some after
+                r->max_distance = vxk_test_randf(rng, 0, 60) * vs;
+        }
+    }
+}
+
+// The batch's packet path equals vxk_raycast byte for byte on camera tiles mixed with incoherent
+// rays, for 1, 2 and 4 workers, with a roomy and a tiny cache budget.
+static int test_batch_packets(void)
+{
+    uint32_t n = VXK_TEST_SLOW ? 4000 : 30000;
+    vxk_ray* rays = (vxk_ray*)malloc(n * sizeof(vxk_ray));
+    vxk_ray_hit* single = (vxk_ray_hit*)calloc(n, sizeof(vxk_ray_hit));
+    vxk_ray_hit* batch = (vxk_ray_hit*)calloc(n, sizeof(vxk_ray_hit));
+    VXK_CHECK(rays && single && batch);
+    uint32_t workers[3] = {1, 2, 4};
+    uint32_t hits = 0, inside = 0;
+    for (int w = 0; w < 3; ++w) {
+        vxk_jobs_def jd = vxk_default_jobs_def();
+        jd.worker_count = workers[w];
+        vxk_jobs* jobs = NULL;
+        VXK_CHECK(vxk_jobs_create(&jd, &jobs) == 0);
+        vxk_world* world = make_world(jobs, w == 2 ? 0.5f : 1.0f, 31);
+        VXK_CHECK(world);
+        uint64_t rng = 1234 + (uint64_t)w;
+        make_camera_rays(world, &rng, rays, n);
+        for (uint32_t i = 0; i < n; ++i) {
+            VXK_CHECK_EQ_INT(vxk_raycast(world, &rays[i], &single[i]), VXK_OK);
+            hits += single[i].hit;
+            inside += single[i].hit && single[i].distance == 0.0f;
+        }
+        for (int budget = 0; budget < 2; ++budget) {
+            if (budget)
+                vxk_narrow_cache_set_budget(vxk_narrow_cache_get(world), 16 << 10);
+            // Offsets shift the packets against the tiles (groups of 8 start at each piece).
+            for (uint32_t off = 0; off < 8; off += 3) {
+                memset(batch, 0xAB, n * sizeof(vxk_ray_hit));
+                VXK_CHECK_EQ_INT(vxk_raycast_batch(world, batch, rays + off, n - off), VXK_OK);
+                for (uint32_t i = 0; i + off < n; ++i)
+                    VXK_CHECK_MSG(memcmp(&batch[i], &single[i + off], sizeof(vxk_ray_hit)) == 0,
+                                  "workers %u budget %d offset %u ray %u differs", workers[w],
+                                  budget, off, i + off);
+            }
+        }
+        vxk_world_destroy(world);
+        vxk_jobs_destroy(jobs);
+    }
+    // The rays exercise both outcomes and the inside-solid case.
+    VXK_CHECK(hits > n / 4 && hits < 3 * n && inside > 50);
+    free(rays);
+    free(single);
+    free(batch);
+    return 0;
+}
+
 // Editing terrain (and updating the broadphase) changes what rays hit: the cache rebuilds.
 static int test_edit(void)
 {
@@ -880,6 +983,7 @@ int main(void)
     VXK_RUN(test_bad_input);
     VXK_RUN(test_against_brute_force);
     VXK_RUN(test_batch);
+    VXK_RUN(test_batch_packets);
     VXK_RUN(test_edit);
     VXK_RUN(test_edit_warm_cache);
     VXK_RUN(test_concurrent);
