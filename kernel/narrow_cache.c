@@ -4,6 +4,8 @@
 // manageable").
 #include "narrow_cache.h"
 
+#include "chunk_map.h"
+
 #include <vxk/broadphase.h>
 
 #include <pthread.h>
@@ -53,17 +55,6 @@ struct vxk_narrow_cache {
 
 #define GRID_MAX_CELLS (1u << 22)
 #define GRID_CELLS_PER_ENTRY 64u
-
-static uint64_t coord_hash(int32_t x, int32_t y, int32_t z)
-{
-    uint64_t h = (uint64_t)(uint32_t)x * 0x9E3779B97F4A7C15ull;
-    h ^= (uint64_t)(uint32_t)y * 0xC2B2AE3D27D4EB4Full;
-    h ^= (uint64_t)(uint32_t)z * 0x165667B19E3779F9ull;
-    h ^= h >> 29;
-    h *= 0xBF58476D1CE4E5B9ull;
-    h ^= h >> 32;
-    return h;
-}
 
 // ---- building ---------------------------------------------------------------------------------
 
@@ -420,7 +411,7 @@ static narrow_entry* shard_find(narrow_shard* shard, uint64_t h, int32_t x, int3
 
 static void shard_unlink(narrow_shard* shard, narrow_entry* entry)
 {
-    uint64_t h = coord_hash(entry->data.coord.x, entry->data.coord.y, entry->data.coord.z);
+    uint64_t h = vxk_chunk_map_hash(entry->data.coord.x, entry->data.coord.y, entry->data.coord.z);
     narrow_entry** link = bucket_of(shard, h);
     while (*link != entry)
         link = &(*link)->next;
@@ -441,7 +432,7 @@ static bool shard_insert(narrow_shard* shard, uint64_t h, narrow_entry* entry)
             narrow_entry* e = shard->buckets[b];
             while (e) {
                 narrow_entry* next = e->next;
-                uint64_t eh = coord_hash(e->data.coord.x, e->data.coord.y, e->data.coord.z);
+                uint64_t eh = vxk_chunk_map_hash(e->data.coord.x, e->data.coord.y, e->data.coord.z);
                 narrow_entry** head = &buckets[(eh >> 6) & (count - 1)];
                 e->next = *head;
                 *head = e;
@@ -532,7 +523,7 @@ static void cache_evict(vxk_narrow_cache* cache, uint64_t target, bool count_as_
     }
     for (size_t i = 0; i < count && atomic_load(&cache->bytes) > target; ++i) {
         narrow_entry* e = candidates[i].entry;
-        uint64_t h = coord_hash(e->data.coord.x, e->data.coord.y, e->data.coord.z);
+        uint64_t h = vxk_chunk_map_hash(e->data.coord.x, e->data.coord.y, e->data.coord.z);
         narrow_shard* shard = shard_of(cache, h);
         pthread_mutex_lock(&shard->lock);
         // The entry may have been pinned, touched or dropped since the scan: recheck it is still
@@ -586,7 +577,7 @@ void vxk_narrow_cache_stats(const vxk_narrow_cache* ccache, vxk_narrow_stats* ou
 bool vxk_narrow_cache_contains(vxk_narrow_cache* cache, int32_t cx, int32_t cy, int32_t cz,
                                uint64_t stamp)
 {
-    uint64_t h = coord_hash(cx, cy, cz);
+    uint64_t h = vxk_chunk_map_hash(cx, cy, cz);
     narrow_shard* shard = shard_of(cache, h);
     pthread_mutex_lock(&shard->lock);
     narrow_entry* e = shard_find(shard, h, cx, cy, cz);
@@ -675,7 +666,7 @@ static vxk_status acquire_stamped(vxk_narrow_cache* cache, const vxk_world* worl
                                   const vxk_narrow_chunk** out, vxk_narrow_ref* ref)
 {
     VXK_ASSERT(stamp != 0);
-    uint64_t h = coord_hash(cx, cy, cz);
+    uint64_t h = vxk_chunk_map_hash(cx, cy, cz);
     narrow_shard* shard = shard_of(cache, h);
     uint64_t now = atomic_fetch_add_explicit(&cache->tick, 1, memory_order_relaxed) + 1;
     narrow_entry* stale = NULL;
@@ -769,7 +760,7 @@ vxk_status vxk_narrow_acquire_current(vxk_narrow_cache* cache, const vxk_world* 
     *out = NULL;
     ref->entry = NULL;
     uint32_t epoch = vxk_terrain_epoch(world);
-    uint64_t h = coord_hash(cx, cy, cz);
+    uint64_t h = vxk_chunk_map_hash(cx, cy, cz);
     narrow_shard* shard = shard_of(cache, h);
     pthread_mutex_lock(&shard->lock);
     narrow_entry* e = shard_find(shard, h, cx, cy, cz);

@@ -10,7 +10,6 @@
 #include <vxk/broadphase.h>
 #include <vxk/simd_dilate.h>
 #include <vxk/world.h>
-#include <vxk/worldgen.h>
 
 #include <core.h>
 

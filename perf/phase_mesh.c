@@ -8,7 +8,6 @@
 #include <vxk/mesher.h>
 #include <vxk/world.h>
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

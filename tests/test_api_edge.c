@@ -159,6 +159,18 @@ static snapshot snap(const vxk_world* world)
         VXK_CHECK_EQ_U64(after_.bytes, (before).bytes);           \
     } while (0)
 
+// As CHECK_UNCHANGED, for a call that failed out of memory: storage grown before the failing
+// allocation may stay with the world (released with it; the sweeps check that), so bytes may
+// only grow, and such attempts are counted in `retained`.
+#define CHECK_UNCHANGED_MAY_GROW(world, before, retained)         \
+    do {                                                          \
+        snapshot after_ = snap(world);                            \
+        VXK_CHECK_EQ_U64(after_.terrain, (before).terrain);       \
+        VXK_CHECK_EQ_U64(after_.broadphase, (before).broadphase); \
+        VXK_CHECK(after_.bytes >= (before).bytes);                \
+        (retained) += after_.bytes > (before).bytes;              \
+    } while (0)
+
 // ---- base -------------------------------------------------------------------------------------
 
 static int test_base(void)
@@ -1665,13 +1677,7 @@ static int test_oom_terrain_writes(void)
             {
                 if (st != VXK_OK) {
                     VXK_CHECK_EQ_INT(st, VXK_ERR_OUT_OF_MEMORY);
-                    snapshot after = snap(w);
-                    VXK_CHECK_EQ_U64(after.terrain, s0.terrain);
-                    VXK_CHECK_EQ_U64(after.broadphase, s0.broadphase);
-                    // Storage grown before the failing allocation may stay with the world (it
-                    // is released with it, checked below); count such attempts.
-                    VXK_CHECK(after.bytes >= s0.bytes);
-                    retained += after.bytes > s0.bytes;
+                    CHECK_UNCHANGED_MAY_GROW(w, s0, retained);
                 } else {
                     VXK_CHECK_EQ_U64(vxk_world_terrain_hash(w), expected);
                 }
@@ -1761,11 +1767,7 @@ static int test_oom_broadphase(void)
             {
                 if (st != VXK_OK) {
                     VXK_CHECK_EQ_INT(st, VXK_ERR_OUT_OF_MEMORY);
-                    snapshot after = snap(w);
-                    VXK_CHECK_EQ_U64(after.terrain, s0.terrain);
-                    VXK_CHECK_EQ_U64(after.broadphase, s0.broadphase);
-                    VXK_CHECK(after.bytes >= s0.bytes); // grown storage, released below
-                    retained += after.bytes > s0.bytes;
+                    CHECK_UNCHANGED_MAY_GROW(w, s0, retained);
                     VXK_CHECK_EQ_INT(vxk_broadphase_update_dirty(w), VXK_OK);
                     // After a failed build or update the dirty chunks are still there for the
                     // retry, which must give the full build's masks.
