@@ -67,6 +67,86 @@ static inline __attribute__((always_inline)) bool intersect_mt(const vxk_kd_ray*
     return true;
 }
 
+// A ray with its per-axis reciprocals, computed once per query. An axis is flat when its
+// component is zero or so small that its reciprocal overflows (it moves the ray by nothing a float
+// can hold).
+typedef struct kd_pre {
+    const vxk_kd_ray* ray;
+    float o[3], d[3], inv[3];
+    bool flat[3];
+} kd_pre;
+
+static inline void kd_pre_init(kd_pre* p, const vxk_kd_ray* ray)
+{
+    p->ray = ray;
+    const float o[3] = {ray->origin.x, ray->origin.y, ray->origin.z};
+    const float d[3] = {ray->dir.x, ray->dir.y, ray->dir.z};
+    for (int a = 0; a < 3; ++a) {
+        p->o[a] = o[a];
+        p->d[a] = d[a];
+        float inv = d[a] != 0.0f ? 1.0f / d[a] : 0.0f;
+        p->flat[a] = d[a] == 0.0f || !vxk_is_finite(inv);
+        p->inv[a] = p->flat[a] ? 0.0f : inv;
+    }
+}
+
+// Quads whose edges e1 = p1 - p0 and e3 = p3 - p0 run along two different axes (the mesher's
+// voxel faces) are axis-aligned rectangles: the ray meets the plane of the normal axis k at
+// t = (p0[k] - o[k]) / d[k] (with the reciprocal of d[k]), and the hit lies on the rectangle when
+// t is within the ray's slab interval of the rectangle's extent on both other axes. This is exact
+// where Moller-Trumbore rounds twice, and a fraction of its cost (no cross products, no division).
+// A ray parallel to the plane misses, as in Moller-Trumbore. Other quads use Moller-Trumbore.
+static inline __attribute__((always_inline)) bool intersect_quad(const kd_pre* r, vxk_vec3 p0,
+                                                                 vxk_vec3 p1, vxk_vec3 p3,
+                                                                 float tmax, float* t_out,
+                                                                 float* u_out, float* v_out)
+{
+    const float a0[3] = {p0.x, p0.y, p0.z};
+    const float e1[3] = {p1.x - p0.x, p1.y - p0.y, p1.z - p0.z};
+    const float e3[3] = {p3.x - p0.x, p3.y - p0.y, p3.z - p0.z};
+    int n1 = (e1[0] != 0.0f) + (e1[1] != 0.0f) + (e1[2] != 0.0f);
+    int n3 = (e3[0] != 0.0f) + (e3[1] != 0.0f) + (e3[2] != 0.0f);
+    int ax1 = e1[0] != 0.0f ? 0 : (e1[1] != 0.0f ? 1 : 2);
+    int ax3 = e3[0] != 0.0f ? 0 : (e3[1] != 0.0f ? 1 : 2);
+    if (n1 != 1 || n3 != 1 || ax1 == ax3)
+        return intersect_mt(r->ray, p0, p1, p3, true, tmax, t_out, u_out, v_out);
+    int k = 3 - ax1 - ax3;
+    if (r->flat[k])
+        return false;
+    float t = (a0[k] - r->o[k]) * r->inv[k];
+    int inside = (t >= 0.0f) & (t <= tmax);
+    const int other[2] = {ax1, ax3};
+    const float* edge[2] = {e1, e3};
+    for (int i = 0; i < 2; ++i) {
+        int a = other[i];
+        float lo = a0[a], hi = a0[a] + edge[i][a];
+        if (lo > hi) {
+            float swap = lo;
+            lo = hi;
+            hi = swap;
+        }
+        if (r->flat[a]) {
+            inside &= (r->o[a] >= lo) & (r->o[a] <= hi);
+            continue;
+        }
+        float ta = (lo - r->o[a]) * r->inv[a], tb = (hi - r->o[a]) * r->inv[a];
+        inside &= (t >= VXK_MIN(ta, tb)) & (t <= VXK_MAX(ta, tb));
+    }
+    if (!inside)
+        return false;
+    // Parallelogram coordinates of the hit, clamped against rounding.
+    float uv[2];
+    for (int i = 0; i < 2; ++i) {
+        int a = other[i];
+        float w = (r->o[a] + t * r->d[a] - a0[a]) / edge[i][a];
+        uv[i] = w < 0.0f ? 0.0f : (w > 1.0f ? 1.0f : w);
+    }
+    *t_out = t;
+    *u_out = uv[0];
+    *v_out = uv[1];
+    return true;
+}
+
 bool vxk_kd_intersect_triangle(const vxk_kd_ray* ray, vxk_vec3 v0, vxk_vec3 v1, vxk_vec3 v2,
                                float tmax, float* t, float* u, float* v)
 {
@@ -76,7 +156,9 @@ bool vxk_kd_intersect_triangle(const vxk_kd_ray* ray, vxk_vec3 v0, vxk_vec3 v1, 
 bool vxk_kd_intersect_quad(const vxk_kd_ray* ray, vxk_vec3 v0, vxk_vec3 v1, vxk_vec3 v3, float tmax,
                            float* t, float* u, float* v)
 {
-    return intersect_mt(ray, v0, v1, v3, true, tmax, t, u, v);
+    kd_pre r;
+    kd_pre_init(&r, ray);
+    return intersect_quad(&r, v0, v1, v3, tmax, t, u, v);
 }
 
 // ---- mesh validation and builder ----------------------------------------------------------------
@@ -619,7 +701,7 @@ static inline __attribute__((always_inline)) uint32_t query_aabb(const kd_view* 
 }
 
 static inline __attribute__((always_inline)) bool test_prim(const kd_view* view, bool q16,
-                                                            const vxk_kd_ray* ray, uint32_t prim,
+                                                            const kd_pre* ray, uint32_t prim,
                                                             float tmax, float* t, float* u,
                                                             float* v)
 {
@@ -627,15 +709,61 @@ static inline __attribute__((always_inline)) bool test_prim(const kd_view* view,
     vxk_vec3 p1 = fetch_vertex(view, q16, prim, 1);
     if (view->corners == 4) {
         vxk_vec3 p3 = fetch_vertex(view, q16, prim, 3);
-        return intersect_mt(ray, p0, p1, p3, true, tmax, t, u, v);
+        return intersect_quad(ray, p0, p1, p3, tmax, t, u, v);
     }
     vxk_vec3 p2 = fetch_vertex(view, q16, prim, 2);
-    return intersect_mt(ray, p0, p1, p2, false, tmax, t, u, v);
+    return intersect_mt(ray->ray, p0, p1, p2, false, tmax, t, u, v);
 }
 
 // Relative widening of every segment bound (seed 000: "slightly expand the segment on each
 // branch"), scaled by the coordinates' magnitude over the direction.
 #define KD_RAY_EPS 1.0e-5f
+
+// A ray ready for traversal: reciprocals, per-axis widening, near sides, and its segment clipped
+// to the root bounds. The single-ray and the packet traversal share it, so their lanes compute
+// the same values.
+typedef struct kd_begin {
+    kd_pre pre;
+    float eps[3];
+    uint32_t near_side[3];
+    float tmin, tmax;
+} kd_begin;
+
+// False when the ray cannot hit (invalid, or missing the root bounds).
+static inline __attribute__((always_inline)) bool kd_ray_begin(const kd_view* view,
+                                                               const vxk_kd_ray* ray, kd_begin* b)
+{
+    if (!vxk_vec3_is_finite(ray->origin) || !vxk_vec3_is_finite(ray->dir) ||
+        !vxk_is_finite(ray->tmax) || !(ray->tmax >= 0.0f))
+        return false;
+    float o[3] = {ray->origin.x, ray->origin.y, ray->origin.z};
+    float d[3] = {ray->dir.x, ray->dir.y, ray->dir.z};
+    if (d[0] == 0.0f && d[1] == 0.0f && d[2] == 0.0f)
+        return false;
+    float bmin[3] = {view->bounds.min.x, view->bounds.min.y, view->bounds.min.z};
+    float bmax[3] = {view->bounds.max.x, view->bounds.max.y, view->bounds.max.z};
+    kd_pre_init(&b->pre, ray);
+    const float* inv = b->pre.inv;
+    float tmin = 0.0f, tmax = ray->tmax;
+    for (int a = 0; a < 3; ++a) {
+        b->near_side[a] = d[a] < 0.0f;
+        float mag = fabsf(o[a]) + VXK_MAX(fabsf(bmin[a]), fabsf(bmax[a])) + 1.0f;
+        if (b->pre.flat[a]) {
+            b->eps[a] = 0.0f;
+            if (o[a] < bmin[a] || o[a] > bmax[a])
+                return false;
+            continue;
+        }
+        b->eps[a] = KD_RAY_EPS * mag * fabsf(inv[a]);
+        float ta = (bmin[a] - o[a]) * inv[a], tb = (bmax[a] - o[a]) * inv[a];
+        float t0 = VXK_MIN(ta, tb) - b->eps[a], t1 = VXK_MAX(ta, tb) + b->eps[a];
+        tmin = VXK_MAX(tmin, t0);
+        tmax = VXK_MIN(tmax, t1);
+    }
+    b->tmin = tmin;
+    b->tmax = tmax;
+    return tmin <= tmax;
+}
 
 static inline __attribute__((always_inline)) bool raycast(const kd_view* view, bool q16,
                                                           vxk_kd_hit* hit, const vxk_kd_ray* ray,
@@ -646,48 +774,16 @@ static inline __attribute__((always_inline)) bool raycast(const kd_view* view, b
         *hit = best;
     if (!ray || view->primitive_count == 0)
         return false;
-    if (!vxk_vec3_is_finite(ray->origin) || !vxk_vec3_is_finite(ray->dir) ||
-        !vxk_is_finite(ray->tmax) || !(ray->tmax >= 0.0f))
+    kd_begin begin;
+    if (!kd_ray_begin(view, ray, &begin))
         return false;
-    float o[3] = {ray->origin.x, ray->origin.y, ray->origin.z};
-    float d[3] = {ray->dir.x, ray->dir.y, ray->dir.z};
-    if (d[0] == 0.0f && d[1] == 0.0f && d[2] == 0.0f)
-        return false;
-    float bmin[3] = {view->bounds.min.x, view->bounds.min.y, view->bounds.min.z};
-    float bmax[3] = {view->bounds.max.x, view->bounds.max.y, view->bounds.max.z};
-    float inv[3], eps[3];
-    uint32_t near_side[3];
-    bool flat[3];
-    float tmin = 0.0f, tmax = ray->tmax;
-    for (int a = 0; a < 3; ++a) {
-        flat[a] = d[a] == 0.0f;
-        near_side[a] = d[a] < 0.0f;
-        float mag = fabsf(o[a]) + VXK_MAX(fabsf(bmin[a]), fabsf(bmax[a])) + 1.0f;
-        if (flat[a]) {
-            inv[a] = 0.0f;
-            eps[a] = 0.0f;
-            if (o[a] < bmin[a] || o[a] > bmax[a])
-                return false;
-            continue;
-        }
-        inv[a] = 1.0f / d[a];
-        if (!vxk_is_finite(inv[a])) {
-            // a component below 2^-126 moves the ray by nothing a float can hold: flat
-            flat[a] = true;
-            inv[a] = 0.0f;
-            eps[a] = 0.0f;
-            if (o[a] < bmin[a] || o[a] > bmax[a])
-                return false;
-            continue;
-        }
-        eps[a] = KD_RAY_EPS * mag * fabsf(inv[a]);
-        float ta = (bmin[a] - o[a]) * inv[a], tb = (bmax[a] - o[a]) * inv[a];
-        float t0 = VXK_MIN(ta, tb) - eps[a], t1 = VXK_MAX(ta, tb) + eps[a];
-        tmin = VXK_MAX(tmin, t0);
-        tmax = VXK_MIN(tmax, t1);
-    }
-    if (!(tmin <= tmax))
-        return false;
+    const kd_pre pre = begin.pre;
+    const float* o = pre.o;
+    const float* inv = pre.inv;
+    const bool* flat = pre.flat;
+    const float* eps = begin.eps;
+    const uint32_t* near_side = begin.near_side;
+    float tmin = begin.tmin, tmax = begin.tmax;
 
     kd_ray_entry local[VXK_KD_MAX_DEPTH + 1];
     kd_ray_entry* stack = scratch ? (kd_ray_entry*)scratch : local;
@@ -702,10 +798,12 @@ static inline __attribute__((always_inline)) bool raycast(const kd_view* view, b
         kd_decoded n = decode(view, q16, e.node);
         if (n.axis == VXK_KD_LEAF) {
             for (uint32_t k = 0; k < n.child; ++k) {
-                uint32_t slot, prim = leaf_prim(view, q16, &n, k, &slot);
+                // slot first: a slotted leaf's primitive index is read only for a hit
+                uint32_t slot = slotted(view, q16) ? n.p[0] + k : n.p[k];
                 float t, u, v;
-                if (!test_prim(view, q16, ray, slot, best.t, &t, &u, &v))
+                if (!test_prim(view, q16, &pre, slot, best.t, &t, &u, &v))
                     continue;
+                uint32_t prim = leaf_prim(view, q16, &n, k, &slot);
                 if (any) {
                     if (hit)
                         *hit = (vxk_kd_hit){t, u, v, prim};
@@ -739,6 +837,138 @@ static inline __attribute__((always_inline)) bool raycast(const kd_view* view, b
     if (hit)
         *hit = best;
     return true;
+}
+
+// ---- packet traversal ---------------------------------------------------------------------------
+
+// A packet stack entry: the node, the lanes that reach it, and each lane's segment.
+typedef struct kd_packet_entry {
+    uint32_t node, mask;
+    float tmin[8], tmax[8];
+} kd_packet_entry;
+
+// Up to 8 rays through the tree together: every lane follows the single-ray traversal's rules
+// (the same segments, pruning against its own best hit, the same primitive tests), and nodes and
+// primitives are fetched once for all lanes that reach them. The visiting order is the first
+// live lane's; any order finds every lane's closest hit (pruning never drops a node that could
+// hold a hit at or before the lane's current best), so each lane's result equals its single ray's.
+static inline __attribute__((always_inline)) uint32_t raycast8(const kd_view* view, bool q16,
+                                                               vxk_kd_hit hits[8],
+                                                               const vxk_kd_ray rays[8],
+                                                               uint32_t lanes)
+{
+    kd_begin lane[8];
+    vxk_kd_hit best[8];
+    uint32_t live = 0;
+    for (uint32_t l = 0; l < 8; ++l) {
+        if (!((lanes >> l) & 1u))
+            continue;
+        best[l] = (vxk_kd_hit){rays[l].tmax, 0.0f, 0.0f, VXK_KD_NO_PRIMITIVE};
+        if (view->primitive_count && kd_ray_begin(view, &rays[l], &lane[l]))
+            live |= 1u << l;
+    }
+    kd_packet_entry stack[VXK_KD_MAX_DEPTH + 1];
+    uint32_t sp = 0;
+    if (live) {
+        stack[0].node = 0;
+        stack[0].mask = live;
+        for (uint32_t l = 0; l < 8; ++l) {
+            stack[0].tmin[l] = (live >> l) & 1u ? lane[l].tmin : 0.0f;
+            stack[0].tmax[l] = (live >> l) & 1u ? lane[l].tmax : 0.0f;
+        }
+        sp = 1;
+    }
+    while (sp) {
+        const kd_packet_entry e = stack[--sp];
+        uint32_t m = 0;
+        float seg_max[8];
+        for (uint32_t rest = e.mask; rest; rest &= rest - 1) {
+            uint32_t l = (uint32_t)__builtin_ctz(rest);
+            if (e.tmin[l] > best[l].t)
+                continue;
+            m |= 1u << l;
+            seg_max[l] = VXK_MIN(e.tmax[l], best[l].t);
+        }
+        if (!m)
+            continue;
+        kd_decoded n = decode(view, q16, e.node);
+        if (n.axis == VXK_KD_LEAF) {
+            for (uint32_t k = 0; k < n.child; ++k) {
+                uint32_t slot = slotted(view, q16) ? n.p[0] + k : n.p[k];
+                vxk_vec3 p0 = fetch_vertex(view, q16, slot, 0);
+                vxk_vec3 p1 = fetch_vertex(view, q16, slot, 1);
+                vxk_vec3 p2 = fetch_vertex(view, q16, slot, view->corners == 4 ? 3 : 2);
+                uint32_t prim = VXK_KD_NO_PRIMITIVE;
+                for (uint32_t rest = m; rest; rest &= rest - 1) {
+                    uint32_t l = (uint32_t)__builtin_ctz(rest);
+                    float t, u, v;
+                    bool h = view->corners == 4
+                                 ? intersect_quad(&lane[l].pre, p0, p1, p2, best[l].t, &t, &u, &v)
+                                 : intersect_mt(&rays[l], p0, p1, p2, false, best[l].t, &t, &u, &v);
+                    if (!h)
+                        continue;
+                    if (prim == VXK_KD_NO_PRIMITIVE)
+                        prim = leaf_prim(view, q16, &n, k, &slot);
+                    if (t < best[l].t || (t == best[l].t && prim < best[l].primitive))
+                        best[l] = (vxk_kd_hit){t, u, v, prim};
+                }
+            }
+            continue;
+        }
+        uint32_t a = n.axis;
+        kd_packet_entry left = {n.child, 0, {0}, {0}}, right = {n.child + 1, 0, {0}, {0}};
+        for (uint32_t rest = m; rest; rest &= rest - 1) {
+            uint32_t l = (uint32_t)__builtin_ctz(rest);
+            const kd_begin* b = &lane[l];
+            float o = b->pre.o[a];
+            if (b->pre.flat[a]) {
+                if (o >= n.s1) {
+                    right.mask |= 1u << l;
+                    right.tmin[l] = e.tmin[l];
+                    right.tmax[l] = seg_max[l];
+                }
+                if (o <= n.s0) {
+                    left.mask |= 1u << l;
+                    left.tmin[l] = e.tmin[l];
+                    left.tmax[l] = seg_max[l];
+                }
+                continue;
+            }
+            uint32_t near = b->near_side[a];
+            float s_near = near ? n.s1 : n.s0, s_far = near ? n.s0 : n.s1;
+            float t_near_end = (s_near - o) * b->pre.inv[a] + b->eps[a];
+            float t_far_start = (s_far - o) * b->pre.inv[a] - b->eps[a];
+            kd_packet_entry* nc = near ? &right : &left;
+            kd_packet_entry* fc = near ? &left : &right;
+            if (t_far_start <= seg_max[l]) {
+                fc->mask |= 1u << l;
+                fc->tmin[l] = VXK_MAX(t_far_start, e.tmin[l]);
+                fc->tmax[l] = seg_max[l];
+            }
+            if (t_near_end >= e.tmin[l]) {
+                nc->mask |= 1u << l;
+                nc->tmin[l] = e.tmin[l];
+                nc->tmax[l] = VXK_MIN(t_near_end, seg_max[l]);
+            }
+        }
+        // the first live lane's near child is taken first (pushed last)
+        uint32_t first = (uint32_t)__builtin_ctz(m);
+        bool right_first = !lane[first].pre.flat[a] && lane[first].near_side[a];
+        const kd_packet_entry* later = right_first ? &left : &right;
+        const kd_packet_entry* sooner = right_first ? &right : &left;
+        if (later->mask)
+            stack[sp++] = *later;
+        if (sooner->mask)
+            stack[sp++] = *sooner;
+    }
+    uint32_t found = 0;
+    for (uint32_t l = 0; l < 8; ++l) {
+        if (!((lanes >> l) & 1u))
+            continue;
+        hits[l] = best[l];
+        found |= (best[l].primitive != VXK_KD_NO_PRIMITIVE) << l;
+    }
+    return found;
 }
 
 // Instantiates a traversal for a compile-time corner count: the view is a local whose corners
@@ -1348,6 +1578,23 @@ bool vxk_kdtree16_raycast(const vxk_kdtree16* tree, vxk_kd_hit* hit, const vxk_k
     prefetch16(tree);
     kd_view view = view_of16(tree);
     return KD_BY_CORNERS(view, raycast(&view, true, hit, ray, false, scratch));
+}
+
+uint32_t vxk_kdtree16_raycast8(const vxk_kdtree16* tree, vxk_kd_hit hits[8],
+                               const vxk_kd_ray rays[8], uint32_t lanes)
+{
+    lanes &= 0xFFu;
+    if (!hits || !rays || !lanes)
+        return 0;
+    if (!tree || !tree->nodes) {
+        for (uint32_t l = 0; l < 8; ++l)
+            if ((lanes >> l) & 1u)
+                hits[l] = (vxk_kd_hit){rays[l].tmax, 0.0f, 0.0f, VXK_KD_NO_PRIMITIVE};
+        return 0;
+    }
+    prefetch16(tree);
+    kd_view view = view_of16(tree);
+    return KD_BY_CORNERS(view, raycast8(&view, true, hits, rays, lanes));
 }
 
 bool vxk_kdtree16_raycast_any(const vxk_kdtree16* tree, const vxk_kd_ray* ray, void* scratch)

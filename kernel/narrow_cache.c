@@ -313,7 +313,7 @@ vxk_narrow_cache* vxk_narrow_cache_get(const vxk_world* cworld)
 typedef struct grid_fill {
     uint32_t count;
     int32_t lo[3], hi[3];
-    uint64_t size[3];
+    uint64_t size[3], bricks[3];
     uintptr_t* cells; // NULL during the bounds pass
 } grid_fill;
 
@@ -333,14 +333,14 @@ static void grid_visit(void* user, vxk_int3 chunk, uint8_t tag, const uint64_t* 
     uint64_t x = (uint64_t)((int64_t)c[0] - f->lo[0]);
     uint64_t y = (uint64_t)((int64_t)c[1] - f->lo[1]);
     uint64_t z = (uint64_t)((int64_t)c[2] - f->lo[2]);
-    f->cells[(y * f->size[2] + z) * f->size[0] + x] = (uintptr_t)solid | tag;
+    f->cells[vxk_ray_grid_index(x, y, z, f->bricks[0], f->bricks[2])] = (uintptr_t)solid | tag;
 }
 
 // Two passes over the broadphase map: the box of the entries, then the cells.
 static vxk_ray_grid* grid_build(const vxk_world* world)
 {
     grid_fill f = {
-        0, {INT32_MAX, INT32_MAX, INT32_MAX}, {INT32_MIN, INT32_MIN, INT32_MIN}, {0, 0, 0}, NULL};
+        0, {INT32_MAX, INT32_MAX, INT32_MAX}, {INT32_MIN, INT32_MIN, INT32_MIN}, {0}, {0}, NULL};
     vxk_broadphase_for_each(world, grid_visit, &f);
     if (f.count == 0)
         return NULL;
@@ -352,19 +352,57 @@ static vxk_ray_grid* grid_build(const vxk_world* world)
     }
     if (cells > GRID_MAX_CELLS || cells > (uint64_t)f.count * GRID_CELLS_PER_ENTRY)
         return NULL;
+    cells = 64; // the bricked array's cells
+    for (int a = 0; a < 3; ++a) {
+        f.bricks[a] = (f.size[a] + 3) / 4;
+        cells *= f.bricks[a];
+    }
+    if (cells > GRID_MAX_CELLS)
+        return NULL;
+    uint64_t blocks[3], block_count = 1;
+    for (int a = 0; a < 3; ++a) {
+        blocks[a] = (f.size[a] + VXK_RAY_BLOCK - 1) >> VXK_RAY_BLOCK_SHIFT;
+        block_count *= blocks[a];
+    }
+    size_t words = (size_t)((block_count + 63) / 64);
+    size_t payload = (size_t)cells * sizeof(uintptr_t) + words * sizeof(uint64_t);
     vxk_ray_grid* grid = (vxk_ray_grid*)vxk_alloc(sizeof(vxk_ray_grid));
-    f.cells = grid ? (uintptr_t*)vxk_calloc((size_t)cells * sizeof(uintptr_t)) : NULL;
+    f.cells = grid ? (uintptr_t*)vxk_calloc(payload) : NULL;
     if (!f.cells) {
         vxk_free(grid, sizeof(*grid));
         return NULL;
     }
     vxk_broadphase_for_each(world, grid_visit, &f);
+    uint64_t* busy = (uint64_t*)(f.cells + cells);
+    // Every cell with mask bits marks the blocks of the cells around it.
+    for (uint64_t y = 0; y < f.size[1]; ++y)
+        for (uint64_t z = 0; z < f.size[2]; ++z)
+            for (uint64_t x = 0; x < f.size[0]; ++x) {
+                uint64_t i = vxk_ray_grid_index(x, y, z, f.bricks[0], f.bricks[2]);
+                if ((f.cells[i] & 3) != VXK_BROADPHASE_MASK)
+                    continue;
+                const uint64_t c[3] = {x, y, z};
+                uint64_t lo[3], hi[3];
+                for (int a = 0; a < 3; ++a) {
+                    lo[a] = (c[a] > 0 ? c[a] - 1 : 0) >> VXK_RAY_BLOCK_SHIFT;
+                    hi[a] = VXK_MIN(c[a] + 1, f.size[a] - 1) >> VXK_RAY_BLOCK_SHIFT;
+                }
+                for (uint64_t by = lo[1]; by <= hi[1]; ++by)
+                    for (uint64_t bz = lo[2]; bz <= hi[2]; ++bz)
+                        for (uint64_t bx = lo[0]; bx <= hi[0]; ++bx) {
+                            uint64_t b = (by * blocks[2] + bz) * blocks[0] + bx;
+                            busy[b >> 6] |= 1ull << (b & 63);
+                        }
+            }
     for (int a = 0; a < 3; ++a) {
         grid->min[a] = f.lo[a];
         grid->size[a] = (uint32_t)f.size[a];
+        grid->blocks[a] = (uint32_t)blocks[a];
+        grid->bricks[a] = (uint32_t)f.bricks[a];
     }
     grid->cells = f.cells;
-    grid->bytes = sizeof(*grid) + (size_t)cells * sizeof(uintptr_t);
+    grid->busy = busy;
+    grid->bytes = sizeof(*grid) + payload;
     return grid;
 }
 

@@ -107,11 +107,23 @@ void vxk_narrow_release(vxk_narrow_ref* ref);
 // chunks reads one cell per chunk instead of a hash lookup. Cell = pointer to the entry's 8 solid
 // words (vxk_broadphase_peek) | tag in the low 2 bits; 0 = no entry. Immutable once published.
 typedef struct vxk_ray_grid {
-    int32_t min[3];         // chunk coordinate of cell 0
-    uint32_t size[3];       // cells per axis
-    const uintptr_t* cells; // size[0] * size[1] * size[2], x fastest, then z, then y
+    int32_t min[3];   // chunk coordinate of cell 0
+    uint32_t size[3]; // cells per axis
+    // Bricks of 4^3 cells (bricks[] per axis, x fastest, then z, then y; cells in a brick the
+    // same way), so that the DDA's steps along any axis stay within a few cache lines and pages.
+    const uintptr_t* cells;
+    uint32_t bricks[3];
+    // Empty-space skipping: one bit per block of VXK_RAY_BLOCK^3 cells (x fastest, then z, then
+    // y; blocks[] per axis), set when a cell with mask bits lies in the block or within one cell
+    // of it. A ray inside a clear block has nothing to visit there (a ray visits cells within one
+    // of the cell it crosses), so it steps through without reading cells.
+    const uint64_t* busy;
+    uint32_t blocks[3];
     size_t bytes;
 } vxk_ray_grid;
+
+#define VXK_RAY_BLOCK_SHIFT 1
+#define VXK_RAY_BLOCK (1u << VXK_RAY_BLOCK_SHIFT)
 
 // The grid of the current broadphase (vxk_broadphase_generation), built on first need after each
 // build or update (two passes over the broadphase map and a zeroed array of the box's cells, under
@@ -120,6 +132,28 @@ typedef struct vxk_ray_grid {
 // vxk_broadphase_peek then. Valid until the next broadphase build or update (which may not run
 // concurrently with rays). Thread-safe.
 const vxk_ray_grid* vxk_narrow_ray_grid(vxk_narrow_cache* cache, const vxk_world* world);
+
+// Index of cell (x, y, z) (relative to the grid's min) in the bricked cell array.
+static inline uint64_t vxk_ray_grid_index(uint64_t x, uint64_t y, uint64_t z, uint64_t bricks_x,
+                                          uint64_t bricks_z)
+{
+    uint64_t brick = ((y >> 2) * bricks_z + (z >> 2)) * bricks_x + (x >> 2);
+    return brick * 64 + ((y & 3) * 4 + (z & 3)) * 4 + (x & 3);
+}
+
+// Whether the block holding cell c may have something for a ray to visit (true outside the grid).
+static inline bool vxk_ray_grid_busy(const vxk_ray_grid* g, const int32_t c[3])
+{
+    uint64_t x = (uint64_t)((int64_t)c[0] - g->min[0]);
+    uint64_t y = (uint64_t)((int64_t)c[1] - g->min[1]);
+    uint64_t z = (uint64_t)((int64_t)c[2] - g->min[2]);
+    if (x >= g->size[0] || y >= g->size[1] || z >= g->size[2])
+        return true;
+    uint64_t b =
+        ((y >> VXK_RAY_BLOCK_SHIFT) * g->blocks[2] + (z >> VXK_RAY_BLOCK_SHIFT)) * g->blocks[0] +
+        (x >> VXK_RAY_BLOCK_SHIFT);
+    return (g->busy[b >> 6] >> (b & 63)) & 1u;
+}
 
 // vxk_broadphase_peek through the grid. Cost: a bounds check and one load.
 static inline uint8_t vxk_ray_grid_peek(const vxk_ray_grid* g, int32_t cx, int32_t cy, int32_t cz,
@@ -130,7 +164,7 @@ static inline uint8_t vxk_ray_grid_peek(const vxk_ray_grid* g, int32_t cx, int32
     uint64_t z = (uint64_t)((int64_t)cz - g->min[2]);
     if (x >= g->size[0] || y >= g->size[1] || z >= g->size[2])
         return 0;
-    uintptr_t cell = g->cells[(y * g->size[2] + z) * g->size[0] + x];
+    uintptr_t cell = g->cells[vxk_ray_grid_index(x, y, z, g->bricks[0], g->bricks[2])];
     *solid = (const uint64_t*)(cell & ~(uintptr_t)3);
     return (uint8_t)(cell & 3);
 }

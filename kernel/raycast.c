@@ -64,16 +64,25 @@ typedef struct ray_bounds {
 // chunk's data fetches it for all and slab-tests all 8 rays at once against the box of the chunk's
 // solid voxels (which holds every face of the chunk), thickened; lanes that miss the box skip
 // that chunk's kD query, which could not hit. The lanes' own traversals are unchanged.
+// A quantized chunk's tree is also queried for all lanes at once (vxk_kdtree16_raycast8) over each
+// lane's whole ray, for the lanes from the one being traced on whose slab test hit: a lane that
+// visits the chunk later takes its precomputed closest hit as the single ray's query would (a
+// query bounded by the lane's best hit so far returns the same hit when it is nearer, and nothing
+// the lane would take otherwise).
 typedef struct packet_chunk {
     int32_t x, y, z;
-    uint32_t lanes; // bit i: lane i's slab test hit the chunk's box
+    uint32_t lanes;   // bit i: lane i's slab test hit the chunk's box
+    uint32_t queried; // bit i: hits[i] holds lane i's query of the chunk's tree
+    uint32_t found;   // bit i: that query hit
     const vxk_narrow_chunk* data;
+    vxk_kd_hit hits[8];
 } packet_chunk;
 
 typedef struct ray_packet {
-    vxk_ray8 rays;  // voxel-unit origins and directions, t over [0, tmax] in world units
-    uint32_t lane;  // the lane being traced
-    uint32_t count; // chunks remembered (pinned by the memo; cleared when it unpins)
+    vxk_ray8 rays;          // voxel-unit origins and directions, t over [0, tmax] in world units
+    const ray_setup* setup; // the 8 rays
+    uint32_t lane;          // the lane being traced
+    uint32_t count;         // chunks remembered (pinned by the memo; cleared when it unpins)
     packet_chunk chunks[RAY_PACKET_CHUNKS];
 } ray_packet;
 
@@ -112,7 +121,7 @@ static inline void grid_prefetch_cell(const vxk_ray_grid* g, const int32_t c[3])
     uint64_t y = (uint64_t)((int64_t)c[1] - g->min[1]);
     uint64_t z = (uint64_t)((int64_t)c[2] - g->min[2]);
     if (x < g->size[0] && y < g->size[1] && z < g->size[2])
-        __builtin_prefetch(&g->cells[(y * g->size[2] + z) * g->size[0] + x]);
+        __builtin_prefetch(&g->cells[vxk_ray_grid_index(x, y, z, g->bricks[0], g->bricks[2])]);
 }
 static inline void grid_prefetch_mask(const vxk_ray_grid* g, const int32_t c[3])
 {
@@ -368,12 +377,28 @@ static uint32_t packet_lanes(const ray_packet* p, const vxk_narrow_chunk* data, 
     return vxk_ray8_aabb(&local, lo, hi, t_enter);
 }
 
+// The chunk's tree queried for the packet's lanes in `lanes` over their whole rays.
+static void packet_query(const ray_packet* p, packet_chunk* pc, uint32_t lanes)
+{
+    vxk_kd_ray rays[8];
+    for (uint32_t l = 0; l < 8; ++l) {
+        const ray_setup* r = &p->setup[l];
+        rays[l] = (vxk_kd_ray){{r->o[0] - 8.0f * (float)pc->x, r->o[1] - 8.0f * (float)pc->y,
+                                r->o[2] - 8.0f * (float)pc->z},
+                               {r->dv[0], r->dv[1], r->dv[2]},
+                               r->tmax};
+    }
+    pc->found = vxk_kdtree16_raycast8(&pc->data->tree16, pc->hits, rays, lanes);
+    pc->queried = lanes;
+}
+
 // Chunk c's data for a ray: through the packet's chunks when there is a packet (*skip: the lane's
-// slab test missed the chunk), else through the memo.
+// slab test missed the chunk; *pc: the packet's record of the chunk), else through the memo.
 static vxk_status chunk_data(ray_context* ctx, int32_t cx, int32_t cy, int32_t cz,
-                             const vxk_narrow_chunk** out, bool* skip)
+                             const vxk_narrow_chunk** out, bool* skip, const packet_chunk** pc_out)
 {
     *skip = false;
+    *pc_out = NULL;
     ray_packet* p = ctx->packet;
     if (!p)
         return memo_get(ctx, cx, cy, cz, out);
@@ -382,6 +407,7 @@ static vxk_status chunk_data(ray_context* ctx, int32_t cx, int32_t cy, int32_t c
         if (pc->x == cx && pc->y == cy && pc->z == cz) {
             *out = pc->data;
             *skip = !((pc->lanes >> p->lane) & 1u);
+            *pc_out = pc;
             return VXK_OK;
         }
     }
@@ -389,8 +415,14 @@ static vxk_status chunk_data(ray_context* ctx, int32_t cx, int32_t cy, int32_t c
     if (status != VXK_OK || p->count == RAY_PACKET_CHUNKS)
         return status;
     uint32_t lanes = packet_lanes(p, *out, cx, cy, cz);
-    p->chunks[p->count++] = (packet_chunk){cx, cy, cz, lanes, *out};
+    packet_chunk* pc = &p->chunks[p->count++];
+    *pc = (packet_chunk){.x = cx, .y = cy, .z = cz, .lanes = lanes, .data = *out};
+    // lanes before this one are done
+    uint32_t ahead = lanes & ~((1u << p->lane) - 1u);
+    if (*out && (*out)->quantized && (*out)->quad_count && (ahead & (ahead - 1)))
+        packet_query(p, pc, ahead);
     *skip = !((lanes >> p->lane) & 1u);
+    *pc_out = pc;
     return VXK_OK;
 }
 
@@ -419,12 +451,24 @@ static vxk_status visit_chunk(ray_context* ctx, const ray_setup* r, int32_t cx, 
         return VXK_OK;
     const vxk_narrow_chunk* data = NULL;
     bool skip = false;
-    vxk_status status = chunk_data(ctx, cx, cy, cz, &data, &skip);
+    const packet_chunk* pc = NULL;
+    vxk_status status = chunk_data(ctx, cx, cy, cz, &data, &skip, &pc);
     if (status != VXK_OK)
         return status;
     *queried = true;
     if (skip || !data || data->quad_count == 0)
         return VXK_OK;
+    uint32_t lane = ctx->packet ? ctx->packet->lane : 0;
+    if (!any && pc && ((pc->queried >> lane) & 1u)) {
+        const vxk_kd_hit* hit = &pc->hits[lane];
+        if (((pc->found >> lane) & 1u) && (!best->found || hit->t < best->t)) {
+            best->t = hit->t;
+            best->found = true;
+            best->quad = data->quads[hit->primitive];
+            best->chunk = data->coord;
+        }
+        return VXK_OK;
+    }
     vxk_kd_ray kr = {{local_o[0], local_o[1], local_o[2]},
                      {r->dv[0], r->dv[1], r->dv[2]},
                      best->found ? best->t : r->tmax};
@@ -572,7 +616,10 @@ static vxk_status ray_trace(ray_context* ctx, const ray_setup* r, bool any, vxk_
             double te = dmin(tb, t1);
             int next_axis = t_next[0] <= t_next[1] ? (t_next[0] <= t_next[2] ? 0 : 2)
                                                    : (t_next[1] <= t_next[2] ? 1 : 2);
-            if (ctx->grid && tb < t1) {
+            // No cell with mask bits within one cell of this block: every visit would find
+            // nothing, so the DDA steps on without them.
+            bool busy = !ctx->grid || vxk_ray_grid_busy(ctx->grid, c);
+            if (busy && ctx->grid && tb < t1) {
                 int32_t n[3] = {c[0], c[1], c[2]};
                 n[next_axis] += step[next_axis];
                 grid_prefetch_mask(ctx->grid, n);
@@ -582,43 +629,46 @@ static vxk_status ray_trace(ray_context* ctx, const ray_setup* r, bool any, vxk_
                 n[axis2] += step[axis2];
                 grid_prefetch_cell(ctx->grid, n);
             }
-            // The chunks within ev of the ray over [ta, te]: usually the cell alone.
-            int32_t lo[3], hi[3];
-            for (int a = 0; a < 3; ++a) {
-                double p0 = (double)r->o[a] + (ta - et) * (double)r->dv[a];
-                double p1 = (double)r->o[a] + (te + et) * (double)r->dv[a];
-                double mn = dmin(p0, p1) - ev, mx = dmax(p0, p1) + ev;
-                lo[a] = (int32_t)floor(mn * 0.125);
-                hi[a] = (int32_t)floor(mx * 0.125);
-                lo[a] = VXK_MAX(lo[a], c[a] - 1);
-                hi[a] = VXK_MIN(hi[a], c[a] + 1);
-            }
-            for (int32_t y = lo[1]; y <= hi[1] && status == VXK_OK; ++y)
-                for (int32_t z = lo[2]; z <= hi[2] && status == VXK_OK; ++z)
-                    for (int32_t x = lo[0]; x <= hi[0] && status == VXK_OK; ++x) {
-                        // The DDA's previous and next cells get their own full test.
-                        int32_t off[3] = {x - c[0], y - c[1], z - c[2]};
-                        int nonzero = (off[0] != 0) + (off[1] != 0) + (off[2] != 0);
-                        if (nonzero == 1 && prev_axis >= 0 && off[prev_axis] == -step[prev_axis])
-                            continue;
-                        if (nonzero == 1 && tb < t1 && off[next_axis] == step[next_axis])
-                            continue;
-                        bool dup = false;
-                        for (uint32_t i = 0; i < seen_count; ++i)
-                            dup |= seen[i].x == x && seen[i].y == y && seen[i].z == z;
-                        if (dup)
-                            continue;
-                        // A chunk whose mask the span misses is tested again on a later span;
-                        // one whose tree was searched is done for the whole ray.
-                        bool queried = false;
-                        status = visit_chunk(ctx, r, x, y, z, ta - et, te + et, ev, any, &best,
-                                             &queried);
-                        if (queried) {
-                            seen[seen_next] = (vxk_int3){x, y, z};
-                            seen_next = (seen_next + 1) % RAY_SEEN;
-                            seen_count = VXK_MIN(seen_count + 1, RAY_SEEN);
+            if (busy) {
+                // The chunks within ev of the ray over [ta, te]: usually the cell alone.
+                int32_t lo[3], hi[3];
+                for (int a = 0; a < 3; ++a) {
+                    double p0 = (double)r->o[a] + (ta - et) * (double)r->dv[a];
+                    double p1 = (double)r->o[a] + (te + et) * (double)r->dv[a];
+                    double mn = dmin(p0, p1) - ev, mx = dmax(p0, p1) + ev;
+                    lo[a] = (int32_t)floor(mn * 0.125);
+                    hi[a] = (int32_t)floor(mx * 0.125);
+                    lo[a] = VXK_MAX(lo[a], c[a] - 1);
+                    hi[a] = VXK_MIN(hi[a], c[a] + 1);
+                }
+                for (int32_t y = lo[1]; y <= hi[1] && status == VXK_OK; ++y)
+                    for (int32_t z = lo[2]; z <= hi[2] && status == VXK_OK; ++z)
+                        for (int32_t x = lo[0]; x <= hi[0] && status == VXK_OK; ++x) {
+                            // The DDA's previous and next cells get their own full test.
+                            int32_t off[3] = {x - c[0], y - c[1], z - c[2]};
+                            int nonzero = (off[0] != 0) + (off[1] != 0) + (off[2] != 0);
+                            if (nonzero == 1 && prev_axis >= 0 &&
+                                off[prev_axis] == -step[prev_axis])
+                                continue;
+                            if (nonzero == 1 && tb < t1 && off[next_axis] == step[next_axis])
+                                continue;
+                            bool dup = false;
+                            for (uint32_t i = 0; i < seen_count; ++i)
+                                dup |= seen[i].x == x && seen[i].y == y && seen[i].z == z;
+                            if (dup)
+                                continue;
+                            // A chunk whose mask the span misses is tested again on a later span;
+                            // one whose tree was searched is done for the whole ray.
+                            bool queried = false;
+                            status = visit_chunk(ctx, r, x, y, z, ta - et, te + et, ev, any, &best,
+                                                 &queried);
+                            if (queried) {
+                                seen[seen_next] = (vxk_int3){x, y, z};
+                                seen_next = (seen_next + 1) % RAY_SEEN;
+                                seen_count = VXK_MIN(seen_count + 1, RAY_SEEN);
+                            }
                         }
-                    }
+            }
             if (status != VXK_OK || (any && best.found))
                 break;
             if (tb >= t1 || (best.found && tb - et > (double)best.t))
@@ -705,6 +755,7 @@ typedef struct batch_job {
     ray_bounds* bounds;
     vxk_narrow_cache* cache;
     const vxk_ray_grid* grid;
+    const uint64_t* order; // ray order keys sorted (low 32 bits: the ray), or NULL: input order
     uint32_t memo_limit;
     _Atomic int status;
 } batch_job;
@@ -724,6 +775,59 @@ static bool packet_coherent(const ray_setup r[8])
     return true;
 }
 
+// Spreads the low 9 bits of v to every third bit (a Morton code's lanes).
+static inline uint64_t morton_spread(uint32_t v)
+{
+    uint64_t x = v & 0x1FFu;
+    x = (x | x << 16) & 0x030000FFull;
+    x = (x | x << 8) & 0x0300F00Full;
+    x = (x | x << 4) & 0x030C30C3ull;
+    x = (x | x << 2) & 0x09249249ull;
+    return x;
+}
+
+// The order key of a ray in its batch: the Morton code of its origin's chunk (low 9 bits per
+// axis), its direction octant, then its index (ties keep the input order). Rays in key order start
+// in the same chunks and head the same way, so they share chunk data in the caches and a piece's
+// memo, and form the coherent groups of the packet path. Results do not depend on the order (each
+// ray is traced on its own and written to its own slot).
+static uint64_t ray_order_key(const ray_setup* r, uint32_t index)
+{
+    uint64_t code = 0, octant = 0;
+    for (int a = 0; a < 3; ++a) {
+        code |= morton_spread((uint32_t)(int32_t)floorf(r->o[a] * 0.125f)) << a;
+        octant |= (uint64_t)(signbit(r->dv[a]) != 0) << a;
+    }
+    return ((code << 3 | octant) << 32) | index;
+}
+
+// LSD radix sort of 64-bit keys by bytes, skipping the bytes that every key shares.
+static void sort_keys(uint64_t* keys, uint64_t* scratch, uint32_t n)
+{
+    uint64_t* src = keys;
+    uint64_t* dst = scratch;
+    for (int shift = 0; shift < 64; shift += 8) {
+        uint32_t counts[256] = {0};
+        for (uint32_t i = 0; i < n; ++i)
+            counts[(src[i] >> shift) & 0xFF]++;
+        if (counts[(src[0] >> shift) & 0xFF] == n)
+            continue;
+        uint32_t sum = 0;
+        for (uint32_t i = 0; i < 256; ++i) {
+            uint32_t c = counts[i];
+            counts[i] = sum;
+            sum += c;
+        }
+        for (uint32_t i = 0; i < n; ++i)
+            dst[counts[(src[i] >> shift) & 0xFF]++] = src[i];
+        uint64_t* tmp = src;
+        src = dst;
+        dst = tmp;
+    }
+    if (src != keys)
+        memcpy(keys, src, (size_t)n * sizeof(uint64_t));
+}
+
 static void batch_piece(void* user, uint32_t begin, uint32_t end, uint32_t thread)
 {
     (void)thread;
@@ -738,29 +842,35 @@ static void batch_piece(void* user, uint32_t begin, uint32_t end, uint32_t threa
         capacity *= 2;
     uint32_t limit = VXK_MIN(job->memo_limit, capacity * 3 / 4);
     memo_init(&ctx.memo, slots, capacity, limit);
+    uint32_t count = end - begin;
     ray_packet packet;
-    uint32_t i = begin;
-    while (i < end) {
+    uint32_t j = 0;
+    while (j < count) {
         ray_setup r[8];
-        uint32_t n = end - i >= 8 ? 8 : 1;
+        uint32_t index[8];
+        uint32_t n = count - j >= 8 ? 8 : 1;
         for (uint32_t k = 0; k < n; ++k) {
-            vxk_status status = ray_validate(job->world, &job->rays[i + k], &r[k]);
+            uint32_t at = begin + j + k;
+            index[k] = job->order ? (uint32_t)job->order[at] : at;
+            vxk_status status = ray_validate(job->world, &job->rays[index[k]], &r[k]);
             VXK_ASSERT(status == VXK_OK);
             (void)status;
         }
         if (n == 8 && packet_coherent(r)) {
             packet.count = 0;
+            packet.setup = r;
             for (uint32_t k = 0; k < 8; ++k)
                 vxk_ray8_set(&packet.rays, k, r[k].o, r[k].dv, 0.0f, r[k].tmax);
             ctx.packet = &packet;
         }
-        for (uint32_t k = 0; k < n; ++k, ++i) {
+        for (uint32_t k = 0; k < n; ++k, ++j) {
             packet.lane = k;
-            vxk_status status = ray_trace(&ctx, &r[k], false, &job->hits[i], NULL);
+            vxk_ray_hit* hit = &job->hits[index[k]];
+            vxk_status status = ray_trace(&ctx, &r[k], false, hit, NULL);
             if (status != VXK_OK) {
                 int expected = VXK_OK;
                 atomic_compare_exchange_strong(&job->status, &expected, (int)status);
-                memset(&job->hits[i], 0, sizeof(job->hits[i]));
+                memset(hit, 0, sizeof(*hit));
             }
         }
         ctx.packet = NULL;
@@ -774,19 +884,30 @@ vxk_status vxk_raycast_batch(const vxk_world* world, vxk_ray_hit* hits, const vx
     if (!world || ((!hits || !rays) && count > 0))
         return VXK_ERR_INVALID_ARGUMENT;
     bool long_rays = false;
+    // Without memory for the order the rays run in input order (same results).
+    size_t order_bytes = 2 * (size_t)count * sizeof(uint64_t);
+    uint64_t* order = count > 1 ? (uint64_t*)vxk_alloc(order_bytes) : NULL;
     for (uint32_t i = 0; i < count; ++i) {
         ray_setup r;
         vxk_status status = ray_validate(world, &rays[i], &r);
-        if (status != VXK_OK)
+        if (status != VXK_OK) {
+            vxk_free(order, order_bytes);
             return status;
+        }
+        if (order)
+            order[i] = ray_order_key(&r, i);
         double maxdv = dmax(fabs(r.dv[0]), dmax(fabs(r.dv[1]), fabs(r.dv[2])));
         long_rays |= (double)r.tmax * maxdv > RAY_LONG_CHUNKS * 8.0;
     }
     if (count == 0)
         return VXK_OK;
     ray_context setup = {0};
-    if (!context_init(&setup, world))
+    if (!context_init(&setup, world)) {
+        vxk_free(order, order_bytes);
         return VXK_ERR_OUT_OF_MEMORY;
+    }
+    if (order)
+        sort_keys(order, order + count, count);
     if (setup.grid) {
         // A segment clipped to the grid's box spans at most its largest side along the ray's
         // dominant axis: no ray stays long when that side is short, and no bounds are needed.
@@ -810,9 +931,10 @@ vxk_status vxk_raycast_batch(const vxk_world* world, vxk_ray_hit* hits, const vx
     // Pieces of about 1/32 of the batch: the cut depends on count alone.
     uint32_t grain = count / 32;
     grain = grain < RAY_GRAIN_MIN ? RAY_GRAIN_MIN : (grain > RAY_GRAIN_MAX ? RAY_GRAIN_MAX : grain);
-    batch_job job = {world,       hits,       rays,  long_rays ? &bounds : NULL,
-                     setup.cache, setup.grid, limit, VXK_OK};
+    batch_job job = {world, hits,  rays,  long_rays ? &bounds : NULL, setup.cache, setup.grid,
+                     order, limit, VXK_OK};
     vxk_parallel_for(jobs, "raycast_batch", count, grain, batch_piece, &job);
+    vxk_free(order, order_bytes);
     return (vxk_status)atomic_load(&job.status);
 }
 

@@ -416,20 +416,25 @@ static int test_duplicates(void)
     return 0;
 }
 
+// The mesh of a test round: two rounds in three a voxel mesh (quads on odd rounds, triangles on
+// even ones) at offset, the third a triangle soup.
+static void make_round_mesh(test_mesh* m, uint64_t* s, int round, vxk_int3 offset)
+{
+    if (round % 3 != 2)
+        make_voxel_mesh(m, s, 2 + (int)(vxk_test_rand(s) % 8), 40, round % 2 ? 4 : 3, offset);
+    else
+        make_soup(m, s, 1 + (uint32_t)(vxk_test_rand(s) % 400),
+                  (soup_kind)(round % SOUP_KIND_COUNT));
+}
+
 static int test_quantized(void)
 {
     uint64_t s = 404;
     for (int round = 0; round < 24; ++round) {
         test_mesh m;
         bool voxel = round % 3 != 2;
-        if (voxel) {
-            vxk_int3 offset = {(int32_t)(vxk_test_rand(&s) % 2000) - 1000, 7, -300};
-            make_voxel_mesh(&m, &s, 2 + (int)(vxk_test_rand(&s) % 8), 40, round % 2 ? 4 : 3,
-                            offset);
-        } else {
-            make_soup(&m, &s, 1 + (uint32_t)(vxk_test_rand(&s) % 400),
-                      (soup_kind)(round % SOUP_KIND_COUNT));
-        }
+        make_round_mesh(&m, &s, round,
+                        (vxk_int3){(int32_t)(vxk_test_rand(&s) % 2000) - 1000, 7, -300});
         vxk_kdtree16 q;
         VXK_CHECK_EQ_INT(vxk_kdtree16_build(&q, &m.mesh, NULL, 0), VXK_OK);
         VXK_CHECK_EQ_INT(vxk_kdtree16_validate(&q), VXK_OK);
@@ -801,6 +806,126 @@ static int test_quads_vs_triangles(void)
     return 0;
 }
 
+// Axis-aligned rectangles take the plane-and-slab test: against a double-precision reference on
+// random rectangles (any orientation of the corner order) and rays, hits agree away from the
+// border, t within 1e-6 relative, (u, v) within 1e-4; rays in the rectangle's plane miss.
+static int test_rectangles(void)
+{
+    uint64_t s = 9191;
+    uint32_t hits = 0, checked = 0;
+    for (uint32_t i = 0; i < scaled(200000); ++i) {
+        int k = (int)(vxk_test_rand(&s) % 3), a1 = (k + 1 + (int)(vxk_test_rand(&s) % 2)) % 3;
+        int a3 = 3 - k - a1;
+        float p0[3], e1[3] = {0, 0, 0}, e3[3] = {0, 0, 0};
+        for (int a = 0; a < 3; ++a)
+            p0[a] = (float)(int)vxk_test_randf(&s, -8.0f, 8.0f);
+        e1[a1] = (float)(1 + (int)(vxk_test_rand(&s) % 6)) * (vxk_test_rand(&s) & 1 ? 1.0f : -1.0f);
+        e3[a3] = (float)(1 + (int)(vxk_test_rand(&s) % 6)) * (vxk_test_rand(&s) & 1 ? 1.0f : -1.0f);
+        vxk_vec3 v0 = {p0[0], p0[1], p0[2]};
+        vxk_vec3 v1 = {p0[0] + e1[0], p0[1] + e1[1], p0[2] + e1[2]};
+        vxk_vec3 v3 = {p0[0] + e3[0], p0[1] + e3[1], p0[2] + e3[2]};
+        vxk_kd_ray r;
+        r.origin = (vxk_vec3){vxk_test_randf(&s, -12, 12), vxk_test_randf(&s, -12, 12),
+                              vxk_test_randf(&s, -12, 12)};
+        float target[3];
+        for (int a = 0; a < 3; ++a)
+            target[a] = p0[a] + vxk_test_randf(&s, -0.2f, 1.2f) * e1[a] +
+                        vxk_test_randf(&s, -0.2f, 1.2f) * e3[a];
+        float o[3] = {r.origin.x, r.origin.y, r.origin.z}, d[3];
+        for (int a = 0; a < 3; ++a)
+            d[a] = target[a] - o[a];
+        if (i % 5 == 0)
+            d[k] = 0.0f; // parallel to the plane
+        r.dir = (vxk_vec3){d[0], d[1], d[2]};
+        r.tmax = i % 3 == 0 ? vxk_test_randf(&s, 0.0f, 1.5f) : 2.0f;
+        float t, u, v;
+        bool got = vxk_kd_intersect_quad(&r, v0, v1, v3, r.tmax, &t, &u, &v);
+        if (d[k] == 0.0f) {
+            VXK_CHECK_MSG(!got, "ray %u parallel to the rectangle hits", i);
+            continue;
+        }
+        double td = ((double)p0[k] - o[k]) / d[k];
+        double uu = ((double)o[a1] + td * d[a1] - p0[a1]) / e1[a1];
+        double vv = ((double)o[a3] + td * d[a3] - p0[a3]) / e3[a3];
+        bool want = uu >= 0 && uu <= 1 && vv >= 0 && vv <= 1 && td >= 0 && td <= r.tmax;
+        double border = fmin(fmin(fabs(uu), fabs(1 - uu)), fmin(fabs(vv), fabs(1 - vv)));
+        double tborder = fmin(fabs(td), fabs(td - r.tmax));
+        if (border < 1e-4 || tborder < 1e-4)
+            continue; // within rounding of an edge or an end of the segment
+        ++checked;
+        VXK_CHECK_MSG(got == want, "ray %u: rectangle test %d, reference %d", i, got, want);
+        if (got) {
+            ++hits;
+            VXK_CHECK(fabs(t - td) <= 1e-6 * fmax(1.0, fabs(td)));
+            VXK_CHECK(fabs(u - uu) <= 1e-4 && fabs(v - vv) <= 1e-4);
+        }
+    }
+    VXK_CHECK(hits > checked / 10 && hits < checked);
+    return 0;
+}
+
+// Packets: vxk_kdtree16_raycast8 equals vxk_kdtree16_raycast lane by lane, byte for byte, for
+// coherent packets (one origin, jittered directions), incoherent ones (the random rays of the
+// other tests: axis-aligned, grazing, inside) and random lane masks; lanes outside the mask are
+// untouched.
+static int test_packets(void)
+{
+    uint64_t s = 8080;
+    uint32_t lanes_checked = 0, lanes_hit = 0;
+    for (int round = 0; round < 24; ++round) {
+        test_mesh m;
+        make_round_mesh(&m, &s, round,
+                        (vxk_int3){(int32_t)(vxk_test_rand(&s) % 200) - 100, 3, -30});
+        vxk_kdtree16 q;
+        VXK_CHECK_EQ_INT(vxk_kdtree16_build(&q, &m.mesh, NULL, 0), VXK_OK);
+        vxk_aabb b = mesh_bounds(&m.mesh);
+        for (uint32_t i = 0; i < scaled(600); ++i) {
+            vxk_kd_ray rays[8];
+            bool coherent = i % 2 == 0;
+            vxk_kd_ray base = random_ray(&s, &m.mesh, b);
+            for (int l = 0; l < 8; ++l) {
+                rays[l] = coherent ? base : random_ray(&s, &m.mesh, b);
+                if (coherent && l > 0) {
+                    rays[l].dir.x += vxk_test_randf(&s, -0.05f, 0.05f);
+                    rays[l].dir.y += vxk_test_randf(&s, -0.05f, 0.05f);
+                    rays[l].dir.z += vxk_test_randf(&s, -0.05f, 0.05f);
+                }
+            }
+            uint32_t lanes = i % 5 == 0 ? (uint32_t)(vxk_test_rand(&s) & 0xFFu) : 0xFFu;
+            vxk_kd_hit packet[8], single;
+            memset(packet, 0xA5, sizeof(packet));
+            uint32_t found = vxk_kdtree16_raycast8(&q, packet, rays, lanes);
+            for (int l = 0; l < 8; ++l) {
+                if (!((lanes >> l) & 1u)) {
+                    unsigned char untouched[sizeof(vxk_kd_hit)];
+                    memset(untouched, 0xA5, sizeof(untouched));
+                    VXK_CHECK(memcmp(&packet[l], untouched, sizeof(untouched)) == 0);
+                    VXK_CHECK(!((found >> l) & 1u));
+                    continue;
+                }
+                bool hit = vxk_kdtree16_raycast(&q, &single, &rays[l], NULL);
+                VXK_CHECK_MSG(hit == (((found >> l) & 1u) != 0), "round %d ray %u lane %d", round,
+                              i, l);
+                VXK_CHECK_MSG(memcmp(&single, &packet[l], sizeof(single)) == 0,
+                              "round %d ray %u lane %d: t %.9g vs %.9g, prim %u vs %u", round, i, l,
+                              (double)packet[l].t, (double)single.t, packet[l].primitive,
+                              single.primitive);
+                ++lanes_checked;
+                lanes_hit += hit;
+            }
+        }
+        vxk_kdtree16_free(&q);
+        tm_free(&m);
+    }
+    VXK_CHECK(lanes_hit > lanes_checked / 10 && lanes_hit < lanes_checked);
+    vxk_kd_hit h[8];
+    vxk_kd_ray r[8] = {{{0, 0, 0}, {1, 0, 0}, 1.0f}};
+    VXK_CHECK_EQ_INT(vxk_kdtree16_raycast8(NULL, h, r, 1), 0);
+    VXK_CHECK(h[0].primitive == VXK_KD_NO_PRIMITIVE);
+    VXK_CHECK_EQ_INT(vxk_kdtree16_raycast8(NULL, NULL, r, 1), 0);
+    return 0;
+}
+
 static int test_validator_catches_corruption(void)
 {
     uint64_t s = 606;
@@ -942,6 +1067,8 @@ int main(void)
     VXK_RUN(test_quantized_layouts);
     VXK_RUN(test_build_in_storage);
     VXK_RUN(test_quads_vs_triangles);
+    VXK_RUN(test_rectangles);
+    VXK_RUN(test_packets);
     VXK_RUN(test_validator_catches_corruption);
     VXK_RUN(test_bad_input_and_edges);
     VXK_RUN(test_large);

@@ -126,7 +126,11 @@ vxk_status vxk_kdtree_validate(const vxk_kdtree* tree);
 
 // The primitive test the queries use (Moller-Trumbore; quads as the parallelogram v0, v1 - v0,
 // v3 - v0 with u, v in [0, 1]). Returns true and fills *hit when 0 <= t <= tmax. Corners are the
-// primitive's vertices in order. Two-sided.
+// primitive's vertices in order. Two-sided. A quad whose edges v1 - v0 and v3 - v0 lie along two
+// different axes (a voxel face) is an axis-aligned rectangle and is tested exactly instead: t =
+// (v0[k] - o[k]) * (1 / d[k]) on its normal axis k, a hit when t lies within the ray's slab
+// interval of the rectangle on both other axes (computed with the same reciprocals), a miss when
+// d[k] is 0 (or its reciprocal overflows: such a component counts as 0 on every axis).
 bool vxk_kd_intersect_triangle(const vxk_kd_ray* ray, vxk_vec3 v0, vxk_vec3 v1, vxk_vec3 v2,
                                float tmax, float* t, float* u, float* v);
 bool vxk_kd_intersect_quad(const vxk_kd_ray* ray, vxk_vec3 v0, vxk_vec3 v1, vxk_vec3 v3, float tmax,
@@ -201,6 +205,14 @@ uint32_t vxk_kdtree16_query_aabb(const vxk_kdtree16* tree, uint32_t* out, uint32
 bool vxk_kdtree16_raycast(const vxk_kdtree16* tree, vxk_kd_hit* hit, const vxk_kd_ray* ray,
                           void* scratch);
 bool vxk_kdtree16_raycast_any(const vxk_kdtree16* tree, const vxk_kd_ray* ray, void* scratch);
+// Closest hits of up to 8 rays at once (a packet): for every lane i set in `lanes` (bits 0-7),
+// hits[i] is exactly what vxk_kdtree16_raycast(tree, &hits[i], &rays[i], NULL) writes; other
+// slots are untouched. The lanes traverse the tree together, each by the single ray's rules,
+// fetching every node and primitive once for all lanes that reach it: it pays for coherent rays
+// (one origin region and direction octant). Returns the mask of lanes that hit; NULL hits or
+// rays give 0. Thread-safe.
+uint32_t vxk_kdtree16_raycast8(const vxk_kdtree16* tree, vxk_kd_hit hits[8],
+                               const vxk_kd_ray rays[8], uint32_t lanes);
 // Invariants of the quantized tree against its dequantized geometry (as vxk_kdtree_validate).
 vxk_status vxk_kdtree16_validate(const vxk_kdtree16* tree);
 

@@ -24,8 +24,10 @@
 // origin's mask bit is set, reads the exact solid bits kept with the chunk's cached kD tree (which
 // the ray's first chunk visit uses anyway), and the voxel itself only when that bit is set too.
 // Rays are clipped in O(1) to the box of the broadphase entries, read through a dense grid of
-// them (built once per broadphase build or update by the first ray after it; prefetched a cell or
-// two ahead of the traversal; a sparse world whose box would hold over 64 cells per entry
+// them (built once per broadphase build or update by the first ray after it; stored in bricks of
+// 4^3 cells; prefetched a cell or two ahead of the traversal; with a bitmap of 2^3-cell blocks
+// through which the DDA steps without reading cells when no entry with mask bits lies in the
+// block or within one cell of it; a sparse world whose box would hold over 64 cells per entry
 // or 2^22 cells (32 MiB; a 2048 x 256 x 2048-voxel world has 2^21 chunks) uses the broadphase map
 // instead, and then clips infinite rays to the terrain's y range in O(1), near-horizontal long ones
 // to its x/z chunk bounds by a scan of the chunk list per vxk_raycast call, once per
