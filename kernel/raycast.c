@@ -488,6 +488,27 @@ static vxk_status visit_chunk(ray_context* ctx, const ray_setup* r, int32_t cx, 
 
 // ---- the traversal ------------------------------------------------------------------------------
 
+// Whether the ray over [ta, tb] comes within ev voxels (per axis) of chunk cell (x, y, z): a slab
+// test against the cell's box grown by ev.
+static inline bool near_cell(const ray_setup* r, const double inv[3], int32_t x, int32_t y,
+                             int32_t z, double ta, double tb, double ev)
+{
+    const int32_t c[3] = {x, y, z};
+    for (int a = 0; a < 3; ++a) {
+        double lo = 8.0 * (double)c[a] - ev, hi = 8.0 * (double)c[a] + 8.0 + ev;
+        double o = (double)r->o[a];
+        if (r->dv[a] == 0.0f) {
+            if (o < lo || o > hi)
+                return false;
+            continue;
+        }
+        double t0 = (lo - o) * inv[a], t1 = (hi - o) * inv[a];
+        ta = dmax(ta, dmin(t0, t1));
+        tb = dmin(tb, dmax(t0, t1));
+    }
+    return ta <= tb;
+}
+
 static bool start_inside(ray_context* ctx, const ray_setup* r, vxk_ray_hit* hit)
 {
     int32_t v[3];
@@ -651,6 +672,11 @@ static vxk_status ray_trace(ray_context* ctx, const ray_setup* r, bool any, vxk_
                                 off[prev_axis] == -step[prev_axis])
                                 continue;
                             if (nonzero == 1 && tb < t1 && off[next_axis] == step[next_axis])
+                                continue;
+                            // A neighbour is visited only when the ray passes within ev of
+                            // it over the span (the range above is the span's box: a ray along
+                            // a face crosses the corner cells of that box far from them).
+                            if (nonzero && !near_cell(r, inv, x, y, z, ta - et, te + et, ev))
                                 continue;
                             bool dup = false;
                             for (uint32_t i = 0; i < seen_count; ++i)
