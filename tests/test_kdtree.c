@@ -806,9 +806,9 @@ static int test_quads_vs_triangles(void)
     return 0;
 }
 
-// Axis-aligned rectangles take the plane-and-slab test: against a double-precision reference on
-// random rectangles (any orientation of the corner order) and rays, hits agree away from the
-// border, t within 1e-6 relative, (u, v) within 1e-4; rays in the rectangle's plane miss.
+// The quad test on axis-aligned rectangles (voxel faces, any corner order) against an exact
+// double-precision plane test: hits agree away from the border and the segment's ends, t within
+// 1e-6 relative, (u, v) within 1e-4; rays parallel to the rectangle miss.
 static int test_rectangles(void)
 {
     uint64_t s = 9191;

@@ -126,11 +126,7 @@ vxk_status vxk_kdtree_validate(const vxk_kdtree* tree);
 
 // The primitive test the queries use (Moller-Trumbore; quads as the parallelogram v0, v1 - v0,
 // v3 - v0 with u, v in [0, 1]). Returns true and fills *hit when 0 <= t <= tmax. Corners are the
-// primitive's vertices in order. Two-sided. A quad whose edges v1 - v0 and v3 - v0 lie along two
-// different axes (a voxel face) is an axis-aligned rectangle and is tested exactly instead: t =
-// (v0[k] - o[k]) * (1 / d[k]) on its normal axis k, a hit when t lies within the ray's slab
-// interval of the rectangle on both other axes (computed with the same reciprocals), a miss when
-// d[k] is 0 (or its reciprocal overflows: such a component counts as 0 on every axis).
+// primitive's vertices in order. Two-sided.
 bool vxk_kd_intersect_triangle(const vxk_kd_ray* ray, vxk_vec3 v0, vxk_vec3 v1, vxk_vec3 v2,
                                float tmax, float* t, float* u, float* v);
 bool vxk_kd_intersect_quad(const vxk_kd_ray* ray, vxk_vec3 v0, vxk_vec3 v1, vxk_vec3 v3, float tmax,
