@@ -90,15 +90,21 @@ vxk_status vxk_raycast_any(const vxk_world* world, const vxk_ray* ray, bool* hit
 // VXK_ERR_INVALID_ARGUMENT. count 0 is VXK_OK. Callable from inside a job. Pieces are about 1/32
 // of the batch (64 to 4096 rays), cut by count alone; a batch of at most 64 rays is one piece, run
 // on the calling thread.
+// Order: the rays are traced in the order of a key (the Morton code of the origin's chunk, low 9
+// bits per axis, then the direction octant, then the index), so that rays starting in the same
+// chunks and heading the same way run together; the pieces cut that order (a key buffer of
+// 16 bytes per ray is allocated for the call; without it the input order is used).
 // Packets: a piece takes its rays in groups of 8 from its start; a group is coherent when all 8
 // directions have the same sign bit per axis (one octant) and all 8 origins lie in one chunk
 // (floor(origin_voxel / 8) equal). A coherent group is traced lane by lane with shared chunk
 // lookups: the first lane to need a chunk's data fetches it and slab-tests all 8 rays at once
 // (vxk_ray8_aabb) against the box of the chunk's solid voxels, thickened by 1e-4 * (16 + the
 // largest |local origin|_1) voxels; lanes that miss skip that chunk's kD query (it cannot hit).
-// Other groups and a piece's last rays take the single-ray path. Results equal vxk_raycast byte
-// for byte either way (order of traversal and hit selection are the single ray's). Camera tiles:
-// store 8x8 pixel tiles with rows of 8 consecutive rays.
+// The lanes from the current one on that hit the box query the chunk's quantized tree together
+// (vxk_kdtree16_raycast8, over each lane's whole ray); a lane that later visits the chunk takes
+// its precomputed hit as its own query would. Other groups and a piece's last rays take the
+// single-ray path. Results equal vxk_raycast byte for byte either way (each lane's hit is the
+// single ray's). Camera tiles: store 8x8 pixel tiles with rows of 8 consecutive rays.
 vxk_status vxk_raycast_batch(const vxk_world* world, vxk_ray_hit* hits, const vxk_ray* rays,
                              uint32_t count);
 
