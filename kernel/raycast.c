@@ -628,6 +628,13 @@ static vxk_status ray_trace(ray_context* ctx, const ray_setup* r, bool any, vxk_
             else
                 t_next[a] = INFINITY;
         }
+        // Axes the ray does not move along: whether its constant position lies within twice the
+        // thickening of a boundary of its cell (then neighbours on that axis may matter).
+        bool flat_near[3];
+        for (int a = 0; a < 3; ++a) {
+            double below = (double)r->o[a] - 8.0 * (double)c[a];
+            flat_near[a] = step[a] == 0 && (below <= 2.0 * ev || 8.0 - below <= 2.0 * ev);
+        }
         vxk_int3 seen[RAY_SEEN];
         uint32_t seen_count = 0, seen_next = 0;
         double ta = t0;
@@ -651,9 +658,25 @@ static vxk_status ray_trace(ray_context* ctx, const ray_setup* r, bool any, vxk_
                 grid_prefetch_cell(ctx->grid, n);
             }
             if (busy) {
-                // The chunks within ev of the ray over [ta, te]: usually the cell alone.
-                int32_t lo[3], hi[3];
+                // The chunks within ev of the ray over [ta, te]: usually the cell alone. It is
+                // alone for sure when the ray stays clear, by twice the thickening (far above the
+                // rounding the DDA's times carry), of every boundary but the ones it enters and
+                // leaves through: the times it crosses them (t_next, and t_next - t_delta behind)
+                // say so without positions. Otherwise the span's box gives the candidates.
+                bool alone = true;
                 for (int a = 0; a < 3; ++a) {
+                    if (!step[a]) {
+                        alone &= !flat_near[a];
+                        continue;
+                    }
+                    double m = 2.0 * (et + ev * fabs(inv[a]));
+                    if ((a != next_axis || tb >= t1) && t_next[a] - te <= m)
+                        alone = false;
+                    if (a != prev_axis && ta - (t_next[a] - t_delta[a]) <= m)
+                        alone = false;
+                }
+                int32_t lo[3] = {c[0], c[1], c[2]}, hi[3] = {c[0], c[1], c[2]};
+                for (int a = 0; a < 3 && !alone; ++a) {
                     double p0 = (double)r->o[a] + (ta - et) * (double)r->dv[a];
                     double p1 = (double)r->o[a] + (te + et) * (double)r->dv[a];
                     double mn = dmin(p0, p1) - ev, mx = dmax(p0, p1) + ev;

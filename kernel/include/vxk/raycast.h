@@ -10,7 +10,11 @@
 // units along the normalized direction. Rays are tested in each chunk's local voxel frame:
 // origin_voxel = origin * (1 / voxel_size), dir_voxel = direction * (1 / |direction|) *
 // (1 / voxel_size), local origin = origin_voxel - 8 * chunk, with t in world units (all float,
-// -ffp-contract=off), then vxk_kdtree_raycast with tmax = max_distance.
+// -ffp-contract=off), then vxk_kdtree_raycast with tmax = max_distance. Precision: positions along
+// the ray carry the float error of voxel units (a few ulps of the origin's magnitude there), so a
+// distance is good to 1e-5 relative except for grazing hits, where that error divided by the
+// cosine of the incidence angle dominates, and a ray starting within that error of a face may
+// start on either side of it.
 //
 // Rays that start inside solid: when the voxel containing the origin (floor of origin_voxel) is
 // solid, the result is a hit at distance 0 at the origin, with normal -normalize(direction), the
