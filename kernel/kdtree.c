@@ -705,8 +705,10 @@ static inline __attribute__((always_inline)) bool kd_ray_begin(const kd_view* vi
         b->near_side[a] = d[a] < 0.0f;
         float mag = fabsf(o[a]) + VXK_MAX(fabsf(bmin[a]), fabsf(bmax[a])) + 1.0f;
         if (b->pre.flat[a]) {
-            b->eps[a] = 0.0f;
-            if (o[a] < bmin[a] || o[a] > bmax[a])
+            // a flat axis keeps the ray at o[a]: its tests are on positions, widened alike (the
+            // primitive test's rounding may accept a primitive that far outside its plane)
+            b->eps[a] = KD_RAY_EPS * mag;
+            if (o[a] < bmin[a] - b->eps[a] || o[a] > bmax[a] + b->eps[a])
                 return false;
             continue;
         }
@@ -772,9 +774,9 @@ static inline __attribute__((always_inline)) bool raycast(const kd_view* view, b
         }
         uint32_t a = n.axis;
         if (flat[a]) {
-            if (o[a] >= n.s1)
+            if (o[a] >= n.s1 - eps[a])
                 stack[sp++] = (kd_ray_entry){n.child + 1, e.tmin, seg_max};
-            if (o[a] <= n.s0)
+            if (o[a] <= n.s0 + eps[a])
                 stack[sp++] = (kd_ray_entry){n.child, e.tmin, seg_max};
             continue;
         }
@@ -878,12 +880,12 @@ static inline __attribute__((always_inline)) uint32_t raycast8(const kd_view* vi
             const kd_begin* b = &lane[l];
             float o = b->pre.o[a];
             if (b->pre.flat[a]) {
-                if (o >= n.s1) {
+                if (o >= n.s1 - b->eps[a]) {
                     right.mask |= 1u << l;
                     right.tmin[l] = e.tmin[l];
                     right.tmax[l] = seg_max[l];
                 }
-                if (o <= n.s0) {
+                if (o <= n.s0 + b->eps[a]) {
                     left.mask |= 1u << l;
                     left.tmin[l] = e.tmin[l];
                     left.tmax[l] = seg_max[l];

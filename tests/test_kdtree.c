@@ -926,6 +926,59 @@ static int test_packets(void)
     return 0;
 }
 
+// Rays parallel to a plane of the voxel lattice and within a few ulps of it (a flat axis): the
+// primitive test's rounding may accept a face that lies just past the ray, and the trees must
+// then visit it too, so that float and quantized trees still equal brute force exactly.
+static int test_flat_rays(void)
+{
+    uint64_t s = 7070;
+    uint32_t checked = 0, hits = 0;
+    for (int round = 0; round < 16; ++round) {
+        test_mesh m;
+        make_voxel_mesh(&m, &s, 2 + (int)(vxk_test_rand(&s) % 7), 45, round % 2 ? 4 : 3,
+                        (vxk_int3){round - 8, 5, -3});
+        vxk_kdtree f;
+        vxk_kdtree16 q;
+        VXK_CHECK_EQ_INT(vxk_kdtree_build(&f, &m.mesh, NULL, 0), VXK_OK);
+        VXK_CHECK_EQ_INT(vxk_kdtree16_build(&q, &m.mesh, NULL, 0), VXK_OK);
+        vxk_aabb b = mesh_bounds(&m.mesh);
+        for (uint32_t i = 0; i < scaled(3000); ++i) {
+            vxk_kd_ray r = random_ray(&s, &m.mesh, b);
+            float* o = &r.origin.x;
+            float* d = &r.dir.x;
+            int flat = (int)(vxk_test_rand(&s) % 3);
+            d[flat] = 0.0f;
+            if (i % 3 == 0)
+                d[(flat + 1) % 3] = 0.0f;
+            if (d[0] == 0.0f && d[1] == 0.0f && d[2] == 0.0f)
+                d[(flat + 2) % 3] = 1.0f;
+            // on a lattice plane, nudged by up to 3 ulps either way
+            float plane = roundf(o[flat]);
+            int ulps = (int)(vxk_test_rand(&s) % 7) - 3;
+            o[flat] = plane;
+            for (; ulps > 0; --ulps)
+                o[flat] = nextafterf(o[flat], INFINITY);
+            for (; ulps < 0; ++ulps)
+                o[flat] = nextafterf(o[flat], -INFINITY);
+            vxk_kd_hit want, got_f, got_q;
+            bool hit = brute_ray(&m.mesh, &r, &want);
+            VXK_CHECK_EQ_INT(vxk_kdtree_raycast(&f, &got_f, &r, NULL), hit);
+            VXK_CHECK_EQ_INT(vxk_kdtree16_raycast(&q, &got_q, &r, NULL), hit);
+            VXK_CHECK_MSG(memcmp(&want, &got_f, sizeof(want)) == 0,
+                          "round %d ray %u: float tree t %.9g prim %u, brute t %.9g prim %u", round,
+                          i, (double)got_f.t, got_f.primitive, (double)want.t, want.primitive);
+            VXK_CHECK(memcmp(&want, &got_q, sizeof(want)) == 0);
+            ++checked;
+            hits += hit;
+        }
+        vxk_kdtree_free(&f);
+        vxk_kdtree16_free(&q);
+        tm_free(&m);
+    }
+    VXK_CHECK(hits > checked / 20 && hits < checked);
+    return 0;
+}
+
 static int test_validator_catches_corruption(void)
 {
     uint64_t s = 606;
@@ -1069,6 +1122,7 @@ int main(void)
     VXK_RUN(test_quads_vs_triangles);
     VXK_RUN(test_rectangles);
     VXK_RUN(test_packets);
+    VXK_RUN(test_flat_rays);
     VXK_RUN(test_validator_catches_corruption);
     VXK_RUN(test_bad_input_and_edges);
     VXK_RUN(test_large);
