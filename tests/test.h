@@ -98,6 +98,15 @@ static inline uint8_t* vxk_test_read_file(const char* path, size_t* size)
     return data;
 }
 
+// The seed of a test's random inputs: the literal, or, when VXK_TEST_SEED=k (k > 0) is set, a
+// mix of both (scripts/soak runs the tests over many k).
+static inline uint64_t vxk_test_seed(uint64_t literal)
+{
+    const char* env = getenv("VXK_TEST_SEED");
+    uint64_t k = env ? strtoull(env, NULL, 10) : 0;
+    return k ? literal ^ (k * 0x9E3779B97F4A7C15ull) : literal;
+}
+
 // Sanitizer builds are slower; tests may shrink loop counts by this factor (never to zero).
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define VXK_TEST_SLOW 1

@@ -527,7 +527,7 @@ static int test_deterministic_reduction(void)
     uint32_t pieces = vxk_parallel_for_pieces(n, grain);
     VXK_CHECK_EQ_U64(pieces, 1001);
     float* values = malloc(n * sizeof(float));
-    uint64_t rng = 42;
+    uint64_t rng = vxk_test_seed(42);
     for (uint32_t i = 0; i < n; ++i)
         values[i] = vxk_test_randf(&rng, -1000.0f, 1000.0f);
     // Reference: the same cut, computed serially.
@@ -1488,7 +1488,7 @@ static int test_group_outlives_handle_wait(void)
     vxk_jobs* jobs = make_jobs(2, 0);
     VXK_CHECK(jobs);
     const int rounds = VXK_TEST_SLOW ? 2000 : 20000;
-    uint64_t rng = 5;
+    uint64_t rng = vxk_test_seed(5);
     uint32_t late = 0;
     for (int round = 0; round < rounds; ++round) {
         vxk_job_group* group = malloc(sizeof(vxk_job_group));

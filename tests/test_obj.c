@@ -43,7 +43,7 @@ static int same_mesh(const vxk_mesh* a, const vxk_mesh* b)
 
 static int test_round_trip(void)
 {
-    uint64_t s = 11;
+    uint64_t s = vxk_test_seed(11);
     for (int round = 0; round < 200; ++round) {
         vxk_mesh m;
         random_mesh(&m, &s, round % 2 ? 4 : 3);
@@ -206,7 +206,7 @@ static int test_malformed(void)
 // indices are all in range.
 static int test_mutations(void)
 {
-    uint64_t s = 77;
+    uint64_t s = vxk_test_seed(77);
     uint32_t rounds = VXK_TEST_SLOW ? 400 : 2000, ok = 0;
     const char alphabet[] = "vf/-+.0123456789e \n\t#xn\0";
     for (uint32_t round = 0; round < rounds; ++round) {

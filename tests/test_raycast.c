@@ -594,7 +594,7 @@ static int test_batch(void)
         VXK_CHECK(vxk_jobs_create(&jd, &jobs) == 0);
         vxk_world* world = make_world(jobs, 1.0f, 21);
         VXK_CHECK(world);
-        uint64_t rng = 99;
+        uint64_t rng = vxk_test_seed(99);
         for (uint32_t i = 0; i < n; ++i)
             rays[i] = make_ray(world, &rng, i);
         if (w == 0)
@@ -727,7 +727,7 @@ static int test_edit(void)
 {
     vxk_world* world = make_world(NULL, 1.0f, 31);
     VXK_CHECK(world);
-    uint64_t rng = 5;
+    uint64_t rng = vxk_test_seed(5);
     for (int round = 0; round < 6; ++round) {
         int64_t lo[3], hi[3];
         for (int a = 0; a < 3; ++a) {
@@ -849,7 +849,7 @@ static int test_edit_warm_cache(void)
     vxk_ray_hit* warm = (vxk_ray_hit*)calloc(n, sizeof(vxk_ray_hit));
     vxk_ray_hit* cold = (vxk_ray_hit*)calloc(n, sizeof(vxk_ray_hit));
     vxk_ray_hit* batch = (vxk_ray_hit*)calloc(n, sizeof(vxk_ray_hit));
-    uint64_t rng = 8;
+    uint64_t rng = vxk_test_seed(8);
     for (uint32_t i = 0; i < n; ++i)
         rays[i] = make_ray(world, &rng, i);
     for (uint32_t i = 0; i < n; ++i)
@@ -970,7 +970,7 @@ static int test_concurrent(void)
             VXK_CHECK(vxk_jobs_create(&jd, &jobs) == 0);
             vxk_world* world = make_world(jobs, 1.0f, 61);
             VXK_CHECK(world);
-            uint64_t rng = 17;
+            uint64_t rng = vxk_test_seed(17);
             for (uint32_t i = 0; i < n; ++i)
                 rays[i] = make_ray(world, &rng, i);
             for (uint32_t i = 0; i < n; ++i)
@@ -1016,7 +1016,7 @@ static int test_sparse_world(void)
     VXK_CHECK(vxk_narrow_ray_grid(vxk_narrow_cache_get(world), world) == NULL);
     brute_world b;
     VXK_CHECK(brute_build(world, &b) == 0);
-    uint64_t rng = 4;
+    uint64_t rng = vxk_test_seed(4);
     uint32_t ambiguous = 0, disagree = 0, far_hits = 0;
     uint32_t n = VXK_TEST_SLOW ? 400 : 4000;
     for (uint32_t i = 0; i < n; ++i) {

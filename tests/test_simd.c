@@ -109,7 +109,7 @@ static int check_exact(const char* name, const void* got, const void* want, size
 
 static int test_f32x8_ops(void)
 {
-    uint64_t s = 11;
+    uint64_t s = vxk_test_seed(11);
     for (int it = 0; it < ITERATIONS; ++it) {
         vxk_f32x8_lanes a, b;
         for (int i = 0; i < 8; ++i) {
@@ -206,7 +206,7 @@ static int test_f32x8_ops(void)
 
 static int test_u64x4_ops(void)
 {
-    uint64_t s = 12;
+    uint64_t s = vxk_test_seed(12);
     for (int it = 0; it < ITERATIONS; ++it) {
         vxk_u64x4_lanes a, b, counts;
         for (int i = 0; i < 4; ++i) {
@@ -276,7 +276,7 @@ static int test_bits_kernels(void)
     };
     uint64_t a[ROWS_MAX + 2 * ROWS_PAD], b[ROWS_MAX + 2 * ROWS_PAD];
     uint64_t d1[ROWS_MAX + 2 * ROWS_PAD], d2[ROWS_MAX + 2 * ROWS_PAD];
-    uint64_t s = 13;
+    uint64_t s = vxk_test_seed(13);
     uint64_t checked_rows = 0;
     for (int it = 0; it < ITERATIONS; ++it) {
         size_t n = rand_below(&s, 8) == 0 ? rand_below(&s, ROWS_MAX + 1) : rand_below(&s, 40);
@@ -453,7 +453,7 @@ static void rand_interval(uint64_t* s, float* tmin, float* tmax)
 
 static int test_ray8_aabb_twins(void)
 {
-    uint64_t s = 14;
+    uint64_t s = vxk_test_seed(14);
     uint32_t hits = 0;
     for (int it = 0; it < ITERATIONS; ++it) {
         box3 b = rand_box(&s);
@@ -501,7 +501,7 @@ static bool ref_ray_box(const double o[3], const double d[3], double tmin, doubl
 
 static int test_ray8_aabb_reference(void)
 {
-    uint64_t s = 15;
+    uint64_t s = vxk_test_seed(15);
     uint32_t checked_hits = 0, checked_misses = 0;
     for (int it = 0; it < ITERATIONS; ++it) {
         box3 b = rand_box(&s);
@@ -703,7 +703,7 @@ static vxk_simd_ray rand_tri_ray(uint64_t* s, const vxk_tri8* t, int aim)
 
 static int test_ray_tri8_twins(void)
 {
-    uint64_t s = 16;
+    uint64_t s = vxk_test_seed(16);
     uint32_t tri_hits = 0, quad_hits = 0;
     for (int it = 0; it < ITERATIONS; ++it) {
         vxk_tri8 tris;
@@ -779,7 +779,7 @@ static bool ref_solve(const double o[3], const double d[3], const double v0[3], 
 
 static int test_ray_tri8_reference(void)
 {
-    uint64_t s = 17;
+    uint64_t s = vxk_test_seed(17);
     uint32_t checked_hits[2] = {0, 0}, checked_misses[2] = {0, 0};
     for (int it = 0; it < ITERATIONS; ++it) {
         vxk_tri8 tris;
@@ -894,7 +894,7 @@ static int test_ray_tri8_cases(void)
 
 static int test_hit8_closest(void)
 {
-    uint64_t s = 18;
+    uint64_t s = vxk_test_seed(18);
     const float pool[] = {1.0f, 2.0f, 0.0f, -0.0f, INFINITY, NAN, 0.5f, -3.0f};
     for (int it = 0; it < ITERATIONS; ++it) {
         vxk_hit8 h;

@@ -824,7 +824,7 @@ static int test_round_trip(void)
 // Every one of the 48 rotation codes on a model with distinct voxels, odd and even sizes.
 static int test_every_rotation(void)
 {
-    uint64_t rng = 48;
+    uint64_t rng = vxk_test_seed(48);
     wbuf b = {0};
     vxk_material_table table;
     vxk_default_material_table(&table);
@@ -1159,7 +1159,7 @@ static int test_corpus(void)
 // Options and arguments.
 static int test_arguments(void)
 {
-    uint64_t rng = 5;
+    uint64_t rng = vxk_test_seed(5);
     tscene s;
     random_scene(&rng, &s, 1);
     wbuf b = {0};
