@@ -472,7 +472,7 @@ static int test_quantized(void)
             vxk_vec3 c = r.origin;
             float h = vxk_test_randf(&s, 0, 3);
             vxk_aabb box = {{c.x - h, c.y - h, c.z - h}, {c.x + h, c.y + h, c.z + h}};
-            if (i % 3 == 0) {
+            if (i % 3 == 0 && deq.primitive_count) {
                 vxk_vec3 p = deq.vertices[deq.indices[vxk_test_rand(&s) %
                                                       (deq.primitive_count * deq.corners)]];
                 box = (vxk_aabb){p, {p.x + h, p.y, p.z + h}};
