@@ -673,7 +673,7 @@ static inline __attribute__((always_inline)) bool test_prim(const kd_view* view,
 
 // Relative widening of every segment bound (seed 000: "slightly expand the segment on each
 // branch"), scaled by the coordinates' magnitude over the direction.
-#define KD_RAY_EPS 1.0e-5f
+#define KD_RAY_EPS 1.0e-4f
 
 // A ray ready for traversal: reciprocals, per-axis widening, near sides, and its segment clipped
 // to the root bounds. The single-ray and the packet traversal share it, so their lanes compute

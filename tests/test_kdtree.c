@@ -771,6 +771,14 @@ static int test_quads_vs_triangles(void)
                 for (int a = 0; a < 3; ++a)
                     if (hi[a] > lo[a])
                         d = fminf(d, fminf(fabsf(pa[a] - lo[a]), fabsf(pa[a] - hi[a])));
+                // the diagonal v0-v2 is the triangles' shared edge, a border of theirs (Moller-
+                // Trumbore is not watertight there: both triangles can miss a point on it)
+                double w[3] = {pa[0] - v0.x, pa[1] - v0.y, pa[2] - v0.z};
+                double g[3] = {v2.x - v0.x, v2.y - v0.y, v2.z - v0.z};
+                double cr[3] = {w[1] * g[2] - w[2] * g[1], w[2] * g[0] - w[0] * g[2],
+                                w[0] * g[1] - w[1] * g[0]};
+                double gl = sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
+                d = fminf(d, (float)(sqrt(cr[0] * cr[0] + cr[1] * cr[1] + cr[2] * cr[2]) / gl));
                 if (getenv("KD_DEBUG") && d >= 1e-3f)
                     fprintf(stderr,
                             "o %.9g %.9g %.9g d %.9g %.9g %.9g tmax %g q %d %u %g t %d %u %g\n",
