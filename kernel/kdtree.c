@@ -74,7 +74,7 @@ static inline __attribute__((always_inline)) bool intersect_mt(const vxk_kd_ray*
 // can hold).
 typedef struct kd_pre {
     const vxk_kd_ray* ray;
-    float o[3], d[3], inv[3];
+    float o[3], inv[3];
     bool flat[3];
 } kd_pre;
 
@@ -85,22 +85,10 @@ static inline void kd_pre_init(kd_pre* p, const vxk_kd_ray* ray)
     const float d[3] = {ray->dir.x, ray->dir.y, ray->dir.z};
     for (int a = 0; a < 3; ++a) {
         p->o[a] = o[a];
-        p->d[a] = d[a];
         float inv = d[a] != 0.0f ? 1.0f / d[a] : 0.0f;
         p->flat[a] = d[a] == 0.0f || !vxk_is_finite(inv);
         p->inv[a] = p->flat[a] ? 0.0f : inv;
     }
-}
-
-// Quads are parallelograms: Moller-Trumbore with u and v each in [0, 1]. (An exact plane-and-slab
-// test for the axis-aligned rectangles of voxel meshes was measured 8-11 % slower: its
-// alignment checks and branches cost more than the straight-line arithmetic.)
-static inline __attribute__((always_inline)) bool intersect_quad(const kd_pre* r, vxk_vec3 p0,
-                                                                 vxk_vec3 p1, vxk_vec3 p3,
-                                                                 float tmax, float* t_out,
-                                                                 float* u_out, float* v_out)
-{
-    return intersect_mt(r->ray, p0, p1, p3, true, tmax, t_out, u_out, v_out);
 }
 
 bool vxk_kd_intersect_triangle(const vxk_kd_ray* ray, vxk_vec3 v0, vxk_vec3 v1, vxk_vec3 v2,
@@ -109,12 +97,13 @@ bool vxk_kd_intersect_triangle(const vxk_kd_ray* ray, vxk_vec3 v0, vxk_vec3 v1, 
     return intersect_mt(ray, v0, v1, v2, false, tmax, t, u, v);
 }
 
+// Quads are parallelograms: Moller-Trumbore with u and v each in [0, 1]. (An exact plane-and-slab
+// test for the axis-aligned rectangles of voxel meshes was measured 8-11 % slower: its alignment
+// checks and branches cost more than the straight-line arithmetic.)
 bool vxk_kd_intersect_quad(const vxk_kd_ray* ray, vxk_vec3 v0, vxk_vec3 v1, vxk_vec3 v3, float tmax,
                            float* t, float* u, float* v)
 {
-    kd_pre r;
-    kd_pre_init(&r, ray);
-    return intersect_quad(&r, v0, v1, v3, tmax, t, u, v);
+    return intersect_mt(ray, v0, v1, v3, true, tmax, t, u, v);
 }
 
 // ---- mesh validation and builder ----------------------------------------------------------------
@@ -665,7 +654,7 @@ static inline __attribute__((always_inline)) bool test_prim(const kd_view* view,
     vxk_vec3 p1 = fetch_vertex(view, q16, prim, 1);
     if (view->corners == 4) {
         vxk_vec3 p3 = fetch_vertex(view, q16, prim, 3);
-        return intersect_quad(ray, p0, p1, p3, tmax, t, u, v);
+        return intersect_mt(ray->ray, p0, p1, p3, true, tmax, t, u, v);
     }
     vxk_vec3 p2 = fetch_vertex(view, q16, prim, 2);
     return intersect_mt(ray->ray, p0, p1, p2, false, tmax, t, u, v);
@@ -860,9 +849,8 @@ static inline __attribute__((always_inline)) uint32_t raycast8(const kd_view* vi
                 for (uint32_t rest = m; rest; rest &= rest - 1) {
                     uint32_t l = (uint32_t)__builtin_ctz(rest);
                     float t, u, v;
-                    bool h = view->corners == 4
-                                 ? intersect_quad(&lane[l].pre, p0, p1, p2, best[l].t, &t, &u, &v)
-                                 : intersect_mt(&rays[l], p0, p1, p2, false, best[l].t, &t, &u, &v);
+                    bool h = intersect_mt(&rays[l], p0, p1, p2, view->corners == 4, best[l].t, &t,
+                                          &u, &v);
                     if (!h)
                         continue;
                     if (prim == VXK_KD_NO_PRIMITIVE)
