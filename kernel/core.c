@@ -4,6 +4,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 const char* vxk_version_string(void)
 {
@@ -136,4 +137,43 @@ void vxk_set_assert_handler(vxk_assert_fn* handler)
 int vxk_assert_failed(const char* condition, const char* file, int line)
 {
     return g_assert(condition, file, line);
+}
+
+void vxk_radix_sort_records(uint64_t* records, uint64_t* scratch, uint32_t n, uint32_t words)
+{
+    VXK_ASSERT(words == 1 || words == 2);
+    uint32_t counts[256];
+    uint64_t* src = records;
+    uint64_t* dst = scratch;
+    // Least significant key byte first: bytes 4-7 of the last word (0-3 are the payload), then
+    // every byte of word 0 when there are two words.
+    for (uint32_t d = 0; d < 4 + 8 * (words - 1); ++d) {
+        uint32_t w = d < 4 ? words - 1 : 0;
+        uint32_t shift = d < 4 ? 32 + 8 * d : 8 * (d - 4);
+        uint32_t first = (uint32_t)(src[w] >> shift) & 0xFF;
+        bool all_same = true;
+        for (uint32_t i = 1; i < n && all_same; ++i)
+            all_same = ((uint32_t)(src[(size_t)words * i + w] >> shift) & 0xFF) == first;
+        if (all_same)
+            continue;
+        memset(counts, 0, sizeof(counts));
+        for (uint32_t i = 0; i < n; ++i)
+            counts[(src[(size_t)words * i + w] >> shift) & 0xFF]++;
+        uint32_t sum = 0;
+        for (uint32_t i = 0; i < 256; ++i) {
+            uint32_t c = counts[i];
+            counts[i] = sum;
+            sum += c;
+        }
+        for (uint32_t i = 0; i < n; ++i) {
+            size_t pos = counts[(src[(size_t)words * i + w] >> shift) & 0xFF]++;
+            for (uint32_t k = 0; k < words; ++k)
+                dst[(size_t)words * pos + k] = src[(size_t)words * i + k];
+        }
+        uint64_t* tmp = src;
+        src = dst;
+        dst = tmp;
+    }
+    if (src != records)
+        memcpy(records, src, (size_t)n * words * sizeof(uint64_t));
 }

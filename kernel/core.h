@@ -31,6 +31,12 @@ void vxk_free(void* pointer, size_t size);
 void* vxk_alloc_aligned64(size_t size);
 void vxk_free_aligned64(void* pointer, size_t size);
 
+// Stable LSD radix sort of n records of `words` (1 or 2) uint64 by bytes, skipping byte positions
+// that are the same in every record. The order is by word 0, then (2 words) by word 1; the low 32
+// bits of the last word are a payload that rides along (equal keys keep their input order).
+// scratch holds n records. Cost O(n) per differing key byte (at most 4 or 12 passes).
+void vxk_radix_sort_records(uint64_t* records, uint64_t* scratch, uint32_t n, uint32_t words);
+
 #define VXK_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define VXK_MAX(a, b) ((a) > (b) ? (a) : (b))
 

@@ -69,28 +69,6 @@ static inline __attribute__((always_inline)) bool intersect_mt(const vxk_kd_ray*
     return true;
 }
 
-// A ray with its per-axis reciprocals, computed once per query. An axis is flat when its
-// component is zero or so small that its reciprocal overflows (it moves the ray by nothing a float
-// can hold).
-typedef struct kd_pre {
-    const vxk_kd_ray* ray;
-    float o[3], inv[3];
-    bool flat[3];
-} kd_pre;
-
-static inline void kd_pre_init(kd_pre* p, const vxk_kd_ray* ray)
-{
-    p->ray = ray;
-    const float o[3] = {ray->origin.x, ray->origin.y, ray->origin.z};
-    const float d[3] = {ray->dir.x, ray->dir.y, ray->dir.z};
-    for (int a = 0; a < 3; ++a) {
-        p->o[a] = o[a];
-        float inv = d[a] != 0.0f ? 1.0f / d[a] : 0.0f;
-        p->flat[a] = d[a] == 0.0f || !vxk_is_finite(inv);
-        p->inv[a] = p->flat[a] ? 0.0f : inv;
-    }
-}
-
 bool vxk_kd_intersect_triangle(const vxk_kd_ray* ray, vxk_vec3 v0, vxk_vec3 v1, vxk_vec3 v2,
                                float tmax, float* t, float* u, float* v)
 {
@@ -646,7 +624,7 @@ static inline __attribute__((always_inline)) uint32_t query_aabb(const kd_view* 
 }
 
 static inline __attribute__((always_inline)) bool test_prim(const kd_view* view, bool q16,
-                                                            const kd_pre* ray, uint32_t prim,
+                                                            const vxk_kd_ray* ray, uint32_t prim,
                                                             float tmax, float* t, float* u,
                                                             float* v)
 {
@@ -654,10 +632,10 @@ static inline __attribute__((always_inline)) bool test_prim(const kd_view* view,
     vxk_vec3 p1 = fetch_vertex(view, q16, prim, 1);
     if (view->corners == 4) {
         vxk_vec3 p3 = fetch_vertex(view, q16, prim, 3);
-        return intersect_mt(ray->ray, p0, p1, p3, true, tmax, t, u, v);
+        return intersect_mt(ray, p0, p1, p3, true, tmax, t, u, v);
     }
     vxk_vec3 p2 = fetch_vertex(view, q16, prim, 2);
-    return intersect_mt(ray->ray, p0, p1, p2, false, tmax, t, u, v);
+    return intersect_mt(ray, p0, p1, p2, false, tmax, t, u, v);
 }
 
 // Relative widening of every segment bound (seed 000: "slightly expand the segment on each
@@ -665,11 +643,12 @@ static inline __attribute__((always_inline)) bool test_prim(const kd_view* view,
 #define KD_RAY_EPS 1.0e-4f
 
 // A ray ready for traversal: reciprocals, per-axis widening, near sides, and its segment clipped
-// to the root bounds. The single-ray and the packet traversal share it, so their lanes compute
-// the same values.
+// to the root bounds. The single-ray and the packet traversal share it (and kd_split), so their
+// lanes compute the same values. An axis is flat when its component is zero or so small that its
+// reciprocal overflows (it moves the ray by nothing a float can hold); its tests are on positions.
 typedef struct kd_begin {
-    kd_pre pre;
-    float eps[3];
+    float o[3], inv[3], eps[3];
+    bool flat[3];
     uint32_t near_side[3];
     float tmin, tmax;
 } kd_begin;
@@ -681,28 +660,30 @@ static inline __attribute__((always_inline)) bool kd_ray_begin(const kd_view* vi
     if (!vxk_vec3_is_finite(ray->origin) || !vxk_vec3_is_finite(ray->dir) ||
         !vxk_is_finite(ray->tmax) || !(ray->tmax >= 0.0f))
         return false;
-    float o[3] = {ray->origin.x, ray->origin.y, ray->origin.z};
-    float d[3] = {ray->dir.x, ray->dir.y, ray->dir.z};
+    const float o[3] = {ray->origin.x, ray->origin.y, ray->origin.z};
+    const float d[3] = {ray->dir.x, ray->dir.y, ray->dir.z};
     if (d[0] == 0.0f && d[1] == 0.0f && d[2] == 0.0f)
         return false;
     float bmin[3] = {view->bounds.min.x, view->bounds.min.y, view->bounds.min.z};
     float bmax[3] = {view->bounds.max.x, view->bounds.max.y, view->bounds.max.z};
-    kd_pre_init(&b->pre, ray);
-    const float* inv = b->pre.inv;
     float tmin = 0.0f, tmax = ray->tmax;
     for (int a = 0; a < 3; ++a) {
+        b->o[a] = o[a];
         b->near_side[a] = d[a] < 0.0f;
+        float inv = d[a] != 0.0f ? 1.0f / d[a] : 0.0f;
+        b->flat[a] = d[a] == 0.0f || !vxk_is_finite(inv);
+        b->inv[a] = b->flat[a] ? 0.0f : inv;
         float mag = fabsf(o[a]) + VXK_MAX(fabsf(bmin[a]), fabsf(bmax[a])) + 1.0f;
-        if (b->pre.flat[a]) {
-            // a flat axis keeps the ray at o[a]: its tests are on positions, widened alike (the
-            // primitive test's rounding may accept a primitive that far outside its plane)
+        if (b->flat[a]) {
+            // widened alike: the primitive test's rounding may accept a primitive that far
+            // outside its plane
             b->eps[a] = KD_RAY_EPS * mag;
             if (o[a] < bmin[a] - b->eps[a] || o[a] > bmax[a] + b->eps[a])
                 return false;
             continue;
         }
-        b->eps[a] = KD_RAY_EPS * mag * fabsf(inv[a]);
-        float ta = (bmin[a] - o[a]) * inv[a], tb = (bmax[a] - o[a]) * inv[a];
+        b->eps[a] = KD_RAY_EPS * mag * fabsf(b->inv[a]);
+        float ta = (bmin[a] - o[a]) * b->inv[a], tb = (bmax[a] - o[a]) * b->inv[a];
         float t0 = VXK_MIN(ta, tb) - b->eps[a], t1 = VXK_MAX(ta, tb) + b->eps[a];
         tmin = VXK_MAX(tmin, t0);
         tmax = VXK_MIN(tmax, t1);
@@ -710,6 +691,42 @@ static inline __attribute__((always_inline)) bool kd_ray_begin(const kd_view* vi
     b->tmin = tmin;
     b->tmax = tmax;
     return tmin <= tmax;
+}
+
+// The children of branch n the ray reaches from its segment [tmin, seg_max] (reach[0] left,
+// reach[1] right) and their segments; *right_first when the near child, taken first, is the
+// right one (a flat axis takes the left first).
+static inline __attribute__((always_inline)) void kd_split(const kd_begin* b, const kd_decoded* n,
+                                                           float tmin, float seg_max, bool reach[2],
+                                                           float seg[2][2], bool* right_first)
+{
+    uint32_t a = n->axis;
+    if (b->flat[a]) {
+        reach[1] = b->o[a] >= n->s1 - b->eps[a];
+        reach[0] = b->o[a] <= n->s0 + b->eps[a];
+        seg[0][0] = seg[1][0] = tmin;
+        seg[0][1] = seg[1][1] = seg_max;
+        *right_first = false;
+        return;
+    }
+    uint32_t near = b->near_side[a];
+    float s_near = near ? n->s1 : n->s0, s_far = near ? n->s0 : n->s1;
+    float t_near_end = (s_near - b->o[a]) * b->inv[a] + b->eps[a];
+    float t_far_start = (s_far - b->o[a]) * b->inv[a] - b->eps[a];
+    reach[near ^ 1u] = t_far_start <= seg_max;
+    seg[near ^ 1u][0] = VXK_MAX(t_far_start, tmin);
+    seg[near ^ 1u][1] = seg_max;
+    reach[near] = t_near_end >= tmin;
+    seg[near][0] = tmin;
+    seg[near][1] = VXK_MIN(t_near_end, seg_max);
+    *right_first = near;
+}
+
+// Closest-hit order: nearer, then the lower primitive index on a tie (what a brute-force scan in
+// index order keeps).
+static inline bool kd_better(float t, uint32_t prim, const vxk_kd_hit* best)
+{
+    return t < best->t || (t == best->t && prim < best->primitive);
 }
 
 static inline __attribute__((always_inline)) bool raycast(const kd_view* view, bool q16,
@@ -724,18 +741,11 @@ static inline __attribute__((always_inline)) bool raycast(const kd_view* view, b
     kd_begin begin;
     if (!kd_ray_begin(view, ray, &begin))
         return false;
-    const kd_pre pre = begin.pre;
-    const float* o = pre.o;
-    const float* inv = pre.inv;
-    const bool* flat = pre.flat;
-    const float* eps = begin.eps;
-    const uint32_t* near_side = begin.near_side;
-    float tmin = begin.tmin, tmax = begin.tmax;
 
     kd_ray_entry local[VXK_KD_MAX_DEPTH + 1];
     kd_ray_entry* stack = scratch ? (kd_ray_entry*)scratch : local;
     uint32_t sp = 0;
-    stack[sp++] = (kd_ray_entry){0, tmin, tmax};
+    stack[sp++] = (kd_ray_entry){0, begin.tmin, begin.tmax};
     while (sp) {
         kd_ray_entry e = stack[--sp];
         // a segment starting past the best hit cannot hold a nearer (or tying) one
@@ -748,7 +758,7 @@ static inline __attribute__((always_inline)) bool raycast(const kd_view* view, b
                 // slot first: a slotted leaf's primitive index is read only for a hit
                 uint32_t slot = slotted(view, q16) ? n.p[0] + k : n.p[k];
                 float t, u, v;
-                if (!test_prim(view, q16, &pre, slot, best.t, &t, &u, &v))
+                if (!test_prim(view, q16, ray, slot, best.t, &t, &u, &v))
                     continue;
                 uint32_t prim = leaf_prim(view, q16, &n, k, &slot);
                 if (any) {
@@ -756,28 +766,21 @@ static inline __attribute__((always_inline)) bool raycast(const kd_view* view, b
                         *hit = (vxk_kd_hit){t, u, v, prim};
                     return true;
                 }
-                if (t < best.t || (t == best.t && prim < best.primitive))
+                if (kd_better(t, prim, &best))
                     best = (vxk_kd_hit){t, u, v, prim};
             }
             continue;
         }
-        uint32_t a = n.axis;
-        if (flat[a]) {
-            if (o[a] >= n.s1 - eps[a])
-                stack[sp++] = (kd_ray_entry){n.child + 1, e.tmin, seg_max};
-            if (o[a] <= n.s0 + eps[a])
-                stack[sp++] = (kd_ray_entry){n.child, e.tmin, seg_max};
-            continue;
-        }
-        uint32_t near = near_side[a];
-        float s_near = near ? n.s1 : n.s0, s_far = near ? n.s0 : n.s1;
-        float t_near_end = (s_near - o[a]) * inv[a] + eps[a];
-        float t_far_start = (s_far - o[a]) * inv[a] - eps[a];
-        // branch-free pushes: write the entry, keep it when the segment reaches the child
-        stack[sp] = (kd_ray_entry){n.child + (near ^ 1u), VXK_MAX(t_far_start, e.tmin), seg_max};
-        sp += t_far_start <= seg_max;
-        stack[sp] = (kd_ray_entry){n.child + near, e.tmin, VXK_MIN(t_near_end, seg_max)};
-        sp += t_near_end >= e.tmin;
+        bool reach[2], right_first;
+        float seg[2][2];
+        kd_split(&begin, &n, e.tmin, seg_max, reach, seg, &right_first);
+        // branch-free pushes, the child taken later first: write the entry, keep it when the
+        // segment reaches the child
+        uint32_t later = right_first ? 0u : 1u, sooner = later ^ 1u;
+        stack[sp] = (kd_ray_entry){n.child + later, seg[later][0], seg[later][1]};
+        sp += reach[later];
+        stack[sp] = (kd_ray_entry){n.child + sooner, seg[sooner][0], seg[sooner][1]};
+        sp += reach[sooner];
     }
     if (best.primitive == VXK_KD_NO_PRIMITIVE)
         return false;
@@ -855,57 +858,33 @@ static inline __attribute__((always_inline)) uint32_t raycast8(const kd_view* vi
                         continue;
                     if (prim == VXK_KD_NO_PRIMITIVE)
                         prim = leaf_prim(view, q16, &n, k, &slot);
-                    if (t < best[l].t || (t == best[l].t && prim < best[l].primitive))
+                    if (kd_better(t, prim, &best[l]))
                         best[l] = (vxk_kd_hit){t, u, v, prim};
                 }
             }
             continue;
         }
-        uint32_t a = n.axis;
-        kd_packet_entry left = {n.child, 0, {0}, {0}}, right = {n.child + 1, 0, {0}, {0}};
+        kd_packet_entry child[2] = {{n.child, 0, {0}, {0}}, {n.child + 1, 0, {0}, {0}}};
+        bool right_first = false;
         for (uint32_t rest = m; rest; rest &= rest - 1) {
             uint32_t l = (uint32_t)__builtin_ctz(rest);
-            const kd_begin* b = &lane[l];
-            float o = b->pre.o[a];
-            if (b->pre.flat[a]) {
-                if (o >= n.s1 - b->eps[a]) {
-                    right.mask |= 1u << l;
-                    right.tmin[l] = e.tmin[l];
-                    right.tmax[l] = seg_max[l];
-                }
-                if (o <= n.s0 + b->eps[a]) {
-                    left.mask |= 1u << l;
-                    left.tmin[l] = e.tmin[l];
-                    left.tmax[l] = seg_max[l];
-                }
-                continue;
-            }
-            uint32_t near = b->near_side[a];
-            float s_near = near ? n.s1 : n.s0, s_far = near ? n.s0 : n.s1;
-            float t_near_end = (s_near - o) * b->pre.inv[a] + b->eps[a];
-            float t_far_start = (s_far - o) * b->pre.inv[a] - b->eps[a];
-            kd_packet_entry* nc = near ? &right : &left;
-            kd_packet_entry* fc = near ? &left : &right;
-            if (t_far_start <= seg_max[l]) {
-                fc->mask |= 1u << l;
-                fc->tmin[l] = VXK_MAX(t_far_start, e.tmin[l]);
-                fc->tmax[l] = seg_max[l];
-            }
-            if (t_near_end >= e.tmin[l]) {
-                nc->mask |= 1u << l;
-                nc->tmin[l] = e.tmin[l];
-                nc->tmax[l] = VXK_MIN(t_near_end, seg_max[l]);
+            bool reach[2], lane_right_first;
+            float seg[2][2];
+            kd_split(&lane[l], &n, e.tmin[l], seg_max[l], reach, seg, &lane_right_first);
+            // the first live lane's near child is taken first
+            if (rest == m)
+                right_first = lane_right_first;
+            for (uint32_t c = 0; c < 2; ++c) {
+                child[c].mask |= (uint32_t)reach[c] << l;
+                child[c].tmin[l] = seg[c][0];
+                child[c].tmax[l] = seg[c][1];
             }
         }
-        // the first live lane's near child is taken first (pushed last)
-        uint32_t first = (uint32_t)__builtin_ctz(m);
-        bool right_first = !lane[first].pre.flat[a] && lane[first].near_side[a];
-        const kd_packet_entry* later = right_first ? &left : &right;
-        const kd_packet_entry* sooner = right_first ? &right : &left;
-        if (later->mask)
-            stack[sp++] = *later;
-        if (sooner->mask)
-            stack[sp++] = *sooner;
+        uint32_t later = right_first ? 0u : 1u, sooner = later ^ 1u;
+        if (child[later].mask)
+            stack[sp++] = child[later];
+        if (child[sooner].mask)
+            stack[sp++] = child[sooner];
     }
     uint32_t found = 0;
     for (uint32_t l = 0; l < 8; ++l) {

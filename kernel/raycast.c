@@ -847,34 +847,7 @@ static uint64_t ray_order_key(const ray_setup* r, uint32_t index)
         code |= morton_spread((uint32_t)(int32_t)floorf(r->o[a] * 0.125f)) << a;
         octant |= (uint64_t)(signbit(r->dv[a]) != 0) << a;
     }
-    return ((code << 3 | octant) << 32) | index;
-}
-
-// LSD radix sort of 64-bit keys by bytes, skipping the bytes that every key shares.
-static void sort_keys(uint64_t* keys, uint64_t* scratch, uint32_t n)
-{
-    uint64_t* src = keys;
-    uint64_t* dst = scratch;
-    for (int shift = 0; shift < 64; shift += 8) {
-        uint32_t counts[256] = {0};
-        for (uint32_t i = 0; i < n; ++i)
-            counts[(src[i] >> shift) & 0xFF]++;
-        if (counts[(src[0] >> shift) & 0xFF] == n)
-            continue;
-        uint32_t sum = 0;
-        for (uint32_t i = 0; i < 256; ++i) {
-            uint32_t c = counts[i];
-            counts[i] = sum;
-            sum += c;
-        }
-        for (uint32_t i = 0; i < n; ++i)
-            dst[counts[(src[i] >> shift) & 0xFF]++] = src[i];
-        uint64_t* tmp = src;
-        src = dst;
-        dst = tmp;
-    }
-    if (src != keys)
-        memcpy(keys, src, (size_t)n * sizeof(uint64_t));
+    return ((code << 3 | octant) << 32) | index; // a 30-bit key over the 32-bit payload
 }
 
 static void batch_piece(void* user, uint32_t begin, uint32_t end, uint32_t thread)
@@ -956,7 +929,7 @@ vxk_status vxk_raycast_batch(const vxk_world* world, vxk_ray_hit* hits, const vx
         return VXK_ERR_OUT_OF_MEMORY;
     }
     if (order)
-        sort_keys(order, order + count, count);
+        vxk_radix_sort_records(order, order + count, count, 1);
     if (setup.grid) {
         // A segment clipped to the grid's box spans at most its largest side along the ray's
         // dominant axis: no ray stays long when that side is short, and no bounds are needed.

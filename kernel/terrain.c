@@ -137,45 +137,6 @@ void vxk_terrain_chunk_bits(const vxk_world* world, int32_t cx, int32_t cy, int3
 
 // ---- Sorted view ------------------------------------------------------------------------------
 
-// LSD radix sort of (key_hi, key_lo) pairs by bytes, skipping byte positions that are the same
-// for every key (chunk coordinates usually span few bits). The order is by key_hi, then by the
-// high 32 bits of key_lo; the low 32 bits of key_lo (a payload index) ride along.
-static void radix_sort_keys(uint64_t* keys, uint64_t* scratch, uint32_t n)
-{
-    uint32_t counts[256];
-    uint64_t* src = keys;
-    uint64_t* dst = scratch;
-    for (int d = 0; d < 12; ++d) {
-        int w = d < 4 ? 1 : 0;
-        int shift = d < 4 ? 32 + 8 * d : 8 * (d - 4);
-        uint32_t first = (uint32_t)(src[w] >> shift) & 0xFF;
-        bool all_same = true;
-        for (uint32_t i = 1; i < n && all_same; ++i)
-            all_same = ((uint32_t)(src[2 * i + w] >> shift) & 0xFF) == first;
-        if (all_same)
-            continue;
-        memset(counts, 0, sizeof(counts));
-        for (uint32_t i = 0; i < n; ++i)
-            counts[(src[2 * i + w] >> shift) & 0xFF]++;
-        uint32_t sum = 0;
-        for (uint32_t i = 0; i < 256; ++i) {
-            uint32_t c = counts[i];
-            counts[i] = sum;
-            sum += c;
-        }
-        for (uint32_t i = 0; i < n; ++i) {
-            uint32_t pos = counts[(src[2 * i + w] >> shift) & 0xFF]++;
-            dst[2 * pos] = src[2 * i];
-            dst[2 * pos + 1] = src[2 * i + 1];
-        }
-        uint64_t* tmp = src;
-        src = dst;
-        dst = tmp;
-    }
-    if (src != keys)
-        memcpy(keys, src, (size_t)n * 2 * sizeof(uint64_t));
-}
-
 // Capacity of the sorted view and its sort scratch for n chunks. Writes reserve it up front, so
 // that readers rebuilding the view after a write never allocate (and never fail).
 static bool reserve_sorted(vxk_terrain* t, uint32_t n)
@@ -221,7 +182,7 @@ static bool build_sorted(vxk_terrain* t)
     }
     VXK_ASSERT(k == n);
     if (n > 1)
-        radix_sort_keys(keys, keys + 2 * (size_t)n, n);
+        vxk_radix_sort_records(keys, keys + 2 * (size_t)n, n, 2);
     for (uint32_t i = 0; i < n; ++i)
         t->sorted[i] = &t->chunks[(uint32_t)keys[2 * i + 1]];
     t->sorted_count = n;
@@ -757,7 +718,7 @@ const vxk_int3* vxk_world_take_dirty(vxk_world* world, uint32_t* count)
                 keys[2 * i] = (cy << 32) | cz;
                 keys[2 * i + 1] = (uint64_t)((uint32_t)list[i].x ^ 0x80000000u) << 32;
             }
-            radix_sort_keys(keys, keys + 2 * (size_t)n, n);
+            vxk_radix_sort_records(keys, keys + 2 * (size_t)n, n, 2);
             for (uint32_t i = 0; i < n; ++i) {
                 list[i].y = (int32_t)((uint32_t)(keys[2 * i] >> 32) ^ 0x80000000u);
                 list[i].z = (int32_t)((uint32_t)keys[2 * i] ^ 0x80000000u);
