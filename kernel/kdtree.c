@@ -4,6 +4,7 @@
 #include <vxk/kdtree.h>
 
 #include "core.h"
+#include <vxk/simd_kernels.h>
 
 #include <float.h>
 #include <math.h>
@@ -35,6 +36,15 @@ static inline float v_dot(vxk_vec3 a, vxk_vec3 b)
     return a.x * b.x + a.y * b.y + a.z * b.z;
 }
 
+// det = dir . (e1 x e2): false when it vanishes relative to |dir| |e1| |e2| (a degenerate
+// primitive or a ray in its plane), where u, v and t are rounding noise. Checked last, for the
+// few candidates that pass the cheap tests.
+static inline bool mt_solid(vxk_vec3 dir, vxk_vec3 e1, vxk_vec3 e2, float det)
+{
+    double scale = (double)v_dot(dir, dir) * (double)v_dot(e1, e1) * (double)v_dot(e2, e2);
+    return (double)det * (double)det > 1e-12 * scale;
+}
+
 // Moller-Trumbore on the edges e1 = p1 - p0, e2 = p2 - p0; quad: u and v each in [0, 1].
 static inline __attribute__((always_inline)) bool intersect_mt(const vxk_kd_ray* ray, vxk_vec3 p0,
                                                                vxk_vec3 p1, vxk_vec3 p2, bool quad,
@@ -56,12 +66,7 @@ static inline __attribute__((always_inline)) bool intersect_mt(const vxk_kd_ray*
                  (t >= 0.0f) & (t <= tmax);
     if (!inside)
         return false;
-    // det = dir . (e1 x e2): reject when it vanishes relative to |dir| |e1| |e2| (a degenerate
-    // primitive or a ray in its plane), where u, v and t are rounding noise. Checked last, for
-    // the few candidates that pass the cheap tests.
-    double scale =
-        (double)v_dot(ray->dir, ray->dir) * (double)v_dot(e1, e1) * (double)v_dot(e2, e2);
-    if (!((double)det * (double)det > 1e-12 * scale))
+    if (!mt_solid(ray->dir, e1, e2, det))
         return false;
     *t_out = t;
     *u_out = u;
@@ -533,30 +538,31 @@ static inline __attribute__((always_inline)) kd_decoded decode(const kd_view* vi
     return d;
 }
 
-static inline vxk_vec3 deq_point(const kd_view* view, const uint16_t* q)
-{
-    return (vxk_vec3){view->origin[0] + (float)q[0] * view->step[0],
-                      view->origin[1] + (float)q[1] * view->step[1],
-                      view->origin[2] + (float)q[2] * view->step[2]};
-}
-
 // The fourth corner of a stored parallelogram (v0, v1, v3): v1 + (v3 - v0).
 static inline vxk_vec3 quad_corner2(vxk_vec3 v0, vxk_vec3 v1, vxk_vec3 v3)
 {
     return (vxk_vec3){v1.x + (v3.x - v0.x), v1.y + (v3.y - v0.y), v1.z + (v3.z - v0.z)};
 }
 
-// Corner `corner` of the primitive stored at `prim` (a slot for leaf-ordered quads).
-static inline __attribute__((always_inline)) vxk_vec3 fetch_vertex(const kd_view* view, bool q16,
-                                                                   uint32_t prim, uint32_t corner)
+// Corner `corner` of primitive k of a decoded leaf. A slotted leaf (first slot f, count w) stores
+// its quads' coordinates as 9 rows of w uint16 at qvertices + 9 f (v0 x y z, v1 x y z, v3 x y z),
+// so that one vector load takes a coordinate of the whole leaf.
+static inline __attribute__((always_inline)) vxk_vec3
+fetch_vertex(const kd_view* view, bool q16, const kd_decoded* leaf, uint32_t k, uint32_t corner)
 {
     if (slotted(view, q16)) {
-        const uint16_t* g = view->qvertices + 9 * (size_t)prim;
+        const uint16_t* g = view->qvertices + 9 * (size_t)leaf->p[0] + k;
+        size_t w = leaf->child;
+        vxk_vec3 p[3];
+        for (uint32_t c = 0; c < 3; ++c)
+            p[c] = (vxk_vec3){view->origin[0] + (float)g[(3 * c) * w] * view->step[0],
+                              view->origin[1] + (float)g[(3 * c + 1) * w] * view->step[1],
+                              view->origin[2] + (float)g[(3 * c + 2) * w] * view->step[2]};
         if (corner == 2)
-            return quad_corner2(deq_point(view, g), deq_point(view, g + 3), deq_point(view, g + 6));
-        return deq_point(view, g + 3 * (corner == 3 ? 2 : corner));
+            return quad_corner2(p[0], p[1], p[2]);
+        return p[corner == 3 ? 2 : corner];
     }
-    size_t slot = (size_t)prim * view->corners + corner;
+    size_t slot = (size_t)leaf->p[k] * view->corners + corner;
     if (q16) {
         const uint16_t* q = view->qvertices + 3 * (size_t)view->qindices[slot];
         return (vxk_vec3){view->origin[0] + (float)q[0] * view->step[0],
@@ -566,13 +572,14 @@ static inline __attribute__((always_inline)) vxk_vec3 fetch_vertex(const kd_view
     return view->vertices[view->indices[slot]];
 }
 
-static inline __attribute__((always_inline)) bool
-prim_overlaps(const kd_view* view, bool q16, uint32_t prim, const float* lo, const float* hi)
+static inline __attribute__((always_inline)) bool prim_overlaps(const kd_view* view, bool q16,
+                                                                const kd_decoded* leaf, uint32_t k,
+                                                                const float* lo, const float* hi)
 {
-    vxk_vec3 v = fetch_vertex(view, q16, prim, 0);
+    vxk_vec3 v = fetch_vertex(view, q16, leaf, k, 0);
     float pl[3] = {v.x, v.y, v.z}, ph[3] = {v.x, v.y, v.z};
     for (uint32_t c = 1; c < view->corners; ++c) {
-        vxk_vec3 w = fetch_vertex(view, q16, prim, c);
+        vxk_vec3 w = fetch_vertex(view, q16, leaf, k, c);
         float wa[3] = {w.x, w.y, w.z};
         for (int a = 0; a < 3; ++a) {
             pl[a] = wa[a] < pl[a] ? wa[a] : pl[a];
@@ -607,7 +614,7 @@ static inline __attribute__((always_inline)) uint32_t query_aabb(const kd_view* 
         if (d.axis == VXK_KD_LEAF) {
             for (uint32_t k = 0; k < d.child; ++k) {
                 uint32_t slot, prim = leaf_prim(view, q16, &d, k, &slot);
-                if (prim_overlaps(view, q16, slot, lo, hi)) {
+                if (prim_overlaps(view, q16, &d, k, lo, hi)) {
                     if (found < capacity)
                         out[found] = prim;
                     ++found;
@@ -623,18 +630,17 @@ static inline __attribute__((always_inline)) uint32_t query_aabb(const kd_view* 
     return found;
 }
 
-static inline __attribute__((always_inline)) bool test_prim(const kd_view* view, bool q16,
-                                                            const vxk_kd_ray* ray, uint32_t prim,
-                                                            float tmax, float* t, float* u,
-                                                            float* v)
+static inline __attribute__((always_inline)) bool
+test_prim(const kd_view* view, bool q16, const vxk_kd_ray* ray, const kd_decoded* leaf, uint32_t k,
+          float tmax, float* t, float* u, float* v)
 {
-    vxk_vec3 p0 = fetch_vertex(view, q16, prim, 0);
-    vxk_vec3 p1 = fetch_vertex(view, q16, prim, 1);
+    vxk_vec3 p0 = fetch_vertex(view, q16, leaf, k, 0);
+    vxk_vec3 p1 = fetch_vertex(view, q16, leaf, k, 1);
     if (view->corners == 4) {
-        vxk_vec3 p3 = fetch_vertex(view, q16, prim, 3);
+        vxk_vec3 p3 = fetch_vertex(view, q16, leaf, k, 3);
         return intersect_mt(ray, p0, p1, p3, true, tmax, t, u, v);
     }
-    vxk_vec3 p2 = fetch_vertex(view, q16, prim, 2);
+    vxk_vec3 p2 = fetch_vertex(view, q16, leaf, k, 2);
     return intersect_mt(ray, p0, p1, p2, false, tmax, t, u, v);
 }
 
@@ -693,33 +699,37 @@ static inline __attribute__((always_inline)) bool kd_ray_begin(const kd_view* vi
     return tmin <= tmax;
 }
 
-// The children of branch n the ray reaches from its segment [tmin, seg_max] (reach[0] left,
-// reach[1] right) and their segments; *right_first when the near child, taken first, is the
-// right one (a flat axis takes the left first).
-static inline __attribute__((always_inline)) void kd_split(const kd_begin* b, const kd_decoded* n,
-                                                           float tmin, float seg_max, bool reach[2],
-                                                           float seg[2][2], bool* right_first)
+// The children of branch n the ray reaches from its segment [tmin, seg_max]: the near one (taken
+// first; a flat axis takes the left first) over [tmin, near_max], the far one over
+// [far_min, seg_max].
+typedef struct kd_children {
+    uint32_t near; // 0 left, 1 right
+    bool reach_near, reach_far;
+    float near_max, far_min;
+} kd_children;
+
+static inline __attribute__((always_inline)) kd_children
+kd_split(const kd_begin* b, const kd_decoded* n, float tmin, float seg_max)
 {
     uint32_t a = n->axis;
+    kd_children c;
     if (b->flat[a]) {
-        reach[1] = b->o[a] >= n->s1 - b->eps[a];
-        reach[0] = b->o[a] <= n->s0 + b->eps[a];
-        seg[0][0] = seg[1][0] = tmin;
-        seg[0][1] = seg[1][1] = seg_max;
-        *right_first = false;
-        return;
+        c.near = 0;
+        c.reach_near = b->o[a] <= n->s0 + b->eps[a];
+        c.reach_far = b->o[a] >= n->s1 - b->eps[a];
+        c.near_max = seg_max;
+        c.far_min = tmin;
+        return c;
     }
-    uint32_t near = b->near_side[a];
-    float s_near = near ? n->s1 : n->s0, s_far = near ? n->s0 : n->s1;
+    c.near = b->near_side[a];
+    float s_near = c.near ? n->s1 : n->s0, s_far = c.near ? n->s0 : n->s1;
     float t_near_end = (s_near - b->o[a]) * b->inv[a] + b->eps[a];
     float t_far_start = (s_far - b->o[a]) * b->inv[a] - b->eps[a];
-    reach[near ^ 1u] = t_far_start <= seg_max;
-    seg[near ^ 1u][0] = VXK_MAX(t_far_start, tmin);
-    seg[near ^ 1u][1] = seg_max;
-    reach[near] = t_near_end >= tmin;
-    seg[near][0] = tmin;
-    seg[near][1] = VXK_MIN(t_near_end, seg_max);
-    *right_first = near;
+    c.reach_near = t_near_end >= tmin;
+    c.reach_far = t_far_start <= seg_max;
+    c.near_max = VXK_MIN(t_near_end, seg_max);
+    c.far_min = VXK_MAX(t_far_start, tmin);
+    return c;
 }
 
 // Closest-hit order: nearer, then the lower primitive index on a tie (what a brute-force scan in
@@ -727,6 +737,39 @@ static inline __attribute__((always_inline)) void kd_split(const kd_begin* b, co
 static inline bool kd_better(float t, uint32_t prim, const vxk_kd_hit* best)
 {
     return t < best->t || (t == best->t && prim < best->primitive);
+}
+
+// The quads of a slotted leaf against the ray at once: vxk_ray_qquad8 does intersect_mt's
+// operations on the leaf's rows (so it finds the same hits), bounded by the best hit so far; the
+// candidates then take the degeneracy test and the tie rule in slot order, as the scalar loop
+// would. True when `any` and a quad was hit.
+static inline __attribute__((always_inline)) bool leaf_quads8(const kd_view* view,
+                                                              const vxk_kd_ray* ray,
+                                                              const kd_decoded* leaf, bool any,
+                                                              vxk_kd_hit* best)
+{
+    uint32_t first = leaf->p[0];
+    vxk_simd_ray r = {{ray->origin.x, ray->origin.y, ray->origin.z},
+                      {ray->dir.x, ray->dir.y, ray->dir.z},
+                      0.0f,
+                      best->t};
+    vxk_hit8 h;
+    uint32_t found = vxk_ray_qquad8(&r, view->qvertices + 9 * (size_t)first, leaf->child,
+                                    view->origin, view->step, &h);
+    for (; found; found &= found - 1) {
+        uint32_t k = (uint32_t)__builtin_ctz(found);
+        vxk_vec3 p0 = fetch_vertex(view, true, leaf, k, 0);
+        vxk_vec3 e1 = v_sub(fetch_vertex(view, true, leaf, k, 1), p0);
+        vxk_vec3 e2 = v_sub(fetch_vertex(view, true, leaf, k, 3), p0);
+        if (!mt_solid(ray->dir, e1, e2, v_dot(e1, v_cross(ray->dir, e2))))
+            continue;
+        uint32_t prim = view->qids[first + k];
+        if (any || kd_better(h.t[k], prim, best))
+            *best = (vxk_kd_hit){h.t[k], h.u[k], h.v[k], prim};
+        if (any)
+            return true;
+    }
+    return false;
 }
 
 static inline __attribute__((always_inline)) bool raycast(const kd_view* view, bool q16,
@@ -744,23 +787,37 @@ static inline __attribute__((always_inline)) bool raycast(const kd_view* view, b
 
     kd_ray_entry local[VXK_KD_MAX_DEPTH + 1];
     kd_ray_entry* stack = scratch ? (kd_ray_entry*)scratch : local;
-    uint32_t sp = 0;
-    stack[sp++] = (kd_ray_entry){0, begin.tmin, begin.tmax};
-    while (sp) {
-        kd_ray_entry e = stack[--sp];
-        // a segment starting past the best hit cannot hold a nearer (or tying) one
-        if (e.tmin > best.t)
-            continue;
-        float seg_max = VXK_MIN(e.tmax, best.t);
-        kd_decoded n = decode(view, q16, e.node);
-        if (n.axis == VXK_KD_LEAF) {
+    uint32_t sp = 0, node = 0;
+    float tmin = begin.tmin, tmax = begin.tmax;
+    for (;;) {
+        kd_decoded n = decode(view, q16, node);
+        if (n.axis != VXK_KD_LEAF) {
+            // descend into the near child straight away (no stack round trip on the critical
+            // path); the far one waits on the stack
+            kd_children c = kd_split(&begin, &n, tmin, VXK_MIN(tmax, best.t));
+            uint32_t near = n.child + c.near, far = n.child + (c.near ^ 1u);
+            if (c.reach_near) {
+                stack[sp] = (kd_ray_entry){far, c.far_min, tmax};
+                sp += c.reach_far;
+                node = near;
+                tmax = c.near_max;
+                continue;
+            }
+            if (c.reach_far) {
+                node = far;
+                tmin = c.far_min;
+                continue;
+            }
+        } else if (slotted(view, q16)) {
+            if (leaf_quads8(view, ray, &n, any, &best))
+                break;
+        } else {
             for (uint32_t k = 0; k < n.child; ++k) {
                 // slot first: a slotted leaf's primitive index is read only for a hit
-                uint32_t slot = slotted(view, q16) ? n.p[0] + k : n.p[k];
                 float t, u, v;
-                if (!test_prim(view, q16, ray, slot, best.t, &t, &u, &v))
+                if (!test_prim(view, q16, ray, &n, k, best.t, &t, &u, &v))
                     continue;
-                uint32_t prim = leaf_prim(view, q16, &n, k, &slot);
+                uint32_t slot, prim = leaf_prim(view, q16, &n, k, &slot);
                 if (any) {
                     if (hit)
                         *hit = (vxk_kd_hit){t, u, v, prim};
@@ -769,19 +826,23 @@ static inline __attribute__((always_inline)) bool raycast(const kd_view* view, b
                 if (kd_better(t, prim, &best))
                     best = (vxk_kd_hit){t, u, v, prim};
             }
-            continue;
         }
-        bool reach[2], right_first;
-        float seg[2][2];
-        kd_split(&begin, &n, e.tmin, seg_max, reach, seg, &right_first);
-        // branch-free pushes, the child taken later first: write the entry, keep it when the
-        // segment reaches the child
-        uint32_t later = right_first ? 0u : 1u, sooner = later ^ 1u;
-        stack[sp] = (kd_ray_entry){n.child + later, seg[later][0], seg[later][1]};
-        sp += reach[later];
-        stack[sp] = (kd_ray_entry){n.child + sooner, seg[sooner][0], seg[sooner][1]};
-        sp += reach[sooner];
+        // a segment starting past the best hit cannot hold a nearer (or tying) one
+        do {
+            if (!sp)
+                goto done;
+            --sp;
+        } while (stack[sp].tmin > best.t);
+        node = stack[sp].node;
+        tmin = stack[sp].tmin;
+        tmax = stack[sp].tmax;
     }
+    if (any && best.primitive != VXK_KD_NO_PRIMITIVE) {
+        if (hit)
+            *hit = best;
+        return true;
+    }
+done:
     if (best.primitive == VXK_KD_NO_PRIMITIVE)
         return false;
     if (hit)
@@ -842,12 +903,20 @@ static inline __attribute__((always_inline)) uint32_t raycast8(const kd_view* vi
         if (!m)
             continue;
         kd_decoded n = decode(view, q16, e.node);
+        if (n.axis == VXK_KD_LEAF && slotted(view, q16)) {
+            // each lane's leaf test as its single ray's (one vector test per lane)
+            for (uint32_t rest = m; rest; rest &= rest - 1) {
+                uint32_t l = (uint32_t)__builtin_ctz(rest);
+                leaf_quads8(view, &rays[l], &n, false, &best[l]);
+            }
+            continue;
+        }
         if (n.axis == VXK_KD_LEAF) {
             for (uint32_t k = 0; k < n.child; ++k) {
-                uint32_t slot = slotted(view, q16) ? n.p[0] + k : n.p[k];
-                vxk_vec3 p0 = fetch_vertex(view, q16, slot, 0);
-                vxk_vec3 p1 = fetch_vertex(view, q16, slot, 1);
-                vxk_vec3 p2 = fetch_vertex(view, q16, slot, view->corners == 4 ? 3 : 2);
+                uint32_t slot;
+                vxk_vec3 p0 = fetch_vertex(view, q16, &n, k, 0);
+                vxk_vec3 p1 = fetch_vertex(view, q16, &n, k, 1);
+                vxk_vec3 p2 = fetch_vertex(view, q16, &n, k, view->corners == 4 ? 3 : 2);
                 uint32_t prim = VXK_KD_NO_PRIMITIVE;
                 for (uint32_t rest = m; rest; rest &= rest - 1) {
                     uint32_t l = (uint32_t)__builtin_ctz(rest);
@@ -868,17 +937,17 @@ static inline __attribute__((always_inline)) uint32_t raycast8(const kd_view* vi
         bool right_first = false;
         for (uint32_t rest = m; rest; rest &= rest - 1) {
             uint32_t l = (uint32_t)__builtin_ctz(rest);
-            bool reach[2], lane_right_first;
-            float seg[2][2];
-            kd_split(&lane[l], &n, e.tmin[l], seg_max[l], reach, seg, &lane_right_first);
+            kd_children c = kd_split(&lane[l], &n, e.tmin[l], seg_max[l]);
             // the first live lane's near child is taken first
             if (rest == m)
-                right_first = lane_right_first;
-            for (uint32_t c = 0; c < 2; ++c) {
-                child[c].mask |= (uint32_t)reach[c] << l;
-                child[c].tmin[l] = seg[c][0];
-                child[c].tmax[l] = seg[c][1];
-            }
+                right_first = c.near;
+            uint32_t far = c.near ^ 1u;
+            child[c.near].mask |= (uint32_t)c.reach_near << l;
+            child[c.near].tmin[l] = e.tmin[l];
+            child[c.near].tmax[l] = c.near_max;
+            child[far].mask |= (uint32_t)c.reach_far << l;
+            child[far].tmin[l] = c.far_min;
+            child[far].tmax[l] = seg_max[l];
         }
         uint32_t later = right_first ? 0u : 1u, sooner = later ^ 1u;
         if (child[later].mask)
@@ -1020,7 +1089,7 @@ static vxk_status validate_view(const kd_view* view, bool q16, uint32_t node_cou
             seen[prim] = 1;
             float lo[3] = {FLT_MAX, FLT_MAX, FLT_MAX}, hi[3] = {-FLT_MAX, -FLT_MAX, -FLT_MAX};
             for (uint32_t c = 0; c < view->corners; ++c) {
-                vxk_vec3 w = fetch_vertex(view, q16, slot, c);
+                vxk_vec3 w = fetch_vertex(view, q16, &d, k, c);
                 for (uint32_t a = 0; a < 3; ++a) {
                     float x = vec_axis(&w, a);
                     lo[a] = VXK_MIN(lo[a], x);
@@ -1147,11 +1216,17 @@ static size_t qindex_bytes(const vxk_kdtree16* tree)
     return tree->indices ? (size_t)tree->primitive_count * tree->corners * sizeof(uint16_t) : 0;
 }
 
-// Everything a quantized tree owns lives in one block: nodes, vertices, indices or slot ids.
+// Bytes after a quad tree's slot ids: the leaf test's vector loads read 16 bytes from each
+// coordinate row, up to 14 bytes past the geometry.
+#define KD16_PAD 16u
+
+// Everything a quantized tree owns lives in one block: nodes, vertices, indices or slot ids (and
+// the quad tree's padding).
 static size_t block16_bytes(const vxk_kdtree16* t)
 {
     return (size_t)t->node_count * sizeof(vxk_kd_node16) +
-           (size_t)t->vertex_count * 3 * sizeof(uint16_t) + qindex_bytes(t) + ids_bytes(t);
+           (size_t)t->vertex_count * 3 * sizeof(uint16_t) + qindex_bytes(t) + ids_bytes(t) +
+           (t->ids ? KD16_PAD : 0);
 }
 
 static void free16(vxk_kdtree16* t)
@@ -1370,7 +1445,7 @@ vxk_status vxk_kdtree16_build(vxk_kdtree16* tree, const vxk_mesh* mesh, void* sc
         size_t nb = (size_t)node_count * sizeof(vxk_kd_node16);
         size_t vb = (size_t)(quads ? 3 * n : unique) * 3 * sizeof(uint16_t);
         size_t rest = (size_t)n * (quads ? 1 : 3) * sizeof(uint16_t);
-        uint8_t* mem = (uint8_t*)vxk_alloc(block(nb + vb + rest));
+        uint8_t* mem = (uint8_t*)vxk_alloc(block(nb + vb + rest + (quads ? KD16_PAD : 0)));
         if (!mem) {
             status = VXK_ERR_OUT_OF_MEMORY;
         } else {
@@ -1383,17 +1458,25 @@ vxk_status vxk_kdtree16_build(vxk_kdtree16* tree, const vxk_mesh* mesh, void* sc
                     to_node16(work[i], order, quads, id_bits, count_bias, origin, step);
             if (quads) { // geometry and quad index in leaf order: a leaf is contiguous
                 built.ids = (uint16_t*)(mem + nb + vb);
-                for (uint32_t slot = 0; slot < n; ++slot) {
-                    memcpy(built.vertices + 9 * (size_t)slot, geo + 9 * (size_t)order[slot],
-                           9 * sizeof(uint16_t));
+                for (uint32_t slot = 0; slot < n; ++slot)
                     built.ids[slot] = (uint16_t)order[slot];
+                // each leaf's 9 coordinate rows (see fetch_vertex)
+                for (uint32_t i = 0; i < node_count; ++i) {
+                    if ((work[i].info & KD_AXIS_MASK) != VXK_KD_LEAF)
+                        continue;
+                    uint32_t first = work[i].primitives[0], w = work[i].info >> KD_SHIFT;
+                    uint16_t* rows = built.vertices + 9 * (size_t)first;
+                    for (uint32_t k = 0; k < w; ++k)
+                        for (uint32_t j = 0; j < 9; ++j)
+                            rows[j * w + k] = geo[9 * (size_t)order[first + k] + j];
                 }
+                memset(mem + nb + vb + rest, 0, KD16_PAD);
             } else {
                 built.indices = (uint16_t*)(mem + nb + vb);
                 memcpy(built.vertices, geo, vb);
                 memcpy(built.indices, geo + tv_count, rest);
             }
-            VXK_ASSERT(block16_bytes(&built) == nb + vb + rest);
+            VXK_ASSERT(block16_bytes(&built) == nb + vb + rest + (quads ? KD16_PAD : 0));
         }
     }
     vxk_free(deq, deq_bytes);
@@ -1422,8 +1505,7 @@ size_t vxk_kdtree16_total_bytes(const vxk_kdtree16* tree)
 {
     if (!tree)
         return 0;
-    return vxk_kdtree16_bytes(tree) + (size_t)tree->vertex_count * 3 * sizeof(uint16_t) +
-           qindex_bytes(tree) + ids_bytes(tree);
+    return block16_bytes(tree);
 }
 
 vxk_status vxk_kdtree16_dequantize(const vxk_kdtree16* tree, vxk_mesh* out)
@@ -1443,13 +1525,18 @@ vxk_status vxk_kdtree16_dequantize(const vxk_kdtree16* tree, vxk_mesh* out)
         vxk_mesh_free(&m);
         return VXK_ERR_OUT_OF_MEMORY;
     }
-    if (quads) { // four corners per quad in primitive order
+    if (quads) { // four corners per quad in primitive order, leaf after leaf
         kd_view view = view_of16(tree);
-        for (uint32_t slot = 0; slot < tree->primitive_count; ++slot) {
-            uint32_t p = tree->ids[slot];
-            for (uint32_t c = 0; c < 4; ++c) {
-                m.vertices[4 * (size_t)p + c] = fetch_vertex(&view, true, slot, c);
-                m.indices[4 * (size_t)p + c] = 4 * p + c;
+        for (uint32_t i = 0; i < tree->node_count; ++i) {
+            kd_decoded d = decode(&view, true, i);
+            if (d.axis != VXK_KD_LEAF)
+                continue;
+            for (uint32_t k = 0; k < d.child; ++k) {
+                uint32_t p = tree->ids[d.p[0] + k];
+                for (uint32_t c = 0; c < 4; ++c) {
+                    m.vertices[4 * (size_t)p + c] = fetch_vertex(&view, true, &d, k, c);
+                    m.indices[4 * (size_t)p + c] = 4 * p + c;
+                }
             }
         }
         *out = m;

@@ -675,7 +675,14 @@ static vxk_status ray_trace(ray_context* ctx, const ray_setup* r, bool any, vxk_
                     if (a != prev_axis && ta - (t_next[a] - t_delta[a]) <= m)
                         alone = false;
                 }
+                // alone in a cell without mask bits: nothing to visit (the grid cell was
+                // prefetched a step earlier)
+                const uint64_t* solid = NULL;
+                bool empty =
+                    alone && chunk_peek(ctx, c[0], c[1], c[2], &solid) != VXK_BROADPHASE_MASK;
                 int32_t lo[3] = {c[0], c[1], c[2]}, hi[3] = {c[0], c[1], c[2]};
+                if (empty) // an empty range
+                    lo[0] = c[0] + 1;
                 for (int a = 0; a < 3 && !alone; ++a) {
                     double p0 = (double)r->o[a] + (ta - et) * (double)r->dv[a];
                     double p1 = (double)r->o[a] + (te + et) * (double)r->dv[a];

@@ -113,13 +113,11 @@ static inline vec3x8 broadcast3x8(const float v[3])
 }
 
 // Shared by triangles and quads; `quad` picks the inside test and is a constant after inlining.
-static inline uint32_t moller_trumbore8(const vxk_simd_ray* ray, const vxk_tri8* tris,
-                                        vxk_hit8* hit, bool quad)
+// Lanes outside `lanes` miss.
+static inline uint32_t moller_trumbore8(const vxk_simd_ray* ray, vec3x8 v0, vec3x8 e1, vec3x8 e2,
+                                        vxk_hit8* hit, bool quad, uint32_t lanes)
 {
     vec3x8 o = broadcast3x8(ray->o), d = broadcast3x8(ray->d);
-    vec3x8 v0 = load3x8(tris->v0x, tris->v0y, tris->v0z);
-    vec3x8 e1 = load3x8(tris->e1x, tris->e1y, tris->e1z);
-    vec3x8 e2 = load3x8(tris->e2x, tris->e2y, tris->e2z);
     vxk_f32x8 zero = vxk_f32x8_broadcast(0.0f), one = vxk_f32x8_broadcast(1.0f);
 
     vec3x8 p = cross3x8(d, e2);
@@ -131,7 +129,7 @@ static inline uint32_t moller_trumbore8(const vxk_simd_ray* ray, const vxk_tri8*
     vxk_f32x8 v = vxk_f32x8_mul(dot3x8(d, q), inv_det);
     vxk_f32x8 t = vxk_f32x8_mul(dot3x8(e2, q), inv_det);
 
-    vxk_mask8 ok = vxk_f32x8_cmpneq(det, zero);
+    vxk_mask8 ok = vxk_mask8_and(vxk_mask8_from_bits(lanes), vxk_f32x8_cmpneq(det, zero));
     ok = vxk_mask8_and(ok, vxk_f32x8_cmpge(u, zero));
     ok = vxk_mask8_and(ok, vxk_f32x8_cmpge(v, zero));
     if (quad) {
@@ -149,19 +147,51 @@ static inline uint32_t moller_trumbore8(const vxk_simd_ray* ray, const vxk_tri8*
     return vxk_mask8_movemask(ok);
 }
 
+static inline uint32_t moller_trumbore8_soa(const vxk_simd_ray* ray, const vxk_tri8* tris,
+                                            vxk_hit8* hit, bool quad)
+{
+    return moller_trumbore8(ray, load3x8(tris->v0x, tris->v0y, tris->v0z),
+                            load3x8(tris->e1x, tris->e1y, tris->e1z),
+                            load3x8(tris->e2x, tris->e2y, tris->e2z), hit, quad, 0xFFu);
+}
+
 uint32_t vxk_ray_tri8(const vxk_simd_ray* ray, const vxk_tri8* tris, vxk_hit8* hit)
 {
-    return moller_trumbore8(ray, tris, hit, false);
+    return moller_trumbore8_soa(ray, tris, hit, false);
 }
 
 uint32_t vxk_ray_quad8(const vxk_simd_ray* ray, const vxk_quad8* quads, vxk_hit8* hit)
 {
-    return moller_trumbore8(ray, quads, hit, true);
+    return moller_trumbore8_soa(ray, quads, hit, true);
+}
+
+// Row j of a quantized quad leaf, dequantized on axis j % 3.
+static inline vxk_f32x8 qrow(const uint16_t* rows, uint32_t count, uint32_t j,
+                             const float origin[3], const float step[3])
+{
+    vxk_f32x8 q = vxk_f32x8_load_u16(rows + (size_t)j * count);
+    return vxk_f32x8_add(vxk_f32x8_broadcast(origin[j % 3]),
+                         vxk_f32x8_mul(q, vxk_f32x8_broadcast(step[j % 3])));
+}
+
+uint32_t vxk_ray_qquad8(const vxk_simd_ray* ray, const uint16_t* rows, uint32_t count,
+                        const float origin[3], const float step[3], vxk_hit8* hit)
+{
+    vec3x8 v[3];
+    for (uint32_t c = 0; c < 3; ++c)
+        v[c] = (vec3x8){qrow(rows, count, 3 * c, origin, step),
+                        qrow(rows, count, 3 * c + 1, origin, step),
+                        qrow(rows, count, 3 * c + 2, origin, step)};
+    vec3x8 e1 = {vxk_f32x8_sub(v[1].x, v[0].x), vxk_f32x8_sub(v[1].y, v[0].y),
+                 vxk_f32x8_sub(v[1].z, v[0].z)};
+    vec3x8 e2 = {vxk_f32x8_sub(v[2].x, v[0].x), vxk_f32x8_sub(v[2].y, v[0].y),
+                 vxk_f32x8_sub(v[2].z, v[0].z)};
+    return moller_trumbore8(ray, v[0], e1, e2, hit, true, count >= 8 ? 0xFFu : (1u << count) - 1u);
 }
 
 // The twin: one lane at a time, the same operations in the same order.
 static inline uint32_t moller_trumbore8_scalar(const vxk_simd_ray* ray, const vxk_tri8* tris,
-                                               vxk_hit8* hit, bool quad)
+                                               vxk_hit8* hit, bool quad, uint32_t lanes)
 {
     const float ox = ray->o[0], oy = ray->o[1], oz = ray->o[2];
     const float dx = ray->d[0], dy = ray->d[1], dz = ray->d[2];
@@ -182,7 +212,7 @@ static inline uint32_t moller_trumbore8_scalar(const vxk_simd_ray* ray, const vx
         float v = (((dx * qx) + (dy * qy)) + (dz * qz)) * inv_det;
         float t = (((e2x * qx) + (e2y * qy)) + (e2z * qz)) * inv_det;
         // Non-short-circuit & keeps the twin free of data-dependent branches, like the vector.
-        bool ok = (det < 0.0f) | (det > 0.0f);
+        bool ok = ((lanes >> i) & 1u) & ((det < 0.0f) | (det > 0.0f));
         ok = ok & (u >= 0.0f) & (v >= 0.0f);
         if (quad)
             ok = ok & (u <= 1.0f) & (v <= 1.0f);
@@ -200,13 +230,35 @@ static inline uint32_t moller_trumbore8_scalar(const vxk_simd_ray* ray, const vx
 VXK_SCALAR_TWIN uint32_t vxk_ray_tri8_scalar(const vxk_simd_ray* ray, const vxk_tri8* tris,
                                              vxk_hit8* hit)
 {
-    return moller_trumbore8_scalar(ray, tris, hit, false);
+    return moller_trumbore8_scalar(ray, tris, hit, false, 0xFFu);
 }
 
 VXK_SCALAR_TWIN uint32_t vxk_ray_quad8_scalar(const vxk_simd_ray* ray, const vxk_quad8* quads,
                                               vxk_hit8* hit)
 {
-    return moller_trumbore8_scalar(ray, quads, hit, true);
+    return moller_trumbore8_scalar(ray, quads, hit, true, 0xFFu);
+}
+
+VXK_SCALAR_TWIN uint32_t vxk_ray_qquad8_scalar(const vxk_simd_ray* ray, const uint16_t* rows,
+                                               uint32_t count, const float origin[3],
+                                               const float step[3], vxk_hit8* hit)
+{
+    vxk_tri8 quads;
+    float* v0[3] = {quads.v0x, quads.v0y, quads.v0z};
+    float* e1[3] = {quads.e1x, quads.e1y, quads.e1z};
+    float* e2[3] = {quads.e2x, quads.e2y, quads.e2z};
+    for (int i = 0; i < 8; ++i) {
+        for (int a = 0; a < 3; ++a) {
+            // a lane past count reads what the vector load reads (the next rows)
+            float p[3];
+            for (int c = 0; c < 3; ++c)
+                p[c] = origin[a] + (float)rows[(size_t)(3 * c + a) * count + i] * step[a];
+            v0[a][i] = p[0];
+            e1[a][i] = p[1] - p[0];
+            e2[a][i] = p[2] - p[0];
+        }
+    }
+    return moller_trumbore8_scalar(ray, &quads, hit, true, count >= 8 ? 0xFFu : (1u << count) - 1u);
 }
 
 // ---- closest hit ----------------------------------------------------------------------------

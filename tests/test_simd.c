@@ -740,6 +740,72 @@ static int test_ray_tri8_twins(void)
     return 0;
 }
 
+// One ray against a quantized quad leaf (9 rows of count uint16): the vector kernel equals its
+// twin bit for bit, and both equal vxk_ray_quad8's twin on the dequantized corners (the test
+// the quantized kD tree's leaves stand for); lanes from count on miss.
+static int test_ray_qquad8(void)
+{
+    uint64_t s = vxk_test_seed(29);
+    uint32_t hits = 0;
+    for (int it = 0; it < ITERATIONS; ++it) {
+        uint32_t count = 1 + (uint32_t)rand_below(&s, 8);
+        uint16_t rows[9 * 8 + 8]; // the kernel reads 8 uint16 from each row start
+        float origin[3], step[3];
+        for (int a = 0; a < 3; ++a) {
+            origin[a] = vxk_test_randf(&s, -100.0f, 100.0f);
+            step[a] = rand_below(&s, 2) ? 1.0f : 0.0625f;
+        }
+        for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); ++i)
+            rows[i] = (uint16_t)rand_below(&s, 20u);
+        // most quads axis-aligned rectangles (voxel faces): v1 and v3 share v0's normal coordinate
+        for (uint32_t k = 0; k < count; ++k) {
+            if (rand_below(&s, 4) == 0)
+                continue;
+            uint32_t axis = (uint32_t)rand_below(&s, 3), u = (axis + 1) % 3, v = (axis + 2) % 3;
+            uint16_t* r = rows;
+            r[(3 + axis) * count + k] = r[(6 + axis) * count + k] = r[axis * count + k];
+            r[(3 + v) * count + k] = r[v * count + k];
+            r[(6 + u) * count + k] = r[u * count + k];
+        }
+        vxk_tri8 quads;
+        memset(&quads, 0, sizeof(quads));
+        for (uint32_t k = 0; k < count; ++k) {
+            float p[3][3];
+            for (int c = 0; c < 3; ++c)
+                for (int a = 0; a < 3; ++a)
+                    p[c][a] = origin[a] + (float)rows[(size_t)(3 * c + a) * count + k] * step[a];
+            float e1[3] = {p[1][0] - p[0][0], p[1][1] - p[0][1], p[1][2] - p[0][2]};
+            float e2[3] = {p[2][0] - p[0][0], p[2][1] - p[0][1], p[2][2] - p[0][2]};
+            tri8_set(&quads, (int)k, p[0], e1, e2);
+        }
+        vxk_simd_ray ray = rand_tri_ray(&s, &quads, (int)rand_below(&s, count));
+        vxk_hit8 h1, h2, ref;
+        memset(&h1, 0xA5, sizeof(h1));
+        memset(&h2, 0x5A, sizeof(h2));
+        uint32_t m1 = vxk_ray_qquad8(&ray, rows, count, origin, step, &h1);
+        uint32_t m2 = vxk_ray_qquad8_scalar(&ray, rows, count, origin, step, &h2);
+        VXK_CHECK_EQ_U64(m1, m2);
+        VXK_CHECK_MSG(memcmp(&h1, &h2, sizeof(h1)) == 0, "ray_qquad8 hits differ (it %d)", it);
+        uint32_t mr = vxk_ray_quad8_scalar(&ray, &quads, &ref) & ((1u << count) - 1u);
+        VXK_CHECK_EQ_U64(m1, mr);
+        for (uint32_t k = 0; k < 8; ++k) {
+            if (k < count) {
+                VXK_CHECK(memcmp(&h1.t[k], &ref.t[k], sizeof(float)) == 0);
+                VXK_CHECK(memcmp(&h1.u[k], &ref.u[k], sizeof(float)) == 0);
+                VXK_CHECK(memcmp(&h1.v[k], &ref.v[k], sizeof(float)) == 0);
+            } else {
+                VXK_CHECK(h1.t[k] == INFINITY && h1.u[k] == 0.0f && h1.v[k] == 0.0f);
+            }
+        }
+        hits += (uint32_t)__builtin_popcount(m1);
+        vxk_f32x8_lanes a = vxk_f32x8_load_u16_scalar(rows + it % 8), b;
+        vxk_f32x8_store(b.lane, vxk_f32x8_load_u16(rows + it % 8));
+        VXK_CHECK(memcmp(&a, &b, sizeof(a)) == 0);
+    }
+    VXK_CHECK(hits > ITERATIONS / 8);
+    return 0;
+}
+
 static double dot3d(const double a[3], const double b[3])
 {
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
@@ -939,6 +1005,7 @@ int main(void)
     VXK_RUN(test_ray_tri8_twins);
     VXK_RUN(test_ray_tri8_reference);
     VXK_RUN(test_ray_tri8_cases);
+    VXK_RUN(test_ray_qquad8);
     VXK_RUN(test_hit8_closest);
     return vxk_test_finish();
 }

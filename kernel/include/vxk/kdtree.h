@@ -145,8 +145,11 @@ bool vxk_kd_intersect_quad(const vxk_kd_ray* ray, vxk_vec3 v0, vxk_vec3 v1, vxk_
 //   triangle indices are packed into the leaf node: up to 4 of 11 bits for 1..2048 triangles,
 //   up to 3 of 14 bits for more.
 //   Quads: the parallelogram corners v0, v1, v3 of every quad (v2 = v1 + (v3 - v0)) as 9 uint16 per
-//   quad in leaf order ("slots"), so a leaf's geometry is contiguous, plus the quad index of each
-//   slot; leaves are slot ranges of up to VXK_KD16_QUAD_LEAF_MAX quads. No index array.
+//   quad in leaf order ("slots"), plus the quad index of each slot; leaves are slot ranges of up
+//   to VXK_KD16_QUAD_LEAF_MAX quads. No index array. A leaf of w quads from slot f keeps its
+//   9 w coordinates at vertices + 9 f as 9 rows of w (v0.x of each quad, then v0.y, ... v3.z), so
+//   a ray tests the whole leaf with one 8-lane kernel (vxk_ray_qquad8) fed by one load per row;
+//   16 bytes of padding after the slot ids keep those loads inside the block.
 // Nodes, vertices and indices or slot quad indices live in one block (nodes first).
 
 #define VXK_KD16_MAX_PRIMITIVES 16384u
@@ -188,7 +191,7 @@ vxk_status vxk_kdtree16_build(vxk_kdtree16* tree, const vxk_mesh* mesh, void* sc
                               size_t scratch_size);
 void vxk_kdtree16_free(vxk_kdtree16* tree);
 // Bytes of the nodes alone, and of everything the tree owns (nodes + quantized vertices + indices
-// + slot quad indices).
+// + slot quad indices and padding).
 size_t vxk_kdtree16_bytes(const vxk_kdtree16* tree);
 size_t vxk_kdtree16_total_bytes(const vxk_kdtree16* tree);
 // Writes the dequantized mesh into *out (arrays allocated through vxk_alloc; free with

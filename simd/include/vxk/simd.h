@@ -69,6 +69,11 @@ static inline vxk_f32x8 vxk_f32x8_load(const float* p)
 {
     return simde_mm256_loadu_ps(p);
 }
+// Loads 8 uint16 from p (any alignment; 16 bytes read) as 8 floats (exact).
+static inline vxk_f32x8 vxk_f32x8_load_u16(const uint16_t* p)
+{
+    return simde_mm256_cvtepi32_ps(simde_mm256_cvtepu16_epi32(simde_mm_loadu_si128(p)));
+}
 // Stores 8 floats to p (any alignment).
 static inline void vxk_f32x8_store(float* p, vxk_f32x8 a)
 {
@@ -271,6 +276,13 @@ static inline vxk_f32x8_lanes vxk_f32x8_load_scalar(const float* p)
 {
     vxk_f32x8_lanes r;
     memcpy(r.lane, p, sizeof(r.lane));
+    return r;
+}
+static inline vxk_f32x8_lanes vxk_f32x8_load_u16_scalar(const uint16_t* p)
+{
+    vxk_f32x8_lanes r;
+    for (int i = 0; i < 8; ++i)
+        r.lane[i] = (float)p[i];
     return r;
 }
 static inline void vxk_f32x8_store_scalar(float* p, vxk_f32x8_lanes a)
