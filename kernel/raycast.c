@@ -63,19 +63,14 @@ typedef struct ray_bounds {
 // A coherent group of 8 rays of a batch piece, traced lane after lane: the first lane to need a
 // chunk's data fetches it for all and slab-tests all 8 rays at once against the box of the chunk's
 // solid voxels (which holds every face of the chunk), thickened; lanes that miss the box skip
-// that chunk's kD query, which could not hit. The lanes' own traversals are unchanged.
-// A quantized chunk's tree is also queried for all lanes at once (vxk_kdtree16_raycast8) over each
-// lane's whole ray, for the lanes from the one being traced on whose slab test hit: a lane that
-// visits the chunk later takes its precomputed closest hit as the single ray's query would (a
-// query bounded by the lane's best hit so far returns the same hit when it is nearer, and nothing
-// the lane would take otherwise).
+// that chunk's kD query, which could not hit. The lanes' own traversals are unchanged. (Querying
+// a chunk's tree for all lanes at once, vxk_kdtree16_raycast8, was measured 6 % slower than the
+// lanes' own queries once the leaves were tested 8 quads at a time: a lane's leaf test is one
+// vector kernel either way, and the packet's masks and segments cost more than shared nodes save.)
 typedef struct packet_chunk {
     int32_t x, y, z;
-    uint32_t lanes;   // bit i: lane i's slab test hit the chunk's box
-    uint32_t queried; // bit i: hits[i] holds lane i's query of the chunk's tree
-    uint32_t found;   // bit i: that query hit
+    uint32_t lanes; // bit i: lane i's slab test hit the chunk's box
     const vxk_narrow_chunk* data;
-    vxk_kd_hit hits[8];
 } packet_chunk;
 
 typedef struct ray_packet {
@@ -128,6 +123,15 @@ static inline void grid_prefetch_mask(const vxk_ray_grid* g, const int32_t c[3])
     const uint64_t* solid = NULL;
     if (vxk_ray_grid_peek(g, c[0], c[1], c[2], &solid) == VXK_BROADPHASE_MASK)
         __builtin_prefetch(solid);
+}
+
+// The axis of the smallest of t[0..2], the lowest on ties; selects rather than branches (which
+// way a diagonal ray steps next is a coin flip for the predictor).
+static inline int min_axis(const double t[3])
+{
+    int a01 = t[1] < t[0];
+    double t01 = a01 ? t[1] : t[0];
+    return t[2] < t01 ? 2 : a01;
 }
 
 // Plain comparisons (inlined; the operands are never NaN) instead of libm's fmin/fmax calls.
@@ -377,28 +381,12 @@ static uint32_t packet_lanes(const ray_packet* p, const vxk_narrow_chunk* data, 
     return vxk_ray8_aabb(&local, lo, hi, t_enter);
 }
 
-// The chunk's tree queried for the packet's lanes in `lanes` over their whole rays.
-static void packet_query(const ray_packet* p, packet_chunk* pc, uint32_t lanes)
-{
-    vxk_kd_ray rays[8];
-    for (uint32_t l = 0; l < 8; ++l) {
-        const ray_setup* r = &p->setup[l];
-        rays[l] = (vxk_kd_ray){{r->o[0] - 8.0f * (float)pc->x, r->o[1] - 8.0f * (float)pc->y,
-                                r->o[2] - 8.0f * (float)pc->z},
-                               {r->dv[0], r->dv[1], r->dv[2]},
-                               r->tmax};
-    }
-    pc->found = vxk_kdtree16_raycast8(&pc->data->tree16, pc->hits, rays, lanes);
-    pc->queried = lanes;
-}
-
 // Chunk c's data for a ray: through the packet's chunks when there is a packet (*skip: the lane's
-// slab test missed the chunk; *pc: the packet's record of the chunk), else through the memo.
+// slab test missed the chunk), else through the memo.
 static vxk_status chunk_data(ray_context* ctx, int32_t cx, int32_t cy, int32_t cz,
-                             const vxk_narrow_chunk** out, bool* skip, const packet_chunk** pc_out)
+                             const vxk_narrow_chunk** out, bool* skip)
 {
     *skip = false;
-    *pc_out = NULL;
     ray_packet* p = ctx->packet;
     if (!p)
         return memo_get(ctx, cx, cy, cz, out);
@@ -407,7 +395,6 @@ static vxk_status chunk_data(ray_context* ctx, int32_t cx, int32_t cy, int32_t c
         if (pc->x == cx && pc->y == cy && pc->z == cz) {
             *out = pc->data;
             *skip = !((pc->lanes >> p->lane) & 1u);
-            *pc_out = pc;
             return VXK_OK;
         }
     }
@@ -417,12 +404,7 @@ static vxk_status chunk_data(ray_context* ctx, int32_t cx, int32_t cy, int32_t c
     uint32_t lanes = packet_lanes(p, *out, cx, cy, cz);
     packet_chunk* pc = &p->chunks[p->count++];
     *pc = (packet_chunk){.x = cx, .y = cy, .z = cz, .lanes = lanes, .data = *out};
-    // lanes before this one are done
-    uint32_t ahead = lanes & ~((1u << p->lane) - 1u);
-    if (*out && (*out)->quantized && (*out)->quad_count && (ahead & (ahead - 1)))
-        packet_query(p, pc, ahead);
     *skip = !((lanes >> p->lane) & 1u);
-    *pc_out = pc;
     return VXK_OK;
 }
 
@@ -451,24 +433,12 @@ static vxk_status visit_chunk(ray_context* ctx, const ray_setup* r, int32_t cx, 
         return VXK_OK;
     const vxk_narrow_chunk* data = NULL;
     bool skip = false;
-    const packet_chunk* pc = NULL;
-    vxk_status status = chunk_data(ctx, cx, cy, cz, &data, &skip, &pc);
+    vxk_status status = chunk_data(ctx, cx, cy, cz, &data, &skip);
     if (status != VXK_OK)
         return status;
     *queried = true;
     if (skip || !data || data->quad_count == 0)
         return VXK_OK;
-    uint32_t lane = ctx->packet ? ctx->packet->lane : 0;
-    if (!any && pc && ((pc->queried >> lane) & 1u)) {
-        const vxk_kd_hit* hit = &pc->hits[lane];
-        if (((pc->found >> lane) & 1u) && (!best->found || hit->t < best->t)) {
-            best->t = hit->t;
-            best->found = true;
-            best->quad = data->quads[hit->primitive];
-            best->chunk = data->coord;
-        }
-        return VXK_OK;
-    }
     vxk_kd_ray kr = {{local_o[0], local_o[1], local_o[2]},
                      {r->dv[0], r->dv[1], r->dv[2]},
                      best->found ? best->t : r->tmax};
@@ -635,6 +605,10 @@ static vxk_status ray_trace(ray_context* ctx, const ray_setup* r, bool any, vxk_
             double below = (double)r->o[a] - 8.0 * (double)c[a];
             flat_near[a] = step[a] == 0 && (below <= 2.0 * ev || 8.0 - below <= 2.0 * ev);
         }
+        // a boundary this close (in t) to the span's ends may put the ray near a neighbour
+        double margin[3];
+        for (int a = 0; a < 3; ++a)
+            margin[a] = 2.0 * (et + ev * fabs(inv[a]));
         vxk_int3 seen[RAY_SEEN];
         uint32_t seen_count = 0, seen_next = 0;
         double ta = t0;
@@ -642,8 +616,7 @@ static vxk_status ray_trace(ray_context* ctx, const ray_setup* r, bool any, vxk_
         for (;;) {
             double tb = dmin(t_next[0], dmin(t_next[1], t_next[2]));
             double te = dmin(tb, t1);
-            int next_axis = t_next[0] <= t_next[1] ? (t_next[0] <= t_next[2] ? 0 : 2)
-                                                   : (t_next[1] <= t_next[2] ? 1 : 2);
+            int next_axis = min_axis(t_next);
             // No cell with mask bits within one cell of this block: every visit would find
             // nothing, so the DDA steps on without them.
             bool busy = !ctx->grid || vxk_ray_grid_busy(ctx->grid, c);
@@ -653,7 +626,7 @@ static vxk_status ray_trace(ray_context* ctx, const ray_setup* r, bool any, vxk_
                 grid_prefetch_mask(ctx->grid, n);
                 double t2[3] = {t_next[0], t_next[1], t_next[2]};
                 t2[next_axis] += t_delta[next_axis];
-                int axis2 = t2[0] <= t2[1] ? (t2[0] <= t2[2] ? 0 : 2) : (t2[1] <= t2[2] ? 1 : 2);
+                int axis2 = min_axis(t2);
                 n[axis2] += step[axis2];
                 grid_prefetch_cell(ctx->grid, n);
             }
@@ -669,7 +642,7 @@ static vxk_status ray_trace(ray_context* ctx, const ray_setup* r, bool any, vxk_
                         alone &= !flat_near[a];
                         continue;
                     }
-                    double m = 2.0 * (et + ev * fabs(inv[a]));
+                    double m = margin[a];
                     if ((a != next_axis || tb >= t1) && t_next[a] - te <= m)
                         alone = false;
                     if (a != prev_axis && ta - (t_next[a] - t_delta[a]) <= m)

@@ -104,11 +104,10 @@ vxk_status vxk_raycast_any(const vxk_world* world, const vxk_ray* ray, bool* hit
 // lookups: the first lane to need a chunk's data fetches it and slab-tests all 8 rays at once
 // (vxk_ray8_aabb) against the box of the chunk's solid voxels, thickened by 1e-4 * (16 + the
 // largest |local origin|_1) voxels; lanes that miss skip that chunk's kD query (it cannot hit).
-// The lanes from the current one on that hit the box query the chunk's quantized tree together
-// (vxk_kdtree16_raycast8, over each lane's whole ray); a lane that later visits the chunk takes
-// its precomputed hit as its own query would. Other groups and a piece's last rays take the
-// single-ray path. Results equal vxk_raycast byte for byte either way (each lane's hit is the
-// single ray's). Camera tiles: store 8x8 pixel tiles with rows of 8 consecutive rays.
+// Each lane then queries the chunk's tree itself, testing a leaf's quads 8 at a time
+// (vxk_ray_qquad8). Other groups and a piece's last rays take the single-ray path. Results equal
+// vxk_raycast byte for byte either way (each lane's hit is the single ray's). Camera tiles: store
+// 8x8 pixel tiles with rows of 8 consecutive rays.
 vxk_status vxk_raycast_batch(const vxk_world* world, vxk_ray_hit* hits, const vxk_ray* rays,
                              uint32_t count);
 
