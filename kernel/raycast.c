@@ -622,12 +622,15 @@ static vxk_status ray_trace(ray_context* ctx, const ray_setup* r, bool any, vxk_
             bool busy = !ctx->grid || vxk_ray_grid_busy(ctx->grid, c);
             if (busy && ctx->grid && tb < t1) {
                 int32_t n[3] = {c[0], c[1], c[2]};
-                n[next_axis] += step[next_axis];
+                for (int a = 0; a < 3; ++a)
+                    n[a] += a == next_axis ? step[a] : 0;
                 grid_prefetch_mask(ctx->grid, n);
                 double t2[3] = {t_next[0], t_next[1], t_next[2]};
-                t2[next_axis] += t_delta[next_axis];
+                for (int a = 0; a < 3; ++a)
+                    t2[a] += a == next_axis ? t_delta[a] : 0.0;
                 int axis2 = min_axis(t2);
-                n[axis2] += step[axis2];
+                for (int a = 0; a < 3; ++a)
+                    n[a] += a == axis2 ? step[a] : 0;
                 grid_prefetch_cell(ctx->grid, n);
             }
             if (busy) {
@@ -671,10 +674,12 @@ static vxk_status ray_trace(ray_context* ctx, const ray_setup* r, bool any, vxk_
                             // The DDA's previous and next cells get their own full test.
                             int32_t off[3] = {x - c[0], y - c[1], z - c[2]};
                             int nonzero = (off[0] != 0) + (off[1] != 0) + (off[2] != 0);
-                            if (nonzero == 1 && prev_axis >= 0 &&
-                                off[prev_axis] == -step[prev_axis])
-                                continue;
-                            if (nonzero == 1 && tb < t1 && off[next_axis] == step[next_axis])
+                            bool behind = false, ahead = false;
+                            for (int a = 0; a < 3; ++a) {
+                                behind |= a == prev_axis && off[a] == -step[a];
+                                ahead |= a == next_axis && off[a] == step[a];
+                            }
+                            if (nonzero == 1 && (behind || (ahead && tb < t1)))
                                 continue;
                             // A neighbour is visited only when the ray passes within ev of
                             // it over the span (the range above is the span's box: a ray along
@@ -704,9 +709,13 @@ static vxk_status ray_trace(ray_context* ctx, const ray_setup* r, bool any, vxk_
                 break;
             int a = next_axis;
             prev_axis = a;
-            c[a] += step[a];
-            ta = t_next[a];
-            t_next[a] += t_delta[a];
+            // selects over constant indices: c and t_next stay in registers (an index computed
+            // at run time would send them through memory on the loop's critical path)
+            ta = tb;
+            for (int k = 0; k < 3; ++k) {
+                c[k] += k == a ? step[k] : 0;
+                t_next[k] += k == a ? t_delta[k] : 0.0;
+            }
         }
     }
     if (status != VXK_OK)
