@@ -436,6 +436,11 @@ static vxk_status visit_chunk(ray_context* ctx, const ray_setup* r, int32_t cx, 
     vxk_status status = chunk_data(ctx, cx, cy, cz, &data, &skip);
     if (status != VXK_OK)
         return status;
+    // Every face of the chunk bounds one of its solid voxels: the same test on the exact solid
+    // bits (the broadphase mask is dilated) spares the query of a span that only passes the
+    // dilation. Later spans test the chunk again.
+    if (data && !skip && !mask_touched(r, local_o, data->solid, ta, tb, ev))
+        return VXK_OK;
     *queried = true;
     if (skip || !data || data->quad_count == 0)
         return VXK_OK;
