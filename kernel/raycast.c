@@ -315,12 +315,16 @@ static inline uint64_t row_mask_z(int z0, int z1)
     return ((2ull << (8 * z1 + 7)) - 1) & ~((1ull << (8 * z0)) - 1);
 }
 
-// Does the ray, over t in [ta, tb] (world units) and thickened by ev voxels, pass near a set bit
-// of the chunk's dilated solid mask? The box of the span is tested with the article's row masks
-// (one AND per Y slice). Finer cuts of a long diagonal span were measured to cost more than the
-// tree queries they save; the kD tree's own bounds reject the rest.
-static bool mask_touched(const ray_setup* r, const float local_o[3], const uint64_t solid[8],
-                         double ta, double tb, double ev)
+// The voxel box of a span in a chunk: Y slices y0..y1 and the X/Z rows mask of each slice.
+typedef struct span_box {
+    int y0, y1;
+    uint64_t xz;
+} span_box;
+
+// The box of the ray over t in [ta, tb] (world units), thickened by ev voxels, in the chunk whose
+// corner is local_o's origin; false when it misses the chunk.
+static bool span_box_of(const ray_setup* r, const float local_o[3], double ta, double tb, double ev,
+                        span_box* box)
 {
     int c0[3], c1[3];
     for (int a = 0; a < 3; ++a) {
@@ -333,10 +337,20 @@ static bool mask_touched(const ray_setup* r, const float local_o[3], const uint6
         c0[a] = f0 < 0.0 ? 0 : (f0 > 7.0 ? 7 : (int)f0);
         c1[a] = f1 < 0.0 ? 0 : (f1 > 7.0 ? 7 : (int)f1);
     }
-    uint64_t xz = row_mask_x(c0[0], c1[0]) & row_mask_z(c0[2], c1[2]);
+    box->y0 = c0[1];
+    box->y1 = c1[1];
+    box->xz = row_mask_x(c0[0], c1[0]) & row_mask_z(c0[2], c1[2]);
+    return true;
+}
+
+// Does a set bit of the chunk's mask lie in the box (one AND per Y slice, the article's row
+// masks)? Finer cuts of a long diagonal span were measured to cost more than the tree queries
+// they save; the kD tree's own bounds reject the rest.
+static bool span_touches(const span_box* box, const uint64_t solid[8])
+{
     uint64_t any = 0;
-    for (int y = c0[1]; y <= c1[1]; ++y)
-        any |= solid[y] & xz;
+    for (int y = box->y0; y <= box->y1; ++y)
+        any |= solid[y] & box->xz;
     return any != 0;
 }
 
@@ -429,7 +443,8 @@ static vxk_status visit_chunk(ray_context* ctx, const ray_setup* r, int32_t cx, 
         return VXK_OK;
     float local_o[3] = {r->o[0] - 8.0f * (float)cx, r->o[1] - 8.0f * (float)cy,
                         r->o[2] - 8.0f * (float)cz};
-    if (!mask_touched(r, local_o, solid, ta, tb, ev))
+    span_box box;
+    if (!span_box_of(r, local_o, ta, tb, ev, &box) || !span_touches(&box, solid))
         return VXK_OK;
     const vxk_narrow_chunk* data = NULL;
     bool skip = false;
@@ -439,7 +454,7 @@ static vxk_status visit_chunk(ray_context* ctx, const ray_setup* r, int32_t cx, 
     // Every face of the chunk bounds one of its solid voxels: the same test on the exact solid
     // bits (the broadphase mask is dilated) spares the query of a span that only passes the
     // dilation. Later spans test the chunk again.
-    if (data && !skip && !mask_touched(r, local_o, data->solid, ta, tb, ev))
+    if (data && !skip && !span_touches(&box, data->solid))
         return VXK_OK;
     *queried = true;
     if (skip || !data || data->quad_count == 0)
