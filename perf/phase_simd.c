@@ -1,6 +1,7 @@
 // phase_simd.c: throughput of the SIMD kernels of simd/ (bit rows, 8 rays vs a box, a ray vs
-// 8 triangles or quads) and their speedup over the scalar twins, which are compiled without
-// auto-vectorization (VXK_SCALAR_TWIN), so the comparison is SIMD against one lane at a time.
+// 8 triangles or quads, a ray vs a quantized leaf of 6 quads) and their speedup over the scalar
+// twins, which are compiled without auto-vectorization (VXK_SCALAR_TWIN), so the comparison is SIMD
+// against one lane at a time.
 //
 // Single-threaded by design: these are per-core kernel figures, data sized to stay in L1.
 #include "bench.h"
@@ -17,6 +18,7 @@
 #define SIMD_BENCH_PACKETS 64 // ray packets (ray8) or single rays (tri8)
 #define SIMD_BENCH_BOXES 64   // boxes, or triangle/quad packets
 #define SIMD_BENCH_SAMPLES_MAX 7
+#define SIMD_BENCH_LEAF 6 // quads per quantized leaf (VXK_KD16_QUAD_LEAF_MAX)
 
 typedef struct simd_bench_data {
     uint64_t a[SIMD_BENCH_ROWS], b[SIMD_BENCH_ROWS], dst[SIMD_BENCH_ROWS];
@@ -25,6 +27,7 @@ typedef struct simd_bench_data {
     float box_min[SIMD_BENCH_BOXES][3], box_max[SIMD_BENCH_BOXES][3];
     vxk_simd_ray rays[SIMD_BENCH_PACKETS];
     vxk_tri8 tris[SIMD_BENCH_BOXES];
+    uint16_t qrows[SIMD_BENCH_BOXES][9 * SIMD_BENCH_LEAF + 8]; // 8 to spare for the row loads
 } simd_bench_data;
 
 typedef enum simd_kernel {
@@ -38,16 +41,17 @@ typedef enum simd_kernel {
     K_AABB8,
     K_TRI8,
     K_QUAD8,
+    K_QQUAD8,
     K_COUNT
 } simd_kernel;
 
 static const char* const kernel_names[K_COUNT] = {
-    "bits_or",      "bits_and", "bits_andnot", "bits_shl", "bits_shr",
-    "bits_dilate3", "bits_any", "ray_aabb8",   "ray_tri8", "ray_quad8",
+    "bits_or",  "bits_and",  "bits_andnot", "bits_shl",  "bits_shr",   "bits_dilate3",
+    "bits_any", "ray_aabb8", "ray_tri8",    "ray_quad8", "ray_qquad8",
 };
 
 // Bytes touched per row (reads + writes) for the bit kernels.
-static const double kernel_row_bytes[K_COUNT] = {24, 24, 24, 16, 16, 16, 8, 0, 0, 0};
+static const double kernel_row_bytes[K_COUNT] = {24, 24, 24, 16, 16, 16, 8, 0, 0, 0, 0};
 
 static float randf(uint64_t* s, float lo, float hi)
 {
@@ -94,6 +98,20 @@ static void fill(simd_bench_data* d, uint64_t seed)
             t->e2x[lane] = randf(&s, -8.0f, 8.0f);
             t->e2y[lane] = randf(&s, -8.0f, 8.0f);
             t->e2z[lane] = randf(&s, -8.0f, 8.0f);
+        }
+        // voxel faces on a 1/16 grid: v0, then v1 and v3 along the two axes of a random normal
+        uint16_t* q = d->qrows[i];
+        memset(q, 0, sizeof(d->qrows[i]));
+        for (int k = 0; k < SIMD_BENCH_LEAF; ++k) {
+            int axis = (int)(vxk_splitmix64(&s) % 3), u = (axis + 1) % 3, v = (axis + 2) % 3;
+            uint16_t p0[3];
+            for (int a = 0; a < 3; ++a)
+                p0[a] = (uint16_t)(vxk_splitmix64(&s) % 256);
+            for (int c = 0; c < 3; ++c)
+                for (int a = 0; a < 3; ++a)
+                    q[(3 * c + a) * SIMD_BENCH_LEAF + k] = p0[a];
+            q[(3 + u) * SIMD_BENCH_LEAF + k] += (uint16_t)(16 + vxk_splitmix64(&s) % 64);
+            q[(6 + v) * SIMD_BENCH_LEAF + k] += (uint16_t)(16 + vxk_splitmix64(&s) % 64);
         }
     }
 }
@@ -146,12 +164,25 @@ static uint64_t run_kernel(simd_bench_data* d, simd_kernel k, bool twin, int rep
                 }
             }
             break;
+        case K_QQUAD8: {
+            const float origin[3] = {-8.0f, -8.0f, -8.0f}, step[3] = {0.0625f, 0.0625f, 0.0625f};
+            for (int p = 0; p < SIMD_BENCH_PACKETS; ++p) {
+                for (int i = 0; i < SIMD_BENCH_BOXES; ++i) {
+                    vxk_hit8 h;
+                    acc += (twin ? vxk_ray_qquad8_scalar : vxk_ray_qquad8)(
+                        &d->rays[p], d->qrows[i], SIMD_BENCH_LEAF, origin, step, &h);
+                }
+            }
+            break;
+        }
         default: break;
         }
         if (k <= K_DILATE3)
             acc += d->dst[(size_t)r % n];
     }
-    *items = (double)reps * (k <= K_ANY ? (double)n : 8.0 * SIMD_BENCH_PACKETS * SIMD_BENCH_BOXES);
+    double per_test = k == K_QQUAD8 ? SIMD_BENCH_LEAF : 8.0;
+    *items =
+        (double)reps * (k <= K_ANY ? (double)n : per_test * SIMD_BENCH_PACKETS * SIMD_BENCH_BOXES);
     return acc;
 }
 
