@@ -813,7 +813,6 @@ static inline __attribute__((always_inline)) bool raycast(const kd_view* view, b
                 break;
         } else {
             for (uint32_t k = 0; k < n.child; ++k) {
-                // slot first: a slotted leaf's primitive index is read only for a hit
                 float t, u, v;
                 if (!test_prim(view, q16, ray, &n, k, best.t, &t, &u, &v))
                     continue;
