@@ -106,14 +106,12 @@ static vxk_status check_mesh(const vxk_mesh* mesh)
         max_index = VXK_MAX(max_index, mesh->indices[i]);
     if (index_count && max_index >= mesh->vertex_count)
         return VXK_ERR_OUT_OF_RANGE;
-    // a float is infinite or NaN exactly when its exponent bits are all ones
+    // one flat pass over the coordinates (it vectorises); NaN fails the comparison
+    const float* f = mesh->vertex_count ? &mesh->vertices[0].x : NULL;
+    _Static_assert(sizeof(vxk_vec3) == 3 * sizeof(float), "vxk_vec3 is 3 packed floats");
     uint32_t special = 0;
-    for (uint32_t i = 0; i < mesh->vertex_count; ++i) {
-        uint32_t bits[3];
-        memcpy(bits, &mesh->vertices[i], sizeof(bits));
-        for (int a = 0; a < 3; ++a)
-            special |= (uint32_t)((bits[a] & 0x7F800000u) == 0x7F800000u);
-    }
+    for (size_t i = 0; i < 3 * (size_t)mesh->vertex_count; ++i)
+        special |= (uint32_t) !(fabsf(f[i]) <= FLT_MAX);
     if (special)
         return VXK_ERR_NOT_FINITE;
     return VXK_OK;

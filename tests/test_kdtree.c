@@ -1043,6 +1043,8 @@ static int test_bad_input_and_edges(void)
     float saved = m.mesh.vertices[3].y;
     m.mesh.vertices[3].y = NAN;
     VXK_CHECK_EQ_INT(vxk_kdtree_build(&tree, &m.mesh, NULL, 0), VXK_ERR_NOT_FINITE);
+    m.mesh.vertices[3].y = -INFINITY;
+    VXK_CHECK_EQ_INT(vxk_kdtree_build(&tree, &m.mesh, NULL, 0), VXK_ERR_NOT_FINITE);
     m.mesh.vertices[3].y = INFINITY;
     vxk_kdtree16 q16_untouched;
     VXK_CHECK_EQ_INT(vxk_kdtree16_build(&q16_untouched, &m.mesh, NULL, 0), VXK_ERR_NOT_FINITE);
