@@ -478,6 +478,33 @@ static vxk_status visit_chunk(ray_context* ctx, const ray_setup* r, int32_t cx, 
 
 // ---- the traversal ------------------------------------------------------------------------------
 
+// The last RAY_SEEN chunks whose trees a ray searched (over its whole length, so they are done).
+typedef struct seen_set {
+    vxk_int3 at[RAY_SEEN];
+    uint32_t count, next;
+} seen_set;
+
+// visit_chunk for a chunk the ray has not searched yet. A chunk whose mask the span misses is
+// tested again on a later span; one whose tree was searched is done for the whole ray.
+static vxk_status visit_unseen(ray_context* ctx, const ray_setup* r, int32_t x, int32_t y,
+                               int32_t z, double ta, double tb, double ev, bool any,
+                               ray_result* best, seen_set* seen)
+{
+    bool dup = false;
+    for (uint32_t i = 0; i < seen->count; ++i)
+        dup |= seen->at[i].x == x && seen->at[i].y == y && seen->at[i].z == z;
+    if (dup)
+        return VXK_OK;
+    bool queried = false;
+    vxk_status status = visit_chunk(ctx, r, x, y, z, ta, tb, ev, any, best, &queried);
+    if (queried) {
+        seen->at[seen->next] = (vxk_int3){x, y, z};
+        seen->next = (seen->next + 1) % RAY_SEEN;
+        seen->count = VXK_MIN(seen->count + 1, RAY_SEEN);
+    }
+    return status;
+}
+
 // Whether the ray over [ta, tb] comes within ev voxels (per axis) of chunk cell (x, y, z): a slab
 // test against the cell's box grown by ev.
 static inline bool near_cell(const ray_setup* r, const double inv[3], int32_t x, int32_t y,
@@ -629,8 +656,8 @@ static vxk_status ray_trace(ray_context* ctx, const ray_setup* r, bool any, vxk_
         double margin[3];
         for (int a = 0; a < 3; ++a)
             margin[a] = 2.0 * (et + ev * fabs(inv[a]));
-        vxk_int3 seen[RAY_SEEN];
-        uint32_t seen_count = 0, seen_next = 0;
+        seen_set seen;
+        seen.count = seen.next = 0;
         double ta = t0;
         int prev_axis = -1; // none before the first cell
         for (;;) {
@@ -677,8 +704,12 @@ static vxk_status ray_trace(ray_context* ctx, const ray_setup* r, bool any, vxk_
                 bool empty =
                     alone && chunk_peek(ctx, c[0], c[1], c[2], &solid) != VXK_BROADPHASE_MASK;
                 int32_t lo[3] = {c[0], c[1], c[2]}, hi[3] = {c[0], c[1], c[2]};
-                if (empty) // an empty range
+                if (alone) { // the cell alone, straight away (the loop below gets an empty range)
+                    if (!empty)
+                        status = visit_unseen(ctx, r, c[0], c[1], c[2], ta - et, te + et, ev, any,
+                                              &best, &seen);
                     lo[0] = c[0] + 1;
+                }
                 for (int a = 0; a < 3 && !alone; ++a) {
                     double p0 = (double)r->o[a] + (ta - et) * (double)r->dv[a];
                     double p1 = (double)r->o[a] + (te + et) * (double)r->dv[a];
@@ -706,21 +737,8 @@ static vxk_status ray_trace(ray_context* ctx, const ray_setup* r, bool any, vxk_
                             // a face crosses the corner cells of that box far from them).
                             if (nonzero && !near_cell(r, inv, x, y, z, ta - et, te + et, ev))
                                 continue;
-                            bool dup = false;
-                            for (uint32_t i = 0; i < seen_count; ++i)
-                                dup |= seen[i].x == x && seen[i].y == y && seen[i].z == z;
-                            if (dup)
-                                continue;
-                            // A chunk whose mask the span misses is tested again on a later span;
-                            // one whose tree was searched is done for the whole ray.
-                            bool queried = false;
-                            status = visit_chunk(ctx, r, x, y, z, ta - et, te + et, ev, any, &best,
-                                                 &queried);
-                            if (queried) {
-                                seen[seen_next] = (vxk_int3){x, y, z};
-                                seen_next = (seen_next + 1) % RAY_SEEN;
-                                seen_count = VXK_MIN(seen_count + 1, RAY_SEEN);
-                            }
+                            status = visit_unseen(ctx, r, x, y, z, ta - et, te + et, ev, any, &best,
+                                                  &seen);
                         }
             }
             if (status != VXK_OK || (any && best.found))
