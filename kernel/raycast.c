@@ -74,10 +74,9 @@ typedef struct packet_chunk {
 } packet_chunk;
 
 typedef struct ray_packet {
-    vxk_ray8 rays;          // voxel-unit origins and directions, t over [0, tmax] in world units
-    const ray_setup* setup; // the 8 rays
-    uint32_t lane;          // the lane being traced
-    uint32_t count;         // chunks remembered (pinned by the memo; cleared when it unpins)
+    vxk_ray8 rays;  // voxel-unit origins and directions, t over [0, tmax] in world units
+    uint32_t lane;  // the lane being traced
+    uint32_t count; // chunks remembered (pinned by the memo; cleared when it unpins)
     packet_chunk chunks[RAY_PACKET_CHUNKS];
 } ray_packet;
 
@@ -432,14 +431,14 @@ typedef struct ray_result {
 
 // Queries chunk c if the ray passes near its mask bits over [ta, tb]; *queried tells whether the
 // chunk's tree was searched (over the whole ray, so the chunk is done). any = first hit only.
+// solid: the chunk's mask words when the caller has peeked them already, else NULL.
 static vxk_status visit_chunk(ray_context* ctx, const ray_setup* r, int32_t cx, int32_t cy,
                               int32_t cz, double ta, double tb, double ev, bool any,
-                              ray_result* best, bool* queried)
+                              const uint64_t* solid, ray_result* best, bool* queried)
 {
     *queried = false;
-    const uint64_t* solid = NULL;
     // No entry: all air around; full solid: no faces (the mesher needs a non-solid neighbour).
-    if (chunk_peek(ctx, cx, cy, cz, &solid) != VXK_BROADPHASE_MASK)
+    if (!solid && chunk_peek(ctx, cx, cy, cz, &solid) != VXK_BROADPHASE_MASK)
         return VXK_OK;
     float local_o[3] = {r->o[0] - 8.0f * (float)cx, r->o[1] - 8.0f * (float)cy,
                         r->o[2] - 8.0f * (float)cz};
@@ -488,7 +487,7 @@ typedef struct seen_set {
 // tested again on a later span; one whose tree was searched is done for the whole ray.
 static vxk_status visit_unseen(ray_context* ctx, const ray_setup* r, int32_t x, int32_t y,
                                int32_t z, double ta, double tb, double ev, bool any,
-                               ray_result* best, seen_set* seen)
+                               const uint64_t* solid, ray_result* best, seen_set* seen)
 {
     bool dup = false;
     for (uint32_t i = 0; i < seen->count; ++i)
@@ -496,7 +495,7 @@ static vxk_status visit_unseen(ray_context* ctx, const ray_setup* r, int32_t x, 
     if (dup)
         return VXK_OK;
     bool queried = false;
-    vxk_status status = visit_chunk(ctx, r, x, y, z, ta, tb, ev, any, best, &queried);
+    vxk_status status = visit_chunk(ctx, r, x, y, z, ta, tb, ev, any, solid, best, &queried);
     if (queried) {
         seen->at[seen->next] = (vxk_int3){x, y, z};
         seen->next = (seen->next + 1) % RAY_SEEN;
@@ -707,7 +706,7 @@ static vxk_status ray_trace(ray_context* ctx, const ray_setup* r, bool any, vxk_
                 if (alone) { // the cell alone, straight away (the loop below gets an empty range)
                     if (!empty)
                         status = visit_unseen(ctx, r, c[0], c[1], c[2], ta - et, te + et, ev, any,
-                                              &best, &seen);
+                                              solid, &best, &seen);
                     lo[0] = c[0] + 1;
                 }
                 for (int a = 0; a < 3 && !alone; ++a) {
@@ -737,8 +736,8 @@ static vxk_status ray_trace(ray_context* ctx, const ray_setup* r, bool any, vxk_
                             // a face crosses the corner cells of that box far from them).
                             if (nonzero && !near_cell(r, inv, x, y, z, ta - et, te + et, ev))
                                 continue;
-                            status = visit_unseen(ctx, r, x, y, z, ta - et, te + et, ev, any, &best,
-                                                  &seen);
+                            status = visit_unseen(ctx, r, x, y, z, ta - et, te + et, ev, any, NULL,
+                                                  &best, &seen);
                         }
             }
             if (status != VXK_OK || (any && best.found))
@@ -907,7 +906,6 @@ static void batch_piece(void* user, uint32_t begin, uint32_t end, uint32_t threa
         }
         if (n == 8 && packet_coherent(r)) {
             packet.count = 0;
-            packet.setup = r;
             for (uint32_t k = 0; k < 8; ++k)
                 vxk_ray8_set(&packet.rays, k, r[k].o, r[k].dv, 0.0f, r[k].tmax);
             ctx.packet = &packet;

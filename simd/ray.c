@@ -165,6 +165,12 @@ uint32_t vxk_ray_quad8(const vxk_simd_ray* ray, const vxk_quad8* quads, vxk_hit8
     return moller_trumbore8_soa(ray, quads, hit, true);
 }
 
+// The lanes holding a quantized leaf's count quads.
+static inline uint32_t leaf_lanes(uint32_t count)
+{
+    return count >= 8 ? 0xFFu : (1u << count) - 1u;
+}
+
 // Row j of a quantized quad leaf, dequantized on axis j % 3.
 static inline vxk_f32x8 qrow(const uint16_t* rows, uint32_t count, uint32_t j,
                              const float origin[3], const float step[3])
@@ -186,7 +192,7 @@ uint32_t vxk_ray_qquad8(const vxk_simd_ray* ray, const uint16_t* rows, uint32_t 
                  vxk_f32x8_sub(v[1].z, v[0].z)};
     vec3x8 e2 = {vxk_f32x8_sub(v[2].x, v[0].x), vxk_f32x8_sub(v[2].y, v[0].y),
                  vxk_f32x8_sub(v[2].z, v[0].z)};
-    return moller_trumbore8(ray, v[0], e1, e2, hit, true, count >= 8 ? 0xFFu : (1u << count) - 1u);
+    return moller_trumbore8(ray, v[0], e1, e2, hit, true, leaf_lanes(count));
 }
 
 // The twin: one lane at a time, the same operations in the same order.
@@ -258,7 +264,7 @@ VXK_SCALAR_TWIN uint32_t vxk_ray_qquad8_scalar(const vxk_simd_ray* ray, const ui
             e2[a][i] = p[2] - p[0];
         }
     }
-    return moller_trumbore8_scalar(ray, &quads, hit, true, count >= 8 ? 0xFFu : (1u << count) - 1u);
+    return moller_trumbore8_scalar(ray, &quads, hit, true, leaf_lanes(count));
 }
 
 // ---- closest hit ----------------------------------------------------------------------------
