@@ -578,19 +578,20 @@ static vxk_status ray_trace(ray_context* ctx, const ray_setup* r, bool any, vxk_
     double inv[3];
     for (int a = 0; a < 3; ++a)
         inv[a] = r->dv[a] != 0.0f ? 1.0 / (double)r->dv[a] : 0.0;
-    const double lim[3] = {-RAY_VOXEL_LIMIT, -RAY_VOXEL_LIMIT, -RAY_VOXEL_LIMIT};
-    const double lim_hi[3] = {RAY_VOXEL_LIMIT, RAY_VOXEL_LIMIT, RAY_VOXEL_LIMIT};
-    bool live = clip_box(r, inv, lim, lim_hi, &t0, &t1);
-    if (live && ctx->grid) {
-        // Every broadphase entry lies in the grid's box: outside it no chunk has anything to
-        // visit, so the segment is clipped to the box (plus a voxel) in O(1).
-        double lo[3], hi[3];
-        for (int a = 0; a < 3; ++a) {
-            lo[a] = 8.0 * (double)ctx->grid->min[a] - 1.0;
-            hi[a] = 8.0 * ((double)ctx->grid->min[a] + (double)ctx->grid->size[a]) + 1.0;
+    // Every broadphase entry lies in the grid's box: outside it no chunk has anything to visit,
+    // so the segment is clipped to the box (plus a voxel) in O(1), within the coordinate limits
+    // (one clip against the intersection of the two boxes: the same times as two clips).
+    double lo_box[3], hi_box[3];
+    for (int a = 0; a < 3; ++a) {
+        lo_box[a] = -RAY_VOXEL_LIMIT;
+        hi_box[a] = RAY_VOXEL_LIMIT;
+        if (ctx->grid) {
+            lo_box[a] = dmax(lo_box[a], 8.0 * (double)ctx->grid->min[a] - 1.0);
+            hi_box[a] = dmin(hi_box[a],
+                             8.0 * ((double)ctx->grid->min[a] + (double)ctx->grid->size[a]) + 1.0);
         }
-        live = clip_box(r, inv, lo, hi, &t0, &t1);
     }
+    bool live = clip_box(r, inv, lo_box, hi_box, &t0, &t1);
     if (live && (t1 - t0) * maxdv > RAY_LONG_CHUNKS * 8.0) {
         // The sorted chunk view gives the y range in O(1) (first and last chunk): most long rays
         // end there; near-horizontal ones still need the x/z bounds (a scan of the chunks).
@@ -623,6 +624,14 @@ static vxk_status ray_trace(ray_context* ctx, const ray_setup* r, bool any, vxk_
     }
     ray_result best = {0};
     vxk_status status = VXK_OK;
+    // The grid's fields in a local (the DDA reads them every step; through ctx they would be
+    // reloaded after every call)
+    vxk_ray_grid grid_copy;
+    const vxk_ray_grid* grid = NULL;
+    if (ctx->grid) {
+        grid_copy = *ctx->grid;
+        grid = &grid_copy;
+    }
     if (live) {
         // Thickness (voxel units) covering float error of positions and hits along the ray.
         double mag = dmax(fabs(r->o[0]), dmax(fabs(r->o[1]), fabs(r->o[2]))) + t1 * maxdv;
@@ -665,19 +674,19 @@ static vxk_status ray_trace(ray_context* ctx, const ray_setup* r, bool any, vxk_
             int next_axis = min_axis(t_next);
             // No cell with mask bits within one cell of this block: every visit would find
             // nothing, so the DDA steps on without them.
-            bool busy = !ctx->grid || vxk_ray_grid_busy(ctx->grid, c);
-            if (busy && ctx->grid && tb < t1) {
+            bool busy = !grid || vxk_ray_grid_busy(grid, c);
+            if (busy && grid && tb < t1) {
                 int32_t n[3] = {c[0], c[1], c[2]};
                 for (int a = 0; a < 3; ++a)
                     n[a] += a == next_axis ? step[a] : 0;
-                grid_prefetch_mask(ctx->grid, n);
+                grid_prefetch_mask(grid, n);
                 double t2[3] = {t_next[0], t_next[1], t_next[2]};
                 for (int a = 0; a < 3; ++a)
                     t2[a] += a == next_axis ? t_delta[a] : 0.0;
                 int axis2 = min_axis(t2);
                 for (int a = 0; a < 3; ++a)
                     n[a] += a == axis2 ? step[a] : 0;
-                grid_prefetch_cell(ctx->grid, n);
+                grid_prefetch_cell(grid, n);
             }
             if (busy) {
                 // The chunks within ev of the ray over [ta, te]: usually the cell alone. It is
@@ -700,8 +709,9 @@ static vxk_status ray_trace(ray_context* ctx, const ray_setup* r, bool any, vxk_
                 // alone in a cell without mask bits: nothing to visit (the grid cell was
                 // prefetched a step earlier)
                 const uint64_t* solid = NULL;
-                bool empty =
-                    alone && chunk_peek(ctx, c[0], c[1], c[2], &solid) != VXK_BROADPHASE_MASK;
+                bool empty = alone && (grid ? vxk_ray_grid_peek(grid, c[0], c[1], c[2], &solid)
+                                            : chunk_peek(ctx, c[0], c[1], c[2], &solid)) !=
+                                          VXK_BROADPHASE_MASK;
                 int32_t lo[3] = {c[0], c[1], c[2]}, hi[3] = {c[0], c[1], c[2]};
                 if (alone) { // the cell alone, straight away (the loop below gets an empty range)
                     if (!empty)
@@ -764,8 +774,11 @@ static vxk_status ray_trace(ray_context* ctx, const ray_setup* r, bool any, vxk_
         if (best.found) {
             vxk_quad q = best.quad;
             uint32_t axis = vxk_quad_axis(q);
-            float n[3] = {0.0f, 0.0f, 0.0f};
-            n[axis] = vxk_quad_positive(q) ? 1.0f : -1.0f;
+            // selects, not a store at a run-time index into an array read back whole (a
+            // store-forwarding stall)
+            float sign = vxk_quad_positive(q) ? 1.0f : -1.0f;
+            float n[3] = {axis == 0 ? sign : 0.0f, axis == 1 ? sign : 0.0f,
+                          axis == 2 ? sign : 0.0f};
             hit->hit = 1;
             hit->distance = best.t;
             hit->point =
