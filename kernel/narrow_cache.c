@@ -14,20 +14,27 @@
 #include <stdlib.h>
 
 #define NARROW_SHARDS 64
+// pins: a count, PIN_DETACHED once out of the table, PIN_DEAD once its data is freed and the
+// entry is recycled (never set while the count is nonzero).
 #define PIN_DETACHED 0x80000000u
+#define PIN_DEAD 0x40000000u
+#define PIN_COUNT 0x3FFFFFFFu
 
 enum { ENTRY_BUILDING = 0, ENTRY_READY = 1, ENTRY_FAILED = 2 };
 
+// The fields a ray's lock-free hit reads come first, then the data (solid bits and tree header in
+// the next lines), so that a prefetch of the entry's first lines covers a ray's visit.
 typedef struct narrow_entry {
-    vxk_narrow_chunk data; // the public view (first member)
-    struct narrow_entry* next;
-    struct vxk_narrow_cache* cache;
+    _Atomic uint32_t pins; // pin count | PIN_DETACHED | PIN_DEAD
     _Atomic uint32_t state;
-    _Atomic uint32_t pins; // pin count | PIN_DETACHED once out of the table
+    _Atomic uint64_t ray_key; // grid_key of the slot it is published in (0: none)
     _Atomic uint64_t last_use;
     _Atomic uint32_t checked_epoch; // terrain epoch at which the stamp was last confirmed (0: none)
-    pthread_t builder;
     vxk_status build_status;
+    vxk_narrow_chunk data; // the public view
+    struct narrow_entry* next;
+    struct vxk_narrow_cache* cache;
+    pthread_t builder;
 } narrow_entry;
 
 typedef struct narrow_shard {
@@ -42,6 +49,12 @@ typedef struct narrow_shard {
 struct vxk_narrow_cache {
     narrow_shard shards[NARROW_SHARDS];
     pthread_mutex_t evict_lock;
+    // Dead entries for reuse: entry memory is never freed while the cache lives, so that a ray
+    // holding a pointer read from a grid slot can always try (and be refused) a pin.
+    pthread_mutex_t free_lock;
+    narrow_entry* free_entries;
+    uint64_t free_count;
+    _Atomic uint64_t slot_hits;
     _Atomic uint64_t tick;
     _Atomic uint64_t bytes;
     _Atomic uint64_t budget;
@@ -238,17 +251,66 @@ static vxk_narrow_cache* cache_create(size_t budget)
     for (int i = 0; i < NARROW_SHARDS; ++i)
         pthread_mutex_init(&cache->shards[i].lock, NULL);
     pthread_mutex_init(&cache->evict_lock, NULL);
+    pthread_mutex_init(&cache->free_lock, NULL);
     pthread_mutex_init(&cache->grid_lock, NULL);
     atomic_store(&cache->budget, budget);
     return cache;
 }
 
+// A zeroed entry of the cache: a recycled one or a new allocation. Its pins stay PIN_DEAD (a
+// recycled one) until the caller sets them, so a stale pin attempt on it is refused until then.
+static narrow_entry* entry_new(vxk_narrow_cache* cache)
+{
+    pthread_mutex_lock(&cache->free_lock);
+    narrow_entry* e = cache->free_entries;
+    if (e) {
+        cache->free_entries = e->next;
+        --cache->free_count;
+    }
+    pthread_mutex_unlock(&cache->free_lock);
+    if (!e) {
+        e = (narrow_entry*)vxk_calloc(sizeof(narrow_entry));
+        if (!e)
+            return NULL;
+        atomic_store_explicit(&e->pins, PIN_DEAD, memory_order_relaxed);
+        e->cache = cache; // never rewritten: a stale pin's release reads it
+    }
+    // Stale readers touch only the atomics (and nothing else before a pin is granted), so the
+    // plain fields are reset with plain stores and the atomics with atomic ones.
+    memset(&e->data, 0, sizeof(e->data));
+    e->next = NULL;
+    e->build_status = VXK_OK;
+    atomic_store_explicit(&e->state, ENTRY_BUILDING, memory_order_relaxed);
+    atomic_store_explicit(&e->ray_key, 0, memory_order_relaxed);
+    atomic_store_explicit(&e->last_use, 0, memory_order_relaxed);
+    atomic_store_explicit(&e->checked_epoch, 0, memory_order_relaxed);
+    return e;
+}
+
+// Frees the entry's data and keeps the entry for reuse. The caller owns it: it is out of the
+// table and dead (or was never visible to anyone).
 static void entry_free(narrow_entry* e)
 {
     vxk_narrow_cache* cache = e->cache;
     atomic_fetch_sub_explicit(&cache->bytes, e->data.bytes, memory_order_relaxed);
     vxk_narrow_free_chunk(&e->data);
-    vxk_free(e, sizeof(*e));
+    e->data.bytes = 0;
+    atomic_store_explicit(&e->ray_key, 0, memory_order_relaxed);
+    atomic_store_explicit(&e->pins, PIN_DEAD, memory_order_release);
+    pthread_mutex_lock(&cache->free_lock);
+    e->next = cache->free_entries;
+    cache->free_entries = e;
+    ++cache->free_count;
+    pthread_mutex_unlock(&cache->free_lock);
+}
+
+// A detached entry whose count reached zero becomes dead, once: false when a pin came in
+// meanwhile (its holder's release retries).
+static bool entry_kill(narrow_entry* e)
+{
+    uint32_t expected = PIN_DETACHED;
+    return atomic_compare_exchange_strong_explicit(&e->pins, &expected, PIN_DETACHED | PIN_DEAD,
+                                                   memory_order_acq_rel, memory_order_relaxed);
 }
 
 static void cache_destroy(void* self)
@@ -261,13 +323,21 @@ static void cache_destroy(void* self)
             while (e) {
                 narrow_entry* next = e->next;
                 VXK_ASSERT(atomic_load(&e->pins) == 0);
-                entry_free(e);
+                atomic_fetch_sub_explicit(&cache->bytes, e->data.bytes, memory_order_relaxed);
+                vxk_narrow_free_chunk(&e->data);
+                vxk_free(e, sizeof(*e));
                 e = next;
             }
         }
         vxk_free(shard->buckets, (size_t)shard->bucket_count * sizeof(narrow_entry*));
         pthread_mutex_destroy(&shard->lock);
     }
+    while (cache->free_entries) {
+        narrow_entry* e = cache->free_entries;
+        cache->free_entries = e->next;
+        vxk_free(e, sizeof(*e));
+    }
+    pthread_mutex_destroy(&cache->free_lock);
     pthread_mutex_destroy(&cache->evict_lock);
     grid_free(atomic_load(&cache->grid));
     pthread_mutex_destroy(&cache->grid_lock);
@@ -282,6 +352,9 @@ static void cache_memory(const void* self, vxk_world_memory* stats)
         sizeof(*cache);
     for (int s = 0; s < NARROW_SHARDS; ++s)
         bytes += (uint64_t)cache->shards[s].bucket_count * sizeof(narrow_entry*);
+    pthread_mutex_lock(&((vxk_narrow_cache*)cache)->free_lock);
+    bytes += cache->free_count * sizeof(narrow_entry);
+    pthread_mutex_unlock(&((vxk_narrow_cache*)cache)->free_lock);
     const vxk_ray_grid* grid = atomic_load(&((vxk_narrow_cache*)cache)->grid);
     if (grid)
         bytes += grid->bytes;
@@ -365,7 +438,8 @@ static vxk_ray_grid* grid_build(const vxk_world* world)
         block_count *= blocks[a];
     }
     size_t words = (size_t)((block_count + 63) / 64);
-    size_t payload = (size_t)cells * sizeof(uintptr_t) + words * sizeof(uint64_t);
+    size_t payload = (size_t)cells * sizeof(uintptr_t) + words * sizeof(uint64_t) +
+                     (size_t)cells * sizeof(uint64_t);
     vxk_ray_grid* grid = (vxk_ray_grid*)vxk_alloc(sizeof(vxk_ray_grid));
     f.cells = grid ? (uintptr_t*)vxk_calloc(payload) : NULL;
     if (!f.cells) {
@@ -374,6 +448,7 @@ static vxk_ray_grid* grid_build(const vxk_world* world)
     }
     vxk_broadphase_for_each(world, grid_visit, &f);
     uint64_t* busy = (uint64_t*)(f.cells + cells);
+    grid->slots = (_Atomic uint64_t*)(busy + words); // zeroed: nothing published
     // Every cell with mask bits marks the blocks of the cells around it.
     for (uint64_t y = 0; y < f.size[1]; ++y)
         for (uint64_t z = 0; z < f.size[2]; ++z)
@@ -416,7 +491,10 @@ const vxk_ray_grid* vxk_narrow_ray_grid(vxk_narrow_cache* cache, const vxk_world
     pthread_mutex_lock(&cache->grid_lock);
     if (atomic_load_explicit(&cache->grid_generation, memory_order_relaxed) != want) {
         vxk_ray_grid* old = atomic_load_explicit(&cache->grid, memory_order_relaxed);
-        atomic_store_explicit(&cache->grid, grid_build(world), memory_order_relaxed);
+        vxk_ray_grid* fresh = grid_build(world);
+        if (fresh)
+            fresh->generation = want;
+        atomic_store_explicit(&cache->grid, fresh, memory_order_relaxed);
         atomic_store_explicit(&cache->grid_generation, want, memory_order_release);
         grid_free(old);
     }
@@ -494,8 +572,9 @@ static bool shard_insert(narrow_shard* shard, uint64_t h, narrow_entry* entry)
 static bool entry_detach(narrow_shard* shard, narrow_entry* entry)
 {
     shard_unlink(shard, entry);
+    atomic_store_explicit(&entry->ray_key, 0, memory_order_relaxed);
     uint32_t old = atomic_fetch_or_explicit(&entry->pins, PIN_DETACHED, memory_order_acq_rel);
-    return old == 0;
+    return (old & PIN_COUNT) == 0 && entry_kill(entry);
 }
 
 static void cache_evict(vxk_narrow_cache* cache, uint64_t target, bool count_as_eviction);
@@ -508,9 +587,10 @@ void vxk_narrow_release(vxk_narrow_ref* ref)
         return;
     vxk_narrow_cache* cache = e->cache; // read before the pin drops: e may go right after
     uint32_t old = atomic_fetch_sub_explicit(&e->pins, 1, memory_order_acq_rel);
-    VXK_ASSERT((old & ~PIN_DETACHED) > 0);
+    VXK_ASSERT((old & PIN_COUNT) > 0 && !(old & PIN_DEAD));
     if (old == (PIN_DETACHED | 1u)) {
-        entry_free(e);
+        if (entry_kill(e))
+            entry_free(e);
         return;
     }
     // Entries pinned during the last eviction may have left the cache over budget.
@@ -533,8 +613,8 @@ static int compare_candidates(const void* a, const void* b)
     return (x->last_use > y->last_use) - (x->last_use < y->last_use);
 }
 
-// Evicts least recently used unpinned entries until bytes <= target. Entries are only pinned
-// under their shard lock, so an entry seen unpinned under that lock can be detached safely.
+// Evicts least recently used unpinned entries until bytes <= target. A ray may pin an entry
+// without the lock (vxk_narrow_acquire_slot) while it is detached: then its release frees it.
 static void cache_evict(vxk_narrow_cache* cache, uint64_t target, bool count_as_eviction)
 {
     pthread_mutex_lock(&cache->evict_lock);
@@ -569,14 +649,12 @@ static void cache_evict(vxk_narrow_cache* cache, uint64_t target, bool count_as_
         bool present = shard_find(shard, h, e->data.coord.x, e->data.coord.y, e->data.coord.z) == e;
         bool evict = present && atomic_load(&e->pins) == 0 &&
                      atomic_load(&e->last_use) == candidates[i].last_use;
-        if (evict)
-            entry_detach(shard, e);
+        bool free_now = evict && entry_detach(shard, e);
         pthread_mutex_unlock(&shard->lock);
-        if (evict) {
-            if (count_as_eviction)
-                atomic_fetch_add_explicit(&cache->evictions, 1, memory_order_relaxed);
+        if (evict && count_as_eviction)
+            atomic_fetch_add_explicit(&cache->evictions, 1, memory_order_relaxed);
+        if (free_now)
             entry_free(e);
-        }
     }
     vxk_free(candidates, capacity * sizeof(*candidates));
     pthread_mutex_unlock(&cache->evict_lock);
@@ -596,7 +674,7 @@ void vxk_narrow_cache_clear(vxk_narrow_cache* cache)
 void vxk_narrow_cache_stats(const vxk_narrow_cache* ccache, vxk_narrow_stats* out)
 {
     vxk_narrow_cache* cache = (vxk_narrow_cache*)ccache;
-    out->hits = 0;
+    out->hits = atomic_load(&cache->slot_hits);
     for (int i = 0; i < NARROW_SHARDS; ++i) {
         pthread_mutex_lock(&cache->shards[i].lock);
         out->hits += cache->shards[i].hits;
@@ -647,13 +725,12 @@ static vxk_status build_private(vxk_narrow_cache* cache, const vxk_world* world,
                                 int32_t cy, int32_t cz, const vxk_narrow_chunk** out,
                                 vxk_narrow_ref* ref)
 {
-    narrow_entry* e = (narrow_entry*)vxk_calloc(sizeof(narrow_entry));
+    narrow_entry* e = entry_new(cache);
     if (!e)
         return VXK_ERR_OUT_OF_MEMORY;
-    e->cache = cache;
     vxk_status status = vxk_narrow_build_chunk(world, cx, cy, cz, &e->data);
     if (status != VXK_OK) {
-        vxk_free(e, sizeof(*e));
+        entry_free(e);
         return status;
     }
     atomic_fetch_add_explicit(&cache->bytes, e->data.bytes, memory_order_relaxed);
@@ -719,15 +796,13 @@ static vxk_status acquire_stamped(vxk_narrow_cache* cache, const vxk_world* worl
             stale = e;
         atomic_fetch_add_explicit(&cache->stale, 1, memory_order_relaxed);
     }
-    narrow_entry* fresh = (narrow_entry*)vxk_calloc(sizeof(narrow_entry));
-    if (fresh) {
-        fresh->cache = cache;
+    narrow_entry* fresh = entry_new(cache);
+    if (fresh)
         fresh->data.coord = (vxk_int3){cx, cy, cz};
-    }
     if (!fresh || !shard_insert(shard, h, fresh)) {
         pthread_mutex_unlock(&shard->lock);
         if (fresh)
-            vxk_free(fresh, sizeof(*fresh));
+            entry_free(fresh);
         if (stale)
             entry_free(stale);
         return VXK_ERR_OUT_OF_MEMORY;
@@ -826,4 +901,69 @@ vxk_status vxk_narrow_acquire(const vxk_world* world, int32_t cx, int32_t cy, in
     if (!cache)
         return VXK_ERR_OUT_OF_MEMORY;
     return acquire_stamped(cache, world, cx, cy, cz, stamp, vxk_terrain_epoch(world), out, ref);
+}
+
+// ---- lock-free hits for rays --------------------------------------------------------------------
+
+// What an entry published in a slot records: the grid's generation and the cell, so that a
+// recycled entry or a slot of an older grid is never taken for this one.
+static uint64_t grid_key(const vxk_ray_grid* grid, uint64_t cell)
+{
+    return grid->generation << 22 | cell; // cells < GRID_MAX_CELLS = 2^22
+}
+
+bool vxk_narrow_acquire_slot(vxk_narrow_cache* cache, const vxk_ray_grid* grid, uint64_t cell,
+                             uint32_t epoch, const vxk_narrow_chunk** out, vxk_narrow_ref* ref)
+{
+    uint64_t v = atomic_load_explicit(&grid->slots[cell], memory_order_acquire);
+    if (!v)
+        return false;
+    if (v & 1u) { // no terrain chunk here, as of epoch v >> 1
+        if ((uint32_t)(v >> 1) != epoch)
+            return false;
+        *out = NULL;
+        ref->entry = NULL;
+        return true;
+    }
+    narrow_entry* e = (narrow_entry*)(uintptr_t)v;
+    uint32_t old = atomic_fetch_add_explicit(&e->pins, 1, memory_order_acquire);
+    if (old & PIN_DEAD)
+        return false; // recycled: its pins are reset when it is reused, nothing to undo
+    vxk_narrow_ref pin = {e};
+    // Pinned: the entry cannot die now. It is ours if it is still in the table, published for
+    // this cell of this grid, built, and confirmed current at this epoch.
+    if ((old & PIN_DETACHED) ||
+        atomic_load_explicit(&e->ray_key, memory_order_acquire) != grid_key(grid, cell) ||
+        atomic_load_explicit(&e->state, memory_order_acquire) != ENTRY_READY ||
+        atomic_load_explicit(&e->checked_epoch, memory_order_relaxed) != epoch) {
+        vxk_narrow_release(&pin);
+        return false;
+    }
+    // The LRU clock without a shared increment: entries touched here share the current tick.
+    uint64_t now = atomic_load_explicit(&cache->tick, memory_order_relaxed);
+    if (atomic_load_explicit(&e->last_use, memory_order_relaxed) < now)
+        atomic_store_explicit(&e->last_use, now, memory_order_relaxed);
+    *out = &e->data;
+    *ref = pin;
+    return true;
+}
+
+void vxk_narrow_publish(const vxk_ray_grid* grid, uint64_t cell, uint32_t epoch,
+                        const vxk_narrow_ref* ref)
+{
+    narrow_entry* e = (narrow_entry*)ref->entry;
+    if (!e) {
+        atomic_store_explicit(&grid->slots[cell], (uint64_t)epoch << 1 | 1u, memory_order_release);
+        return;
+    }
+    if (atomic_load_explicit(&e->state, memory_order_acquire) != ENTRY_READY)
+        return;
+    atomic_store_explicit(&e->ray_key, grid_key(grid, cell), memory_order_release);
+    atomic_store_explicit(&grid->slots[cell], (uint64_t)(uintptr_t)e, memory_order_release);
+}
+
+void vxk_narrow_count_hits(vxk_narrow_cache* cache, uint64_t hits)
+{
+    if (hits)
+        atomic_fetch_add_explicit(&cache->slot_hits, hits, memory_order_relaxed);
 }

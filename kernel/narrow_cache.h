@@ -20,6 +20,11 @@
 // every (chunk, stamp) is built once while resident (single flight). Entries handed out are
 // pinned (reference count) and never evicted while pinned. Eviction removes the least recently
 // used unpinned entries until the bytes fall to 7/8 of the budget (a scan per batch, amortised).
+// Rays have a lock-free hit path besides: the ray grid keeps, per chunk cell, the entry the cache
+// last returned for it (vxk_narrow_acquire_slot / vxk_narrow_publish); such a hit is one atomic
+// increment (the pin), no lock, no hash chain and no shared counter. For it, entry memory is never
+// freed while the cache lives: a dead entry is recycled for a later build, and a pin taken
+// through a stale slot pointer is refused (dead) or checked against the slot and dropped.
 #ifndef VXK_NARROW_CACHE_H
 #define VXK_NARROW_CACHE_H
 
@@ -28,6 +33,8 @@
 #include <vxk/mesher.h>
 
 #include "world_internal.h"
+
+#include <stdatomic.h>
 
 // The narrowphase data of one chunk: immutable while pinned. quads are the mesher quads (with
 // their edge flags, for contacts); quad i is primitive i of the ray structure. The ray structure
@@ -119,6 +126,11 @@ typedef struct vxk_ray_grid {
     // of the cell it crosses), so it steps through without reading cells.
     const uint64_t* busy;
     uint32_t blocks[3];
+    // The narrowphase data rays last found current for each cell, read without locks (see
+    // vxk_narrow_acquire_slot): 0, an entry, or (epoch << 1 | 1) for "no terrain chunk at that
+    // terrain epoch". Same index as cells.
+    _Atomic uint64_t* slots;
+    uint64_t generation; // 1 + the broadphase generation the grid was built for
     size_t bytes;
 } vxk_ray_grid;
 
@@ -155,6 +167,36 @@ static inline bool vxk_ray_grid_busy(const vxk_ray_grid* g, const int32_t c[3])
     return (g->busy[b >> 6] >> (b & 63)) & 1u;
 }
 
+// The index of chunk cell (cx, cy, cz) in the grid's arrays; false outside the grid.
+static inline bool vxk_ray_grid_cell(const vxk_ray_grid* g, int32_t cx, int32_t cy, int32_t cz,
+                                     uint64_t* cell)
+{
+    uint64_t x = (uint64_t)((int64_t)cx - g->min[0]);
+    uint64_t y = (uint64_t)((int64_t)cy - g->min[1]);
+    uint64_t z = (uint64_t)((int64_t)cz - g->min[2]);
+    if (x >= g->size[0] || y >= g->size[1] || z >= g->size[2])
+        return false;
+    *cell = vxk_ray_grid_index(x, y, z, g->bricks[0], g->bricks[2]);
+    return true;
+}
+
+// Lock-free hit path for rays: pins the data of the chunk at grid cell `cell` when the cell's slot
+// holds an entry that is still in the cache, built, published for this cell of this grid and
+// confirmed current at terrain epoch `epoch` (or says the chunk has no terrain entry at that
+// epoch: then *out is NULL and nothing is pinned). False otherwise, with nothing pinned: use
+// vxk_narrow_acquire_current, then vxk_narrow_publish. Cost: one atomic increment on a hit.
+// Entries are never returned to the allocator while the cache lives (evicted ones are recycled),
+// so a slot read just before its entry was evicted still points to an entry: the pin on it is
+// then refused (dead entry) or checked and dropped (recycled for another chunk).
+bool vxk_narrow_acquire_slot(vxk_narrow_cache* cache, const vxk_ray_grid* grid, uint64_t cell,
+                             uint32_t epoch, const vxk_narrow_chunk** out, vxk_narrow_ref* ref);
+// Records in the cell's slot what vxk_narrow_acquire_current just returned for it at `epoch`: the
+// pinned entry of ref, or "no terrain chunk" when ref pins nothing. Thread-safe.
+void vxk_narrow_publish(const vxk_ray_grid* grid, uint64_t cell, uint32_t epoch,
+                        const vxk_narrow_ref* ref);
+// Adds hits served by vxk_narrow_acquire_slot to the cache statistics (callers count them locally
+// and add them once per call, so that no shared counter is written per hit).
+void vxk_narrow_count_hits(vxk_narrow_cache* cache, uint64_t hits);
 // vxk_broadphase_peek through the grid. Cost: a bounds check and one load.
 static inline uint8_t vxk_ray_grid_peek(const vxk_ray_grid* g, int32_t cx, int32_t cy, int32_t cz,
                                         const uint64_t** solid)

@@ -87,6 +87,8 @@ typedef struct ray_context {
     ray_bounds* bounds;
     ray_memo memo;
     ray_packet* packet; // NULL outside the packet path
+    uint32_t epoch;     // the terrain epoch (no writes while rays run)
+    uint64_t slot_hits; // chunk data found through the grid's slots (added to the stats once)
 } ray_context;
 
 // Sets up the cache and grid of a context; false when out of memory.
@@ -95,6 +97,7 @@ static bool context_init(ray_context* ctx, const vxk_world* world)
     ctx->world = world;
     ctx->cache = vxk_narrow_cache_get(world);
     ctx->grid = ctx->cache ? vxk_narrow_ray_grid(ctx->cache, world) : NULL;
+    ctx->epoch = vxk_terrain_epoch(world);
     return ctx->cache != NULL;
 }
 
@@ -106,16 +109,21 @@ static inline uint8_t chunk_peek(const ray_context* ctx, int32_t cx, int32_t cy,
     return vxk_broadphase_peek(ctx->world, (vxk_int3){cx, cy, cz}, solid);
 }
 
-// Prefetches for the DDA's coming cells: the grid cell of the cell after next, and the mask words
-// of the next cell (its grid cell was prefetched a step earlier), so that their cache misses
-// overlap the current cell's tree query. No effect on results.
+// Prefetches for the DDA's coming cells: the grid cell and narrowphase slot of the cell after
+// next, and the mask words of the next cell (its grid cell was prefetched a step earlier), so that
+// their cache misses overlap the current cell's tree query. No effect on results. (Prefetching
+// the entry a slot points to as well was measured: coherent rays 3 % slower, random ones no
+// faster.)
 static inline void grid_prefetch_cell(const vxk_ray_grid* g, const int32_t c[3])
 {
     uint64_t x = (uint64_t)((int64_t)c[0] - g->min[0]);
     uint64_t y = (uint64_t)((int64_t)c[1] - g->min[1]);
     uint64_t z = (uint64_t)((int64_t)c[2] - g->min[2]);
-    if (x < g->size[0] && y < g->size[1] && z < g->size[2])
-        __builtin_prefetch(&g->cells[vxk_ray_grid_index(x, y, z, g->bricks[0], g->bricks[2])]);
+    if (x < g->size[0] && y < g->size[1] && z < g->size[2]) {
+        uint64_t i = vxk_ray_grid_index(x, y, z, g->bricks[0], g->bricks[2]);
+        __builtin_prefetch(&g->cells[i]);
+        __builtin_prefetch(&g->slots[i]);
+    }
 }
 static inline void grid_prefetch_mask(const vxk_ray_grid* g, const int32_t c[3])
 {
@@ -284,9 +292,19 @@ static vxk_status memo_get(ray_context* ctx, int32_t cx, int32_t cy, int32_t cz,
     }
     const vxk_narrow_chunk* data = NULL;
     vxk_narrow_ref ref = {0};
-    vxk_status status = vxk_narrow_acquire_current(ctx->cache, ctx->world, cx, cy, cz, &data, &ref);
-    if (status != VXK_OK)
-        return status;
+    // The grid's slot first (no lock); on a miss the cache, whose answer the slot then keeps.
+    uint64_t cell = 0;
+    bool in_grid = ctx->grid && vxk_ray_grid_cell(ctx->grid, cx, cy, cz, &cell);
+    if (in_grid && vxk_narrow_acquire_slot(ctx->cache, ctx->grid, cell, ctx->epoch, &data, &ref)) {
+        ++ctx->slot_hits;
+    } else {
+        vxk_status status =
+            vxk_narrow_acquire_current(ctx->cache, ctx->world, cx, cy, cz, &data, &ref);
+        if (status != VXK_OK)
+            return status;
+        if (in_grid)
+            vxk_narrow_publish(ctx->grid, cell, ctx->epoch, &ref);
+    }
     if (m->count >= m->limit) {
         memo_release(m);
         if (ctx->packet)
@@ -810,6 +828,7 @@ vxk_status vxk_raycast(const vxk_world* world, const vxk_ray* ray, vxk_ray_hit* 
     vxk_ray_hit result;
     status = ray_trace(&ctx, &r, false, &result, NULL);
     memo_release(&ctx.memo);
+    vxk_narrow_count_hits(ctx.cache, ctx.slot_hits);
     if (status == VXK_OK)
         *hit = result;
     return status;
@@ -831,6 +850,7 @@ vxk_status vxk_raycast_any(const vxk_world* world, const vxk_ray* ray, bool* hit
     bool result = false;
     status = ray_trace(&ctx, &r, true, NULL, &result);
     memo_release(&ctx.memo);
+    vxk_narrow_count_hits(ctx.cache, ctx.slot_hits);
     if (status == VXK_OK)
         *hit_any = result;
     return status;
@@ -893,8 +913,11 @@ static void batch_piece(void* user, uint32_t begin, uint32_t end, uint32_t threa
 {
     (void)thread;
     batch_job* job = (batch_job*)user;
-    ray_context ctx = {
-        .world = job->world, .cache = job->cache, .grid = job->grid, .bounds = job->bounds};
+    ray_context ctx = {.world = job->world,
+                       .cache = job->cache,
+                       .grid = job->grid,
+                       .bounds = job->bounds,
+                       .epoch = vxk_terrain_epoch(job->world)};
     // A table of about 4 slots per ray of the piece (a small piece clears less); its pins are
     // dropped when it is 3/4 full, as at the budget's limit.
     memo_slot slots[RAY_MEMO_BATCH];
@@ -936,6 +959,7 @@ static void batch_piece(void* user, uint32_t begin, uint32_t end, uint32_t threa
         ctx.packet = NULL;
     }
     memo_release(&ctx.memo);
+    vxk_narrow_count_hits(ctx.cache, ctx.slot_hits);
 }
 
 vxk_status vxk_raycast_batch(const vxk_world* world, vxk_ray_hit* hits, const vxk_ray* rays,

@@ -1,8 +1,9 @@
 // test_narrow_cache.c: the lazy narrowphase cache under concurrency: every (chunk, stamp) built
 // once while resident (single flight), data equal to a fresh build, bytes within the budget after
 // eviction (pinned entries excepted), rebuilds after edits of the chunk or a neighbour, LRU order,
-// acquires at an unchanged terrain epoch, the dense broadphase grid of the ray path, and the
-// quantized quad tree against the float fallback (bit-identical hits on random rays).
+// acquires at an unchanged terrain epoch, the dense broadphase grid of the ray path and its
+// lock-free slots (epochs, eviction, recycled entries, stale pinned data), and the quantized quad
+// tree against the float fallback (bit-identical hits on random rays).
 #include <vxk/broadphase.h>
 #include <vxk/world.h>
 
@@ -87,6 +88,17 @@ static int same_data(const vxk_narrow_chunk* a, const vxk_narrow_chunk* b)
 }
 
 // The chunk's solid bits against its voxels read one by one (bit x + 8 z of word y).
+// Nothing pinned: a clear leaves the cache without entries or bytes.
+static int clears_to_empty(vxk_narrow_cache* cache)
+{
+    vxk_narrow_cache_clear(cache);
+    vxk_narrow_stats st;
+    vxk_narrow_cache_stats(cache, &st);
+    VXK_CHECK_EQ_U64(st.entries, 0);
+    VXK_CHECK_EQ_U64(st.bytes, 0);
+    return 0;
+}
+
 static int solid_bits_match(const vxk_world* world, const vxk_narrow_chunk* d)
 {
     for (int32_t y = 0; y < 8; ++y)
@@ -469,10 +481,7 @@ static int test_lru_order(void)
                       (unsigned long long)oldest_resident);
     }
     vxk_narrow_release(&pin);
-    vxk_narrow_cache_clear(cache);
-    vxk_narrow_cache_stats(cache, &st);
-    VXK_CHECK_EQ_U64(st.entries, 0);
-    VXK_CHECK_EQ_U64(st.bytes, 0);
+    VXK_CHECK(clears_to_empty(cache) == 0);
     free(last_use);
     free(stamps);
     vxk_world_destroy(world);
@@ -579,12 +588,148 @@ static int test_grid_and_epochs(void)
     return 0;
 }
 
+// The rays' lock-free slots: nothing before a publish; after it the slot pins the very entry the
+// cache returned, and only at its epoch; "no terrain chunk" is remembered per epoch; an evicted
+// entry is refused; a recycled entry (its memory reused for another chunk) is never taken for
+// the chunk it held before; a slot pin keeps an entry alive through a clear until released.
+static int test_ray_slots(void)
+{
+    vxk_world* world = make_world(NULL, (size_t)64 << 20, 29);
+    VXK_CHECK(world);
+    VXK_CHECK_EQ_INT(vxk_broadphase_build(world), VXK_OK);
+    vxk_narrow_cache* cache = vxk_narrow_cache_get(world);
+    const vxk_ray_grid* grid = vxk_narrow_ray_grid(cache, world);
+    VXK_CHECK(grid);
+    uint32_t epoch = vxk_terrain_epoch(world);
+    static chunk_list chunks;
+    chunks.count = 0;
+    vxk_world_for_each_chunk(world, collect, &chunks);
+    VXK_CHECK(chunks.count >= 2);
+    uint64_t slot_hits = 0;
+    vxk_narrow_stats before;
+    vxk_narrow_cache_stats(cache, &before);
+    for (uint32_t i = 0; i < chunks.count; ++i) {
+        vxk_int3 c = chunks.coords[i];
+        uint64_t cell = 0;
+        VXK_CHECK(vxk_ray_grid_cell(grid, c.x, c.y, c.z, &cell));
+        const vxk_narrow_chunk* data = NULL;
+        vxk_narrow_ref ref = {0};
+        VXK_CHECK(!vxk_narrow_acquire_slot(cache, grid, cell, epoch, &data, &ref));
+        VXK_CHECK_EQ_INT(vxk_narrow_acquire_current(cache, world, c.x, c.y, c.z, &data, &ref),
+                         VXK_OK);
+        VXK_CHECK(data);
+        vxk_narrow_publish(grid, cell, epoch, &ref);
+        const vxk_narrow_chunk* again = NULL;
+        vxk_narrow_ref ref2 = {0};
+        VXK_CHECK(vxk_narrow_acquire_slot(cache, grid, cell, epoch, &again, &ref2));
+        VXK_CHECK(again == data && ref2.entry == ref.entry);
+        ++slot_hits;
+        // another epoch: refused (again and ref2 untouched)
+        VXK_CHECK(!vxk_narrow_acquire_slot(cache, grid, cell, epoch + 1, &again, &ref2));
+        VXK_CHECK(again == data && ref2.entry == ref.entry);
+        vxk_narrow_chunk fresh;
+        VXK_CHECK(vxk_narrow_build_chunk(world, c.x, c.y, c.z, &fresh) == VXK_OK);
+        VXK_CHECK(same_data(again, &fresh) == 0);
+        vxk_narrow_free_chunk(&fresh);
+        vxk_narrow_release(&ref2);
+        vxk_narrow_release(&ref);
+    }
+    vxk_narrow_count_hits(cache, slot_hits);
+    vxk_narrow_stats after;
+    vxk_narrow_cache_stats(cache, &after);
+    VXK_CHECK(after.hits - before.hits >= slot_hits);
+    // A cell of the grid without a terrain chunk: the slot remembers "nothing" at this epoch.
+    bool found_empty = false;
+    for (int32_t y = grid->min[1]; y < grid->min[1] + (int32_t)grid->size[1] && !found_empty; ++y)
+        for (int32_t z = grid->min[2]; z < grid->min[2] + (int32_t)grid->size[2] && !found_empty;
+             ++z)
+            for (int32_t x = grid->min[0];
+                 x < grid->min[0] + (int32_t)grid->size[0] && !found_empty; ++x) {
+                if (vxk_narrow_stamp(world, x, y, z) != 0)
+                    continue;
+                found_empty = true;
+                uint64_t cell = 0;
+                VXK_CHECK(vxk_ray_grid_cell(grid, x, y, z, &cell));
+                const vxk_narrow_chunk* data = NULL;
+                vxk_narrow_ref ref = {0};
+                VXK_CHECK_EQ_INT(vxk_narrow_acquire_current(cache, world, x, y, z, &data, &ref),
+                                 VXK_OK);
+                VXK_CHECK(!data && !ref.entry);
+                vxk_narrow_publish(grid, cell, epoch, &ref);
+                data = (const vxk_narrow_chunk*)&ref; // any non-NULL value
+                VXK_CHECK(vxk_narrow_acquire_slot(cache, grid, cell, epoch, &data, &ref));
+                VXK_CHECK(!data && !ref.entry);
+                VXK_CHECK(!vxk_narrow_acquire_slot(cache, grid, cell, epoch + 1, &data, &ref));
+            }
+    VXK_CHECK(found_empty);
+    // Nothing stayed pinned: a clear empties the cache.
+    vxk_narrow_cache_clear(cache);
+    vxk_narrow_cache_stats(cache, &after);
+    VXK_CHECK_EQ_U64(after.entries, 0);
+    // Chunk a published, its entry evicted: refused. Chunk b built next reuses a's entry memory:
+    // a's slot (still pointing there) is refused, b's own slot works once published.
+    vxk_int3 a = chunks.coords[0], b = chunks.coords[1];
+    uint64_t cell_a = 0, cell_b = 0;
+    VXK_CHECK(vxk_ray_grid_cell(grid, a.x, a.y, a.z, &cell_a));
+    VXK_CHECK(vxk_ray_grid_cell(grid, b.x, b.y, b.z, &cell_b));
+    const vxk_narrow_chunk* data = NULL;
+    vxk_narrow_ref ref = {0};
+    VXK_CHECK_EQ_INT(vxk_narrow_acquire_current(cache, world, a.x, a.y, a.z, &data, &ref), VXK_OK);
+    void* entry_a = ref.entry;
+    vxk_narrow_publish(grid, cell_a, epoch, &ref);
+    vxk_narrow_release(&ref);
+    vxk_narrow_cache_clear(cache);
+    VXK_CHECK(!vxk_narrow_acquire_slot(cache, grid, cell_a, epoch, &data, &ref));
+    VXK_CHECK_EQ_INT(vxk_narrow_acquire_current(cache, world, b.x, b.y, b.z, &data, &ref), VXK_OK);
+    VXK_CHECK(ref.entry == entry_a); // recycled (the free list's last entry)
+    VXK_CHECK(data->coord.x == b.x && data->coord.y == b.y && data->coord.z == b.z);
+    vxk_narrow_ref stale = {0};
+    const vxk_narrow_chunk* stale_data = NULL;
+    VXK_CHECK(!vxk_narrow_acquire_slot(cache, grid, cell_a, epoch, &stale_data, &stale));
+    vxk_narrow_publish(grid, cell_b, epoch, &ref);
+    VXK_CHECK(!vxk_narrow_acquire_slot(cache, grid, cell_a, epoch, &stale_data, &stale));
+    vxk_narrow_release(&ref);
+    // A slot pin keeps a stale entry intact: chunk b is edited, the next acquire detaches b's
+    // entry and builds anew, the pinned data stays the old build until released (then freed).
+    VXK_CHECK(vxk_narrow_acquire_slot(cache, grid, cell_b, epoch, &data, &ref));
+    vxk_narrow_chunk old_build;
+    VXK_CHECK(vxk_narrow_build_chunk(world, b.x, b.y, b.z, &old_build) == VXK_OK);
+    int64_t lo[3] = {8 * (int64_t)b.x + 3, 8 * (int64_t)b.y + 3, 8 * (int64_t)b.z + 3};
+    int64_t hi[3] = {lo[0] + 1, lo[1] + 1, lo[2] + 1};
+    uint8_t fill = data->solid[3] & (1ull << (3 + 8 * 3)) ? 0 : VXK_MAT_METAL;
+    VXK_CHECK_EQ_INT(vxk_world_fill_box(world, lo, hi, fill), VXK_OK);
+    uint32_t epoch2 = vxk_terrain_epoch(world);
+    VXK_CHECK(epoch2 != epoch);
+    VXK_CHECK(!vxk_narrow_acquire_slot(cache, grid, cell_b, epoch2, &stale_data, &stale));
+    const vxk_narrow_chunk* rebuilt = NULL;
+    vxk_narrow_ref ref_new = {0};
+    VXK_CHECK_EQ_INT(vxk_narrow_acquire_current(cache, world, b.x, b.y, b.z, &rebuilt, &ref_new),
+                     VXK_OK);
+    VXK_CHECK(rebuilt != data && ref_new.entry != ref.entry);
+    VXK_CHECK(same_data(data, &old_build) == 0);
+    VXK_CHECK(rebuilt->stamp != old_build.stamp);
+    vxk_narrow_free_chunk(&old_build);
+    // the detached entry is refused even at its own cell and the new epoch once republished
+    vxk_narrow_publish(grid, cell_b, epoch2, &ref);
+    VXK_CHECK(!vxk_narrow_acquire_slot(cache, grid, cell_b, epoch2, &stale_data, &stale));
+    vxk_narrow_release(&ref);
+    vxk_narrow_publish(grid, cell_b, epoch2, &ref_new);
+    VXK_CHECK(vxk_narrow_acquire_slot(cache, grid, cell_b, epoch2, &stale_data, &stale));
+    VXK_CHECK(stale_data == rebuilt);
+    vxk_narrow_release(&stale);
+    vxk_narrow_release(&ref_new);
+    VXK_CHECK(clears_to_empty(cache) == 0);
+    vxk_world_destroy(world);
+    return 0;
+}
+
 int main(void)
 {
     VXK_RUN(test_quantized_equals_float);
     VXK_RUN(test_edit_rebuilds);
     VXK_RUN(test_lru_order);
     VXK_RUN(test_grid_and_epochs);
+    VXK_RUN(test_ray_slots);
     VXK_RUN(test_concurrent_single_flight);
     VXK_RUN(test_concurrent_eviction);
     return vxk_test_finish();

@@ -42,7 +42,9 @@
 // past the quantized tree's limits gets the float tree) are looked up once per call
 // (vxk_raycast) or once per batch piece (vxk_raycast_batch, which keeps what a piece met pinned, a
 // number bounded by the cache budget); an entry confirmed current at the terrain's write epoch is
-// reused without revalidation until the next terrain write.
+// reused without revalidation until the next terrain write. A lookup first reads the chunk's slot
+// in the ray grid, which remembers the entry last found for the chunk: a hit there pins it with
+// one atomic increment, without a lock (otherwise one shard lock, and the slot is updated).
 //
 // Thread-safety: all functions may run concurrently with each other and with other world reads;
 // not with terrain writes or broadphase builds/updates. They fill the world's narrowphase cache
@@ -79,8 +81,8 @@ typedef struct vxk_ray_hit {
 // VXK_ERR_NOT_FINITE; a zero direction (or one whose length underflows) or a negative
 // max_distance -> VXK_ERR_OUT_OF_RANGE; VXK_ERR_OUT_OF_MEMORY when a chunk's data cannot be built.
 // Cost: the chunks crossed (one grid read and a bit test each), plus one kD query per chunk with
-// bits near the ray (one cache lookup: a shard lock); the first query of a chunk builds its mesh
-// and tree (cached).
+// bits near the ray (one cache lookup: a slot read and a pin); the first query of a chunk builds
+// its mesh and tree (cached).
 vxk_status vxk_raycast(const vxk_world* world, const vxk_ray* ray, vxk_ray_hit* hit);
 
 // Whether the ray hits anything within max_distance (shadow/occlusion query; stops at the first
