@@ -323,9 +323,7 @@ static void cache_destroy(void* self)
             while (e) {
                 narrow_entry* next = e->next;
                 VXK_ASSERT(atomic_load(&e->pins) == 0);
-                atomic_fetch_sub_explicit(&cache->bytes, e->data.bytes, memory_order_relaxed);
-                vxk_narrow_free_chunk(&e->data);
-                vxk_free(e, sizeof(*e));
+                entry_free(e); // onto the free list, released below
                 e = next;
             }
         }

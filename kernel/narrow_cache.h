@@ -201,12 +201,10 @@ void vxk_narrow_count_hits(vxk_narrow_cache* cache, uint64_t hits);
 static inline uint8_t vxk_ray_grid_peek(const vxk_ray_grid* g, int32_t cx, int32_t cy, int32_t cz,
                                         const uint64_t** solid)
 {
-    uint64_t x = (uint64_t)((int64_t)cx - g->min[0]);
-    uint64_t y = (uint64_t)((int64_t)cy - g->min[1]);
-    uint64_t z = (uint64_t)((int64_t)cz - g->min[2]);
-    if (x >= g->size[0] || y >= g->size[1] || z >= g->size[2])
+    uint64_t i;
+    if (!vxk_ray_grid_cell(g, cx, cy, cz, &i))
         return 0;
-    uintptr_t cell = g->cells[vxk_ray_grid_index(x, y, z, g->bricks[0], g->bricks[2])];
+    uintptr_t cell = g->cells[i];
     *solid = (const uint64_t*)(cell & ~(uintptr_t)3);
     return (uint8_t)(cell & 3);
 }

@@ -101,11 +101,13 @@ static bool context_init(ray_context* ctx, const vxk_world* world)
     return ctx->cache != NULL;
 }
 
-static inline uint8_t chunk_peek(const ray_context* ctx, int32_t cx, int32_t cy, int32_t cz,
-                                 const uint64_t** solid)
+// The broadphase entry of a chunk: through the grid when there is one (ctx->grid, or the trace's
+// local copy of it), else through the broadphase map.
+static inline uint8_t chunk_peek(const ray_context* ctx, const vxk_ray_grid* grid, int32_t cx,
+                                 int32_t cy, int32_t cz, const uint64_t** solid)
 {
-    if (ctx->grid)
-        return vxk_ray_grid_peek(ctx->grid, cx, cy, cz, solid);
+    if (grid)
+        return vxk_ray_grid_peek(grid, cx, cy, cz, solid);
     return vxk_broadphase_peek(ctx->world, (vxk_int3){cx, cy, cz}, solid);
 }
 
@@ -116,11 +118,8 @@ static inline uint8_t chunk_peek(const ray_context* ctx, int32_t cx, int32_t cy,
 // faster.)
 static inline void grid_prefetch_cell(const vxk_ray_grid* g, const int32_t c[3])
 {
-    uint64_t x = (uint64_t)((int64_t)c[0] - g->min[0]);
-    uint64_t y = (uint64_t)((int64_t)c[1] - g->min[1]);
-    uint64_t z = (uint64_t)((int64_t)c[2] - g->min[2]);
-    if (x < g->size[0] && y < g->size[1] && z < g->size[2]) {
-        uint64_t i = vxk_ray_grid_index(x, y, z, g->bricks[0], g->bricks[2]);
+    uint64_t i;
+    if (vxk_ray_grid_cell(g, c[0], c[1], c[2], &i)) {
         __builtin_prefetch(&g->cells[i]);
         __builtin_prefetch(&g->slots[i]);
     }
@@ -456,7 +455,7 @@ static vxk_status visit_chunk(ray_context* ctx, const ray_setup* r, int32_t cx, 
 {
     *queried = false;
     // No entry: all air around; full solid: no faces (the mesher needs a non-solid neighbour).
-    if (!solid && chunk_peek(ctx, cx, cy, cz, &solid) != VXK_BROADPHASE_MASK)
+    if (!solid && chunk_peek(ctx, ctx->grid, cx, cy, cz, &solid) != VXK_BROADPHASE_MASK)
         return VXK_OK;
     float local_o[3] = {r->o[0] - 8.0f * (float)cx, r->o[1] - 8.0f * (float)cy,
                         r->o[2] - 8.0f * (float)cz};
@@ -552,7 +551,7 @@ static bool start_inside(ray_context* ctx, const ray_setup* r, vxk_ray_hit* hit)
     // it without reading the voxel.
     const uint64_t* solid = NULL;
     vxk_int3 c = {vxk_floor_div8(v[0]), vxk_floor_div8(v[1]), vxk_floor_div8(v[2])};
-    uint8_t tag = chunk_peek(ctx, c.x, c.y, c.z, &solid);
+    uint8_t tag = chunk_peek(ctx, ctx->grid, c.x, c.y, c.z, &solid);
     uint32_t bit = (uint32_t)vxk_mod8(v[0]) + 8u * (uint32_t)vxk_mod8(v[2]);
     if (tag == VXK_BROADPHASE_NONE || tag == VXK_BROADPHASE_FULL_WATER ||
         !((solid[vxk_mod8(v[1])] >> bit) & 1u))
@@ -729,9 +728,8 @@ static vxk_status ray_trace(ray_context* ctx, const ray_setup* r, bool any, vxk_
                 // alone in a cell without mask bits: nothing to visit (the grid cell was
                 // prefetched a step earlier)
                 const uint64_t* solid = NULL;
-                bool empty = alone && (grid ? vxk_ray_grid_peek(grid, c[0], c[1], c[2], &solid)
-                                            : chunk_peek(ctx, c[0], c[1], c[2], &solid)) !=
-                                          VXK_BROADPHASE_MASK;
+                bool empty =
+                    alone && chunk_peek(ctx, grid, c[0], c[1], c[2], &solid) != VXK_BROADPHASE_MASK;
                 int32_t lo[3] = {c[0], c[1], c[2]}, hi[3] = {c[0], c[1], c[2]};
                 if (alone) { // the cell alone, straight away (the loop below gets an empty range)
                     if (!empty)
