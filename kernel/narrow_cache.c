@@ -55,6 +55,7 @@ struct vxk_narrow_cache {
     narrow_entry* free_entries;
     uint64_t free_count;
     _Atomic uint64_t slot_hits;
+    _Atomic uint64_t packets;
     _Atomic uint64_t tick;
     _Atomic uint64_t bytes;
     _Atomic uint64_t budget;
@@ -686,6 +687,7 @@ void vxk_narrow_cache_stats(const vxk_narrow_cache* ccache, vxk_narrow_stats* ou
     out->entries = atomic_load(&cache->entries);
     out->bytes = atomic_load(&cache->bytes);
     out->budget = atomic_load(&cache->budget);
+    out->packets = atomic_load(&cache->packets);
 }
 
 bool vxk_narrow_cache_contains(vxk_narrow_cache* cache, int32_t cx, int32_t cy, int32_t cz,
@@ -960,8 +962,10 @@ void vxk_narrow_publish(const vxk_ray_grid* grid, uint64_t cell, uint32_t epoch,
     atomic_store_explicit(&grid->slots[cell], (uint64_t)(uintptr_t)e, memory_order_release);
 }
 
-void vxk_narrow_count_hits(vxk_narrow_cache* cache, uint64_t hits)
+void vxk_narrow_count_hits(vxk_narrow_cache* cache, uint64_t hits, uint64_t packets)
 {
     if (hits)
         atomic_fetch_add_explicit(&cache->slot_hits, hits, memory_order_relaxed);
+    if (packets)
+        atomic_fetch_add_explicit(&cache->packets, packets, memory_order_relaxed);
 }

@@ -165,6 +165,8 @@ static void bench_camera(vxk_bench* b, const vxk_world* world, const ray_region*
     make_camera_rays(world, region, w, rays);
     trace_single(world, rays, n, single); // warms the cache
     double t_single = 1e30, t_packet = 1e30;
+    vxk_ray_cache_stats s0, s1;
+    vxk_raycast_cache_stats(world, &s0);
     for (int rep = 0; rep < 3; ++rep) {
         double t = trace_single(world, rays, n, single);
         t_single = t < t_single ? t : t_single;
@@ -174,6 +176,7 @@ static void bench_camera(vxk_bench* b, const vxk_world* world, const ray_region*
         t = vxk_bench_now() - t0;
         t_packet = t < t_packet ? t : t_packet;
     }
+    vxk_raycast_cache_stats(world, &s1);
     uint32_t same = 0, hit_count = 0;
     for (uint32_t i = 0; i < n; ++i) {
         same += memcmp(&single[i], &packet[i], sizeof(vxk_ray_hit)) == 0;
@@ -186,6 +189,9 @@ static void bench_camera(vxk_bench* b, const vxk_world* world, const ray_region*
     vxk_bench_figure_add(b, "ray_packet_speedup", t_single / t_packet);
     vxk_bench_figure_add(b, "ray_coherent_hit_fraction", (double)hit_count / n);
     vxk_bench_figure_add(b, "ray_packet_equals_single", same == n ? 1.0 : 0.0);
+    // the share of the rays the batch traced in packets (3 repetitions)
+    vxk_bench_figure_add(b, "ray_packet_lane_fraction",
+                         (double)(s1.packets - s0.packets) * 8.0 / (3.0 * n));
     free(rays);
     free(single);
     free(packet);
@@ -347,6 +353,8 @@ void vxk_bench_ray(vxk_bench* b)
     double hit_rate = lookups > 0 ? (double)(after.hits - before.hits) / lookups : 1.0;
     // Batch over all threads (the world's jobs).
     double batch_time = 1e30, batch_cpu = 1e30;
+    vxk_ray_cache_stats p0, p1;
+    vxk_raycast_cache_stats(world, &p0);
     for (int rep = 0; rep < 3; ++rep) {
         double c0 = cpu_now();
         double t0 = vxk_bench_now();
@@ -356,6 +364,7 @@ void vxk_bench_ray(vxk_bench* b)
         batch_time = t < batch_time ? t : batch_time;
         batch_cpu = c < batch_cpu ? c : batch_cpu;
     }
+    vxk_raycast_cache_stats(world, &p1);
     uint32_t hit_count = 0, same = 0;
     for (uint32_t i = 0; i < n; ++i) {
         hit_count += hits[i].hit;
@@ -369,6 +378,8 @@ void vxk_bench_ray(vxk_bench* b)
     vxk_bench_figure_add(b, "ray_cold_per_s", n / cold);
     vxk_bench_figure_add(b, "ray_single_cpu_ns", warm_cpu / n * 1e9);
     vxk_bench_figure_add(b, "ray_batch_cpu_ns", batch_cpu / n * 1e9);
+    vxk_bench_figure_add(b, "ray_batch_packet_lane_fraction",
+                         (double)(p1.packets - p0.packets) * 8.0 / (3.0 * n));
     vxk_bench_figure_add(b, "ray_cache_hit_rate", hit_rate);
     vxk_bench_figure_add(b, "ray_hit_fraction", (double)hit_count / n);
     vxk_bench_figure_add(b, "ray_batch_equals_single", same == n ? 1.0 : 0.0);

@@ -634,7 +634,7 @@ static int test_ray_slots(void)
         vxk_narrow_release(&ref2);
         vxk_narrow_release(&ref);
     }
-    vxk_narrow_count_hits(cache, slot_hits);
+    vxk_narrow_count_hits(cache, slot_hits, 0);
     vxk_narrow_stats after;
     vxk_narrow_cache_stats(cache, &after);
     VXK_CHECK(after.hits - before.hits >= slot_hits);

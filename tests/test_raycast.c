@@ -698,6 +698,8 @@ static int test_batch_packets(void)
             hits += single[i].hit;
             inside += single[i].hit && single[i].distance == 0.0f;
         }
+        vxk_ray_cache_stats before, after;
+        vxk_raycast_cache_stats(world, &before);
         for (int budget = 0; budget < 2; ++budget) {
             if (budget)
                 vxk_narrow_cache_set_budget(vxk_narrow_cache_get(world), 16 << 10);
@@ -711,6 +713,10 @@ static int test_batch_packets(void)
                                   budget, off, i + off);
             }
         }
+        // The camera tiles went through the packet path (a 64-ray tile holds 8 aligned groups;
+        // a third of the tiles are kinds 0, 1 and 3)
+        vxk_raycast_cache_stats(world, &after);
+        VXK_CHECK(after.packets - before.packets > (uint64_t)n / 64);
         vxk_world_destroy(world);
         vxk_jobs_destroy(jobs);
     }

@@ -101,8 +101,9 @@ vxk_status vxk_raycast_any(const vxk_world* world, const vxk_ray* ray, bool* hit
 // chunks and heading the same way run together; the pieces cut that order (a key buffer of
 // 16 bytes per ray is allocated for the call; without it the input order is used).
 // Packets: a piece takes its rays in groups of 8 from its start; a group is coherent when all 8
-// directions have the same sign bit per axis (one octant) and all 8 origins lie in one chunk
-// (floor(origin_voxel / 8) equal). A coherent group is traced lane by lane with shared chunk
+// directions have the same sign bit per axis (one octant), their normalized components differ
+// from the first lane's by at most 1/8, and all 8 origins lie in one chunk (floor(origin_voxel /
+// 8) equal). A coherent group is traced lane by lane with shared chunk
 // lookups: the first lane to need a chunk's data fetches it and slab-tests all 8 rays at once
 // (vxk_ray8_aabb) against the box of the chunk's solid voxels, thickened by 1e-4 * (16 + the
 // largest |local origin|_1) voxels; lanes that miss skip that chunk's kD query (it cannot hit).
@@ -114,9 +115,10 @@ vxk_status vxk_raycast_batch(const vxk_world* world, vxk_ray_hit* hits, const vx
                              uint32_t count);
 
 // Statistics of the world's ray/narrowphase cache: resident chunks, bytes, hits and misses since
-// the world was created. Thread-safe.
+// the world was created, and the coherent groups of 8 that batches traced as packets. Thread-safe.
 typedef struct vxk_raycast_cache_stats {
     uint64_t hits, misses, builds, evictions, entries, bytes, budget;
+    uint64_t packets;
 } vxk_ray_cache_stats;
 void vxk_raycast_cache_stats(const vxk_world* world, vxk_ray_cache_stats* out);
 
