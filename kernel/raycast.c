@@ -948,6 +948,9 @@ static void batch_piece(void* user, uint32_t begin, uint32_t end, uint32_t threa
     uint32_t limit = VXK_MIN(job->memo_limit, capacity * 3 / 4);
     memo_init(&ctx.memo, slots, capacity, limit);
     uint32_t count = end - begin;
+    if (job->order) // the first rays; the loop below requests the rest ahead
+        for (uint32_t k = 0; k < RAY_PREFETCH_AHEAD && k < count; ++k)
+            prefetch_ray(job, (uint32_t)job->order[begin + k]);
     ray_packet packet;
     uint32_t j = 0;
     while (j < count) {
