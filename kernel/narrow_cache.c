@@ -23,7 +23,7 @@
 enum { ENTRY_BUILDING = 0, ENTRY_READY = 1, ENTRY_FAILED = 2 };
 
 // The fields a ray's lock-free hit reads come first, then the data (solid bits and tree header in
-// the next lines), so that a prefetch of the entry's first lines covers a ray's visit.
+// the next lines): a ray's visit touches the entry's first lines only.
 typedef struct narrow_entry {
     _Atomic uint32_t pins; // pin count | PIN_DETACHED | PIN_DEAD
     _Atomic uint32_t state;
@@ -962,7 +962,7 @@ void vxk_narrow_publish(const vxk_ray_grid* grid, uint64_t cell, uint32_t epoch,
     atomic_store_explicit(&grid->slots[cell], (uint64_t)(uintptr_t)e, memory_order_release);
 }
 
-void vxk_narrow_count_hits(vxk_narrow_cache* cache, uint64_t hits, uint64_t packets)
+void vxk_narrow_count_rays(vxk_narrow_cache* cache, uint64_t hits, uint64_t packets)
 {
     if (hits)
         atomic_fetch_add_explicit(&cache->slot_hits, hits, memory_order_relaxed);

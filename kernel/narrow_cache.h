@@ -76,7 +76,7 @@ typedef struct vxk_narrow_stats {
     uint64_t entries;   // resident entries now
     uint64_t bytes;     // bytes held now (resident + detached but pinned)
     uint64_t budget;    // byte budget
-    uint64_t packets;   // ray packets traced (vxk_narrow_count_hits)
+    uint64_t packets;   // ray packets traced (vxk_narrow_count_rays)
 } vxk_narrow_stats;
 
 // The world's cache, created on first use (thread-safe) and destroyed with the world. NULL only
@@ -195,10 +195,9 @@ bool vxk_narrow_acquire_slot(vxk_narrow_cache* cache, const vxk_ray_grid* grid, 
 // pinned entry of ref, or "no terrain chunk" when ref pins nothing. Thread-safe.
 void vxk_narrow_publish(const vxk_ray_grid* grid, uint64_t cell, uint32_t epoch,
                         const vxk_narrow_ref* ref);
-// Adds hits served by vxk_narrow_acquire_slot, and ray packets traced, to the cache statistics
-// (callers count them locally and add them once per call, so that no shared counter is written per
-// hit).
-void vxk_narrow_count_hits(vxk_narrow_cache* cache, uint64_t hits, uint64_t packets);
+// Adds what a ray call counted locally to the cache statistics, once per call (so that no shared
+// counter is written per hit): hits served by vxk_narrow_acquire_slot and ray packets traced.
+void vxk_narrow_count_rays(vxk_narrow_cache* cache, uint64_t hits, uint64_t packets);
 // vxk_broadphase_peek through the grid. Cost: a bounds check and one load.
 static inline uint8_t vxk_ray_grid_peek(const vxk_ray_grid* g, int32_t cx, int32_t cy, int32_t cz,
                                         const uint64_t** solid)

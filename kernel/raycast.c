@@ -813,10 +813,12 @@ static vxk_status ray_trace(ray_context* ctx, const ray_setup* r, bool any, vxk_
 
 // ---- public API ---------------------------------------------------------------------------------
 
-vxk_status vxk_raycast(const vxk_world* world, const vxk_ray* ray, vxk_ray_hit* hit)
+// One ray on the calling thread: its own memo of pins, released before returning. ray_trace
+// writes *hit or *hit_any only once nothing can fail any more, so an error leaves them untouched
+// (a local result copied out afterwards was measured to stall on store forwarding).
+static vxk_status trace_call(const vxk_world* world, const vxk_ray* ray, bool any, vxk_ray_hit* hit,
+                             bool* hit_any)
 {
-    if (!world || !ray || !hit)
-        return VXK_ERR_INVALID_ARGUMENT;
     ray_setup r;
     vxk_status status = ray_validate(world, ray, &r);
     if (status != VXK_OK)
@@ -826,34 +828,24 @@ vxk_status vxk_raycast(const vxk_world* world, const vxk_ray* ray, vxk_ray_hit* 
         return VXK_ERR_OUT_OF_MEMORY;
     memo_slot slots[RAY_MEMO_SINGLE];
     memo_init(&ctx.memo, slots, RAY_MEMO_SINGLE, RAY_MEMO_SINGLE);
-    // ray_trace writes *hit only once nothing can fail any more, so an error leaves it untouched
-    // (a local result copied out afterwards was measured to stall on store forwarding)
-    status = ray_trace(&ctx, &r, false, hit, NULL);
+    status = ray_trace(&ctx, &r, any, hit, hit_any);
     memo_release(&ctx.memo);
-    vxk_narrow_count_hits(ctx.cache, ctx.slot_hits, ctx.packets);
+    vxk_narrow_count_rays(ctx.cache, ctx.slot_hits, ctx.packets);
     return status;
+}
+
+vxk_status vxk_raycast(const vxk_world* world, const vxk_ray* ray, vxk_ray_hit* hit)
+{
+    if (!world || !ray || !hit)
+        return VXK_ERR_INVALID_ARGUMENT;
+    return trace_call(world, ray, false, hit, NULL);
 }
 
 vxk_status vxk_raycast_any(const vxk_world* world, const vxk_ray* ray, bool* hit_any)
 {
     if (!world || !ray || !hit_any)
         return VXK_ERR_INVALID_ARGUMENT;
-    ray_setup r;
-    vxk_status status = ray_validate(world, ray, &r);
-    if (status != VXK_OK)
-        return status;
-    ray_context ctx = {0};
-    if (!context_init(&ctx, world))
-        return VXK_ERR_OUT_OF_MEMORY;
-    memo_slot slots[RAY_MEMO_SINGLE];
-    memo_init(&ctx.memo, slots, RAY_MEMO_SINGLE, RAY_MEMO_SINGLE);
-    bool result = false;
-    status = ray_trace(&ctx, &r, true, NULL, &result);
-    memo_release(&ctx.memo);
-    vxk_narrow_count_hits(ctx.cache, ctx.slot_hits, ctx.packets);
-    if (status == VXK_OK)
-        *hit_any = result;
-    return status;
+    return trace_call(world, ray, true, NULL, hit_any);
 }
 
 typedef struct batch_job {
@@ -948,19 +940,15 @@ static void batch_piece(void* user, uint32_t begin, uint32_t end, uint32_t threa
     uint32_t limit = VXK_MIN(job->memo_limit, capacity * 3 / 4);
     memo_init(&ctx.memo, slots, capacity, limit);
     uint32_t count = end - begin;
-    if (job->order) // the first rays; the loop below requests the rest ahead
-        for (uint32_t k = 0; k < RAY_PREFETCH_AHEAD && k < count; ++k)
-            prefetch_ray(job, (uint32_t)job->order[begin + k]);
     ray_packet packet;
-    uint32_t j = 0;
+    uint32_t j = 0, requested = 0; // rays [0, requested) of the piece are requested
     while (j < count) {
         ray_setup r[8];
         uint32_t index[8];
         uint32_t n = count - j >= 8 ? 8 : 1;
-        if (job->order)
-            for (uint32_t k = j + RAY_PREFETCH_AHEAD; k < j + RAY_PREFETCH_AHEAD + n && k < count;
-                 ++k)
-                prefetch_ray(job, (uint32_t)job->order[begin + k]);
+        for (; job->order && requested < count && requested < j + n + RAY_PREFETCH_AHEAD;
+             ++requested)
+            prefetch_ray(job, (uint32_t)job->order[begin + requested]);
         for (uint32_t k = 0; k < n; ++k) {
             uint32_t at = begin + j + k;
             index[k] = job->order ? (uint32_t)job->order[at] : at;
@@ -988,7 +976,7 @@ static void batch_piece(void* user, uint32_t begin, uint32_t end, uint32_t threa
         ctx.packet = NULL;
     }
     memo_release(&ctx.memo);
-    vxk_narrow_count_hits(ctx.cache, ctx.slot_hits, ctx.packets);
+    vxk_narrow_count_rays(ctx.cache, ctx.slot_hits, ctx.packets);
 }
 
 vxk_status vxk_raycast_batch(const vxk_world* world, vxk_ray_hit* hits, const vxk_ray* rays,

@@ -713,8 +713,8 @@ static int test_batch_packets(void)
                                   budget, off, i + off);
             }
         }
-        // The camera tiles went through the packet path (a 64-ray tile holds 8 aligned groups;
-        // a third of the tiles are kinds 0, 1 and 3)
+        // The camera tiles went through the packet path (a 64-ray tile holds 8 groups of 8;
+        // kinds 0, 1 and 3, half the tiles, have near-parallel rays)
         vxk_raycast_cache_stats(world, &after);
         VXK_CHECK(after.packets - before.packets > (uint64_t)n / 64);
         vxk_world_destroy(world);
