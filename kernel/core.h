@@ -37,6 +37,11 @@ void vxk_free_aligned64(void* pointer, size_t size);
 // scratch holds n records. Cost O(n) per differing key byte (at most 4 or 12 passes).
 void vxk_radix_sort_records(uint64_t* records, uint64_t* scratch, uint32_t n, uint32_t words);
 
+// For helpers made of prefetches alone. GCC's interprocedural analysis counts a prefetch as free
+// of side effects, takes such a helper for a const function and deletes its calls before it
+// would inline them (GCC 12 emitted none of them); forcing the inline keeps the prefetches.
+#define VXK_PREFETCH_INLINE static inline __attribute__((always_inline))
+
 #define VXK_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define VXK_MAX(a, b) ((a) > (b) ? (a) : (b))
 

@@ -4,6 +4,7 @@
 #include <vxk/kdtree.h>
 
 #include "core.h"
+#include <vxk/simd.h>
 #include <vxk/simd_kernels.h>
 
 #include <float.h>
@@ -651,46 +652,74 @@ test_prim(const kd_view* view, bool q16, const vxk_kd_ray* ray, const kd_decoded
 // lanes compute the same values. An axis is flat when its component is zero or so small that its
 // reciprocal overflows (it moves the ray by nothing a float can hold); its tests are on positions.
 typedef struct kd_begin {
-    float o[3], inv[3], eps[3];
-    bool flat[3];
-    uint32_t near_side[3];
+    float o[4], inv[4], eps[4]; // lane 3 unused
+    uint32_t flat[4];           // all ones for a flat axis
+    uint32_t near_side[4];
     float tmin, tmax;
 } kd_begin;
 
-// False when the ray cannot hit (invalid, or missing the root bounds).
+// False when the ray cannot hit (invalid, or missing the root bounds). The three axes go through
+// one 4-lane pass (one division for all three reciprocals); each lane does the scalar rules'
+// operations in their order, and the clip reduces the axes in order 0, 1, 2, as a loop over them
+// would.
 static inline __attribute__((always_inline)) bool kd_ray_begin(const kd_view* view,
                                                                const vxk_kd_ray* ray, kd_begin* b)
 {
-    if (!vxk_vec3_is_finite(ray->origin) || !vxk_vec3_is_finite(ray->dir) ||
+    const simde__m128 zero = simde_mm_setzero_ps();
+    simde__m128 o = simde_mm_set_ps(0.0f, ray->origin.z, ray->origin.y, ray->origin.x);
+    simde__m128 d = simde_mm_set_ps(1.0f, ray->dir.z, ray->dir.y, ray->dir.x);
+    // finite lanes: x - x is 0 (inf and NaN give NaN); also tmax finite and >= 0
+    simde__m128 finite = simde_mm_and_ps(simde_mm_cmpeq_ps(simde_mm_sub_ps(o, o), zero),
+                                         simde_mm_cmpeq_ps(simde_mm_sub_ps(d, d), zero));
+    simde__m128 dzero = simde_mm_cmpeq_ps(d, zero);
+    if (simde_mm_movemask_ps(finite) != 0xF || (simde_mm_movemask_ps(dzero) & 7) == 7 ||
         !vxk_is_finite(ray->tmax) || !(ray->tmax >= 0.0f))
         return false;
-    const float o[3] = {ray->origin.x, ray->origin.y, ray->origin.z};
-    const float d[3] = {ray->dir.x, ray->dir.y, ray->dir.z};
-    if (d[0] == 0.0f && d[1] == 0.0f && d[2] == 0.0f)
+    const simde__m128 sign = simde_mm_set1_ps(-0.0f);
+    simde__m128 bmin =
+        simde_mm_set_ps(0.0f, view->bounds.min.z, view->bounds.min.y, view->bounds.min.x);
+    simde__m128 bmax =
+        simde_mm_set_ps(0.0f, view->bounds.max.z, view->bounds.max.y, view->bounds.max.x);
+    simde__m128 inv = simde_mm_div_ps(simde_mm_set1_ps(1.0f), d);
+    simde__m128 inv_abs = simde_mm_andnot_ps(sign, inv);
+    // flat: zero, or a reciprocal that overflowed
+    simde__m128 flat =
+        simde_mm_or_ps(dzero, simde_mm_cmpeq_ps(inv_abs, simde_mm_set1_ps(INFINITY)));
+    inv = simde_mm_andnot_ps(flat, inv);
+    simde__m128 mag =
+        simde_mm_add_ps(simde_mm_add_ps(simde_mm_andnot_ps(sign, o),
+                                        simde_mm_max_ps(simde_mm_andnot_ps(sign, bmin),
+                                                        simde_mm_andnot_ps(sign, bmax))),
+                        simde_mm_set1_ps(1.0f));
+    simde__m128 eps_flat = simde_mm_mul_ps(simde_mm_set1_ps(KD_RAY_EPS), mag);
+    // flat axes are widened alike: the primitive test's rounding may accept a primitive that
+    // far outside its plane
+    simde__m128 eps = simde_mm_or_ps(
+        simde_mm_and_ps(flat, eps_flat),
+        simde_mm_andnot_ps(flat, simde_mm_mul_ps(eps_flat, simde_mm_andnot_ps(sign, inv))));
+    simde__m128 outside = simde_mm_or_ps(simde_mm_cmplt_ps(o, simde_mm_sub_ps(bmin, eps)),
+                                         simde_mm_cmpgt_ps(o, simde_mm_add_ps(bmax, eps)));
+    if (simde_mm_movemask_ps(simde_mm_and_ps(flat, outside)) & 7)
         return false;
-    float bmin[3] = {view->bounds.min.x, view->bounds.min.y, view->bounds.min.z};
-    float bmax[3] = {view->bounds.max.x, view->bounds.max.y, view->bounds.max.z};
+    simde__m128 ta = simde_mm_mul_ps(simde_mm_sub_ps(bmin, o), inv);
+    simde__m128 tb = simde_mm_mul_ps(simde_mm_sub_ps(bmax, o), inv);
+    float t0[4], t1[4];
+    simde_mm_storeu_ps(t0, simde_mm_sub_ps(simde_mm_min_ps(ta, tb), eps));
+    simde_mm_storeu_ps(t1, simde_mm_add_ps(simde_mm_max_ps(ta, tb), eps));
+    simde_mm_storeu_ps(b->o, o);
+    simde_mm_storeu_ps(b->inv, inv);
+    simde_mm_storeu_ps(b->eps, eps);
+    simde_mm_storeu_si128((simde__m128i*)b->flat, simde_mm_castps_si128(flat));
+    simde_mm_storeu_si128(
+        (simde__m128i*)b->near_side,
+        simde_mm_srli_epi32(simde_mm_castps_si128(simde_mm_cmplt_ps(d, zero)), 31));
+    uint32_t flat_bits = (uint32_t)simde_mm_movemask_ps(flat);
     float tmin = 0.0f, tmax = ray->tmax;
     for (int a = 0; a < 3; ++a) {
-        b->o[a] = o[a];
-        b->near_side[a] = d[a] < 0.0f;
-        float inv = d[a] != 0.0f ? 1.0f / d[a] : 0.0f;
-        b->flat[a] = d[a] == 0.0f || !vxk_is_finite(inv);
-        b->inv[a] = b->flat[a] ? 0.0f : inv;
-        float mag = fabsf(o[a]) + VXK_MAX(fabsf(bmin[a]), fabsf(bmax[a])) + 1.0f;
-        if (b->flat[a]) {
-            // widened alike: the primitive test's rounding may accept a primitive that far
-            // outside its plane
-            b->eps[a] = KD_RAY_EPS * mag;
-            if (o[a] < bmin[a] - b->eps[a] || o[a] > bmax[a] + b->eps[a])
-                return false;
+        if ((flat_bits >> a) & 1u)
             continue;
-        }
-        b->eps[a] = KD_RAY_EPS * mag * fabsf(b->inv[a]);
-        float ta = (bmin[a] - o[a]) * b->inv[a], tb = (bmax[a] - o[a]) * b->inv[a];
-        float t0 = VXK_MIN(ta, tb) - b->eps[a], t1 = VXK_MAX(ta, tb) + b->eps[a];
-        tmin = VXK_MAX(tmin, t0);
-        tmax = VXK_MIN(tmax, t1);
+        tmin = VXK_MAX(tmin, t0[a]);
+        tmax = VXK_MIN(tmax, t1[a]);
     }
     b->tmin = tmin;
     b->tmax = tmax;
@@ -770,6 +799,104 @@ static inline __attribute__((always_inline)) bool leaf_quads8(const kd_view* vie
     return false;
 }
 
+typedef struct kd_v3x4 {
+    simde__m128 x, y, z;
+} kd_v3x4;
+
+static inline kd_v3x4 v4_sub(kd_v3x4 a, kd_v3x4 b)
+{
+    return (kd_v3x4){simde_mm_sub_ps(a.x, b.x), simde_mm_sub_ps(a.y, b.y),
+                     simde_mm_sub_ps(a.z, b.z)};
+}
+static inline kd_v3x4 v4_cross(kd_v3x4 a, kd_v3x4 b)
+{
+    return (kd_v3x4){simde_mm_sub_ps(simde_mm_mul_ps(a.y, b.z), simde_mm_mul_ps(a.z, b.y)),
+                     simde_mm_sub_ps(simde_mm_mul_ps(a.z, b.x), simde_mm_mul_ps(a.x, b.z)),
+                     simde_mm_sub_ps(simde_mm_mul_ps(a.x, b.y), simde_mm_mul_ps(a.y, b.x))};
+}
+static inline simde__m128 v4_dot(kd_v3x4 a, kd_v3x4 b)
+{
+    return simde_mm_add_ps(simde_mm_add_ps(simde_mm_mul_ps(a.x, b.x), simde_mm_mul_ps(a.y, b.y)),
+                           simde_mm_mul_ps(a.z, b.z));
+}
+// Lanes 0 and 1 of x, y, z from two vertices (12-byte loads: 8 + 4 bytes, never past a vertex);
+// lanes 2 and 3 hold copies the caller masks off.
+static inline kd_v3x4 v4_pair(const vxk_vec3* a, const vxk_vec3* b)
+{
+    simde__m128 va = simde_mm_movelh_ps(
+        simde_mm_loadl_pi(simde_mm_setzero_ps(), (const simde__m64*)a), simde_mm_load_ss(&a->z));
+    simde__m128 vb = simde_mm_movelh_ps(
+        simde_mm_loadl_pi(simde_mm_setzero_ps(), (const simde__m64*)b), simde_mm_load_ss(&b->z));
+    simde__m128 lo = simde_mm_unpacklo_ps(va, vb); // ax bx ay by
+    return (kd_v3x4){lo, simde_mm_movehl_ps(lo, lo), simde_mm_unpackhi_ps(va, vb)};
+}
+static inline kd_v3x4 v4_splat(vxk_vec3 a)
+{
+    return (kd_v3x4){simde_mm_set1_ps(a.x), simde_mm_set1_ps(a.y), simde_mm_set1_ps(a.z)};
+}
+
+// The (at most two) primitives of a float leaf against the ray at once, with intersect_mt's
+// operations per lane (its scalar twin: test_kdtree requires every tree hit to equal a brute-force
+// scan with vxk_kd_intersect_*), bounded by the best hit so far; candidates then take the
+// degeneracy test and the tie rule in leaf order, as the scalar loop would. Two lanes run both
+// tests side by side where the scalar loop ran them one after the other, each ending in a
+// division. True when `any` and one was hit.
+static inline __attribute__((always_inline)) bool leaf_float4(const kd_view* view,
+                                                              const vxk_kd_ray* ray,
+                                                              const kd_decoded* leaf, bool any,
+                                                              vxk_kd_hit* best)
+{
+    uint32_t count = leaf->child;
+    VXK_ASSERT(count <= 2);
+    if (!count)
+        return false;
+    uint32_t k1 = count > 1 ? 1u : 0u;
+    uint32_t c2 = view->corners == 4 ? 3u : 2u;
+    const uint32_t* ia = view->indices + (size_t)leaf->p[0] * view->corners;
+    const uint32_t* ib = view->indices + (size_t)leaf->p[k1] * view->corners;
+    const vxk_vec3 *a0 = &view->vertices[ia[0]], *b0 = &view->vertices[ib[0]];
+    const vxk_vec3 *a1 = &view->vertices[ia[1]], *b1 = &view->vertices[ib[1]];
+    const vxk_vec3 *a2 = &view->vertices[ia[c2]], *b2 = &view->vertices[ib[c2]];
+    kd_v3x4 p0 = v4_pair(a0, b0);
+    kd_v3x4 e1 = v4_sub(v4_pair(a1, b1), p0), e2 = v4_sub(v4_pair(a2, b2), p0);
+    kd_v3x4 d = v4_splat(ray->dir);
+    kd_v3x4 p = v4_cross(d, e2);
+    simde__m128 det = v4_dot(e1, p);
+    simde__m128 inv = simde_mm_div_ps(simde_mm_set1_ps(1.0f), det);
+    kd_v3x4 s = v4_sub(v4_splat(ray->origin), p0);
+    simde__m128 u = simde_mm_mul_ps(v4_dot(s, p), inv);
+    kd_v3x4 q = v4_cross(s, e1);
+    simde__m128 v = simde_mm_mul_ps(v4_dot(d, q), inv);
+    simde__m128 t = simde_mm_mul_ps(v4_dot(e2, q), inv);
+    const simde__m128 zero = simde_mm_setzero_ps(), one = simde_mm_set1_ps(1.0f);
+    simde__m128 ok = simde_mm_and_ps(simde_mm_cmpge_ps(u, zero), simde_mm_cmple_ps(u, one));
+    ok = simde_mm_and_ps(ok, simde_mm_cmpge_ps(v, zero));
+    ok = simde_mm_and_ps(ok, view->corners == 4 ? simde_mm_cmple_ps(v, one)
+                                                : simde_mm_cmple_ps(simde_mm_add_ps(u, v), one));
+    ok = simde_mm_and_ps(ok, simde_mm_cmpge_ps(t, zero));
+    ok = simde_mm_and_ps(ok, simde_mm_cmple_ps(t, simde_mm_set1_ps(best->t)));
+    uint32_t found = (uint32_t)simde_mm_movemask_ps(ok) & ((1u << count) - 1u);
+    if (!found)
+        return false;
+    float tt[4], uu[4], vv[4];
+    simde_mm_storeu_ps(tt, t);
+    simde_mm_storeu_ps(uu, u);
+    simde_mm_storeu_ps(vv, v);
+    for (; found; found &= found - 1) {
+        uint32_t k = (uint32_t)__builtin_ctz(found);
+        vxk_vec3 q0 = *(k ? b0 : a0);
+        vxk_vec3 f1 = v_sub(*(k ? b1 : a1), q0), f2 = v_sub(*(k ? b2 : a2), q0);
+        if (!mt_solid(ray->dir, f1, f2, v_dot(f1, v_cross(ray->dir, f2))))
+            continue;
+        uint32_t prim = leaf->p[k];
+        if (any || kd_better(tt[k], prim, best))
+            *best = (vxk_kd_hit){tt[k], uu[k], vv[k], prim};
+        if (any)
+            return true;
+    }
+    return false;
+}
+
 static inline __attribute__((always_inline)) bool raycast(const kd_view* view, bool q16,
                                                           vxk_kd_hit* hit, const vxk_kd_ray* ray,
                                                           bool any, void* scratch)
@@ -808,6 +935,9 @@ static inline __attribute__((always_inline)) bool raycast(const kd_view* view, b
             }
         } else if (slotted(view, q16)) {
             if (leaf_quads8(view, ray, &n, any, &best))
+                break;
+        } else if (!q16) {
+            if (leaf_float4(view, ray, &n, any, &best))
                 break;
         } else {
             for (uint32_t k = 0; k < n.child; ++k) {
@@ -962,6 +1092,27 @@ static inline __attribute__((always_inline)) uint32_t raycast8(const kd_view* vi
     return found;
 }
 
+// A query visits a small tree's nodes and leaves in an order it cannot predict: request the start
+// of each array it reads (up to 16 cache lines; a chunk's arrays are mostly smaller) at once
+// rather than missing line after line. The float tree's nodes, indices and vertices are three
+// allocations, so its misses would come as a chain of three; requested together they overlap with
+// each other and with the ray's setup. (512 bytes measured 3-5 % slower on bench_kd's rays.)
+#define KD_PREFETCH_BYTES 1024u
+
+VXK_PREFETCH_INLINE void prefetch_span(const void* p, size_t bytes)
+{
+    bytes = VXK_MIN(bytes, (size_t)KD_PREFETCH_BYTES);
+    for (size_t off = 0; off < bytes; off += 64)
+        __builtin_prefetch((const char*)p + off);
+}
+
+VXK_PREFETCH_INLINE void prefetch_tree(const vxk_kdtree* t)
+{
+    prefetch_span(t->nodes, (size_t)t->node_count * sizeof(vxk_kd_node));
+    prefetch_span(t->indices, (size_t)t->primitive_count * t->corners * sizeof(uint32_t));
+    prefetch_span(t->vertices, (size_t)t->vertex_count * sizeof(vxk_vec3));
+}
+
 // Instantiates a traversal for a compile-time corner count: the view is a local whose corners
 // field is set to a constant just before the (inlined) call, so each branch compiles to code
 // specialised for triangles or quads.
@@ -998,6 +1149,7 @@ uint32_t vxk_kdtree_query_aabb(const vxk_kdtree* tree, uint32_t* out, uint32_t c
 {
     if (!tree || !tree->nodes || (!out && capacity))
         return 0;
+    prefetch_tree(tree);
     kd_view view = view_of(tree);
     return KD_BY_CORNERS(view, query_aabb(&view, false, out, capacity, box, scratch));
 }
@@ -1010,6 +1162,7 @@ bool vxk_kdtree_raycast(const vxk_kdtree* tree, vxk_kd_hit* hit, const vxk_kd_ra
             *hit = (vxk_kd_hit){ray ? ray->tmax : 0.0f, 0.0f, 0.0f, VXK_KD_NO_PRIMITIVE};
         return false;
     }
+    prefetch_tree(tree);
     kd_view view = view_of(tree);
     return KD_BY_CORNERS(view, raycast(&view, false, hit, ray, false, scratch));
 }
@@ -1018,6 +1171,7 @@ bool vxk_kdtree_raycast_any(const vxk_kdtree* tree, const vxk_kd_ray* ray, void*
 {
     if (!tree || !tree->nodes)
         return false;
+    prefetch_tree(tree);
     kd_view view = view_of(tree);
     return KD_BY_CORNERS(view, raycast(&view, false, NULL, ray, true, scratch));
 }
@@ -1551,14 +1705,9 @@ vxk_status vxk_kdtree16_dequantize(const vxk_kdtree16* tree, vxk_mesh* out)
     return VXK_OK;
 }
 
-// A query visits a small tree's nodes and leaves in an order it cannot predict: request the
-// start of the block (up to 8 cache lines) at once rather than missing line after line.
-static inline void prefetch16(const vxk_kdtree16* t)
+VXK_PREFETCH_INLINE void prefetch16(const vxk_kdtree16* t)
 {
-    const char* p = (const char*)t->nodes;
-    size_t bytes = VXK_MIN(block16_bytes(t), (size_t)512);
-    for (size_t off = 0; off < bytes; off += 64)
-        __builtin_prefetch(p + off);
+    prefetch_span(t->nodes, block16_bytes(t));
 }
 
 size_t vxk_kdtree16_query_scratch_size(const vxk_kdtree16* tree)

@@ -112,26 +112,6 @@ static inline uint8_t chunk_peek(const ray_context* ctx, const vxk_ray_grid* gri
     return vxk_broadphase_peek(ctx->world, (vxk_int3){cx, cy, cz}, solid);
 }
 
-// Prefetches for the DDA's coming cells: the grid cell and narrowphase slot of the cell after
-// next, and the mask words of the next cell (its grid cell was prefetched a step earlier), so that
-// their cache misses overlap the current cell's tree query. No effect on results. (Prefetching
-// the entry a slot points to as well was measured: coherent rays 3 % slower, random ones no
-// faster.)
-static inline void grid_prefetch_cell(const vxk_ray_grid* g, const int32_t c[3])
-{
-    uint64_t i;
-    if (vxk_ray_grid_cell(g, c[0], c[1], c[2], &i)) {
-        __builtin_prefetch(&g->cells[i]);
-        __builtin_prefetch(&g->slots[i]);
-    }
-}
-static inline void grid_prefetch_mask(const vxk_ray_grid* g, const int32_t c[3])
-{
-    const uint64_t* solid = NULL;
-    if (vxk_ray_grid_peek(g, c[0], c[1], c[2], &solid) == VXK_BROADPHASE_MASK)
-        __builtin_prefetch(solid);
-}
-
 // The axis of the smallest of t[0..2], the lowest on ties; selects rather than branches (which
 // way a diagonal ray steps next is a coin flip for the predictor).
 static inline int min_axis(const double t[3])
@@ -695,19 +675,6 @@ static vxk_status ray_trace(ray_context* ctx, const ray_setup* r, bool any, vxk_
             // No cell with mask bits within one cell of this block: every visit would find
             // nothing, so the DDA steps on without them.
             bool busy = !grid || vxk_ray_grid_busy(grid, c);
-            if (busy && grid && tb < t1) {
-                int32_t n[3] = {c[0], c[1], c[2]};
-                for (int a = 0; a < 3; ++a)
-                    n[a] += a == next_axis ? step[a] : 0;
-                grid_prefetch_mask(grid, n);
-                double t2[3] = {t_next[0], t_next[1], t_next[2]};
-                for (int a = 0; a < 3; ++a)
-                    t2[a] += a == next_axis ? t_delta[a] : 0.0;
-                int axis2 = min_axis(t2);
-                for (int a = 0; a < 3; ++a)
-                    n[a] += a == axis2 ? step[a] : 0;
-                grid_prefetch_cell(grid, n);
-            }
             if (busy) {
                 // The chunks within ev of the ray over [ta, te]: usually the cell alone. It is
                 // alone for sure when the ray stays clear, by twice the thickening (far above the
@@ -726,8 +693,7 @@ static vxk_status ray_trace(ray_context* ctx, const ray_setup* r, bool any, vxk_
                     if (a != prev_axis && ta - (t_next[a] - t_delta[a]) <= m)
                         alone = false;
                 }
-                // alone in a cell without mask bits: nothing to visit (the grid cell was
-                // prefetched a step earlier)
+                // alone in a cell without mask bits: nothing to visit
                 const uint64_t* solid = NULL;
                 bool empty =
                     alone && chunk_peek(ctx, grid, c[0], c[1], c[2], &solid) != VXK_BROADPHASE_MASK;
@@ -912,7 +878,7 @@ static uint64_t ray_order_key(const ray_setup* r, uint32_t index)
 // large batch lie far outside the caches), unless requested this far ahead.
 #define RAY_PREFETCH_AHEAD 16
 
-static inline void prefetch_ray(const batch_job* job, uint32_t at)
+VXK_PREFETCH_INLINE void prefetch_ray(const batch_job* job, uint32_t at)
 {
     const char* ray = (const char*)&job->rays[at];
     char* hit = (char*)&job->hits[at];
