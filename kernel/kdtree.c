@@ -876,7 +876,7 @@ static inline __attribute__((always_inline)) bool leaf_float4(const kd_view* vie
     ok = simde_mm_and_ps(ok, simde_mm_cmpge_ps(t, zero));
     ok = simde_mm_and_ps(ok, simde_mm_cmple_ps(t, simde_mm_set1_ps(best->t)));
     uint32_t found = (uint32_t)simde_mm_movemask_ps(ok) & ((1u << count) - 1u);
-    if (!found)
+    if (__builtin_expect(!found, 1))
         return false;
     float tt[4], uu[4], vv[4];
     simde_mm_storeu_ps(tt, t);
@@ -921,7 +921,7 @@ static inline __attribute__((always_inline)) bool raycast(const kd_view* view, b
             // path); the far one waits on the stack
             kd_children c = kd_split(&begin, &n, tmin, VXK_MIN(tmax, best.t));
             uint32_t near = n.child + c.near, far = n.child + (c.near ^ 1u);
-            if (c.reach_near) {
+            if (__builtin_expect(c.reach_near, 1)) {
                 stack[sp] = (kd_ray_entry){far, c.far_min, tmax};
                 sp += c.reach_far;
                 node = near;
