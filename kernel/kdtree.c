@@ -766,6 +766,20 @@ static inline bool kd_better(float t, uint32_t prim, const vxk_kd_hit* best)
     return t < best->t || (t == best->t && prim < best->primitive);
 }
 
+// A candidate a vector leaf test found (edges e1, e2): the degeneracy test, then the tie rule, as
+// the scalar loop applies them. True when `any` and it was taken (the search stops).
+static inline __attribute__((always_inline)) bool take_candidate(const vxk_kd_ray* ray, vxk_vec3 e1,
+                                                                 vxk_vec3 e2,
+                                                                 const vxk_kd_hit* cand, bool any,
+                                                                 vxk_kd_hit* best)
+{
+    if (!mt_solid(ray->dir, e1, e2, v_dot(e1, v_cross(ray->dir, e2))))
+        return false;
+    if (any || kd_better(cand->t, cand->primitive, best))
+        *best = *cand;
+    return any;
+}
+
 // The quads of a slotted leaf against the ray at once: vxk_ray_qquad8 does intersect_mt's
 // operations on the leaf's rows (so it finds the same hits), bounded by the best hit so far; the
 // candidates then take the degeneracy test and the tie rule in slot order, as the scalar loop
@@ -788,12 +802,8 @@ static inline __attribute__((always_inline)) bool leaf_quads8(const kd_view* vie
         vxk_vec3 p0 = fetch_vertex(view, true, leaf, k, 0);
         vxk_vec3 e1 = v_sub(fetch_vertex(view, true, leaf, k, 1), p0);
         vxk_vec3 e2 = v_sub(fetch_vertex(view, true, leaf, k, 3), p0);
-        if (!mt_solid(ray->dir, e1, e2, v_dot(e1, v_cross(ray->dir, e2))))
-            continue;
-        uint32_t prim = view->qids[first + k];
-        if (any || kd_better(h.t[k], prim, best))
-            *best = (vxk_kd_hit){h.t[k], h.u[k], h.v[k], prim};
-        if (any)
+        vxk_kd_hit cand = {h.t[k], h.u[k], h.v[k], view->qids[first + k]};
+        if (take_candidate(ray, e1, e2, &cand, any, best))
             return true;
     }
     return false;
@@ -886,12 +896,8 @@ static inline __attribute__((always_inline)) bool leaf_float4(const kd_view* vie
         uint32_t k = (uint32_t)__builtin_ctz(found);
         vxk_vec3 q0 = *(k ? b0 : a0);
         vxk_vec3 f1 = v_sub(*(k ? b1 : a1), q0), f2 = v_sub(*(k ? b2 : a2), q0);
-        if (!mt_solid(ray->dir, f1, f2, v_dot(f1, v_cross(ray->dir, f2))))
-            continue;
-        uint32_t prim = leaf->p[k];
-        if (any || kd_better(tt[k], prim, best))
-            *best = (vxk_kd_hit){tt[k], uu[k], vv[k], prim};
-        if (any)
+        vxk_kd_hit cand = {tt[k], uu[k], vv[k], leaf->p[k]};
+        if (take_candidate(ray, f1, f2, &cand, any, best))
             return true;
     }
     return false;
@@ -1099,18 +1105,12 @@ static inline __attribute__((always_inline)) uint32_t raycast8(const kd_view* vi
 // each other and with the ray's setup. (512 bytes measured 3-5 % slower on bench_kd's rays.)
 #define KD_PREFETCH_BYTES 1024u
 
-VXK_PREFETCH_INLINE void prefetch_span(const void* p, size_t bytes)
-{
-    bytes = VXK_MIN(bytes, (size_t)KD_PREFETCH_BYTES);
-    for (size_t off = 0; off < bytes; off += 64)
-        __builtin_prefetch((const char*)p + off);
-}
-
 VXK_PREFETCH_INLINE void prefetch_tree(const vxk_kdtree* t)
 {
-    prefetch_span(t->nodes, (size_t)t->node_count * sizeof(vxk_kd_node));
-    prefetch_span(t->indices, (size_t)t->primitive_count * t->corners * sizeof(uint32_t));
-    prefetch_span(t->vertices, (size_t)t->vertex_count * sizeof(vxk_vec3));
+    vxk_prefetch_span(t->nodes, (size_t)t->node_count * sizeof(vxk_kd_node), KD_PREFETCH_BYTES);
+    vxk_prefetch_span(t->indices, (size_t)t->primitive_count * t->corners * sizeof(uint32_t),
+                      KD_PREFETCH_BYTES);
+    vxk_prefetch_span(t->vertices, (size_t)t->vertex_count * sizeof(vxk_vec3), KD_PREFETCH_BYTES);
 }
 
 // Instantiates a traversal for a compile-time corner count: the view is a local whose corners
@@ -1707,7 +1707,7 @@ vxk_status vxk_kdtree16_dequantize(const vxk_kdtree16* tree, vxk_mesh* out)
 
 VXK_PREFETCH_INLINE void prefetch16(const vxk_kdtree16* t)
 {
-    prefetch_span(t->nodes, block16_bytes(t));
+    vxk_prefetch_span(t->nodes, block16_bytes(t), KD_PREFETCH_BYTES);
 }
 
 size_t vxk_kdtree16_query_scratch_size(const vxk_kdtree16* tree)

@@ -427,15 +427,6 @@ typedef struct ray_result {
     vxk_int3 chunk;
 } ray_result;
 
-// A hit copies its quad out of the chunk's quad array, a separate allocation that the tree query
-// never reads: request its first lines before the query so that the miss overlaps the query.
-VXK_PREFETCH_INLINE void prefetch_quads(const vxk_narrow_chunk* data)
-{
-    size_t bytes = VXK_MIN((size_t)data->quad_count * sizeof(vxk_quad), (size_t)256);
-    for (size_t off = 0; off < bytes; off += 64)
-        __builtin_prefetch((const char*)data->quads + off);
-}
-
 // Queries chunk c if the ray passes near its mask bits over [ta, tb]; *queried tells whether the
 // chunk's tree was searched (over the whole ray, so the chunk is done). any = first hit only.
 // solid: the chunk's mask words when the caller has peeked them already, else NULL.
@@ -465,7 +456,9 @@ static vxk_status visit_chunk(ray_context* ctx, const ray_setup* r, int32_t cx, 
     *queried = true;
     if (skip || !data || data->quad_count == 0)
         return VXK_OK;
-    prefetch_quads(data);
+    // A hit copies its quad out of the quad array, a separate allocation the tree query never
+    // reads: its first lines are requested now, so that their miss overlaps the query.
+    vxk_prefetch_span(data->quads, (size_t)data->quad_count * sizeof(vxk_quad), 256);
     vxk_kd_ray kr = {{local_o[0], local_o[1], local_o[2]},
                      {r->dv[0], r->dv[1], r->dv[2]},
                      best->found ? best->t : r->tmax};

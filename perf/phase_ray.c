@@ -148,6 +148,14 @@ static void make_camera_rays(const vxk_world* world, const ray_region* r, uint32
             }
 }
 
+// The share of rays traced in packets (8 lanes each) over reps batches of n rays, from the cache
+// statistics before and after.
+static double packet_lane_fraction(const vxk_ray_cache_stats* before,
+                                   const vxk_ray_cache_stats* after, int reps, uint32_t n)
+{
+    return (double)(after->packets - before->packets) * 8.0 / ((double)reps * n);
+}
+
 // The camera rays on one thread: through vxk_raycast one by one, and through vxk_raycast_batch one
 // 8x8 tile per call (64 rays: a single piece, run on the calling thread, packets of 8). Best of 3.
 static void bench_camera(vxk_bench* b, const vxk_world* world, const ray_region* region)
@@ -189,9 +197,7 @@ static void bench_camera(vxk_bench* b, const vxk_world* world, const ray_region*
     vxk_bench_figure_add(b, "ray_packet_speedup", t_single / t_packet);
     vxk_bench_figure_add(b, "ray_coherent_hit_fraction", (double)hit_count / n);
     vxk_bench_figure_add(b, "ray_packet_equals_single", same == n ? 1.0 : 0.0);
-    // the share of the rays the batch traced in packets (3 repetitions)
-    vxk_bench_figure_add(b, "ray_packet_lane_fraction",
-                         (double)(s1.packets - s0.packets) * 8.0 / (3.0 * n));
+    vxk_bench_figure_add(b, "ray_packet_lane_fraction", packet_lane_fraction(&s0, &s1, 3, n));
     free(rays);
     free(single);
     free(packet);
@@ -378,8 +384,7 @@ void vxk_bench_ray(vxk_bench* b)
     vxk_bench_figure_add(b, "ray_cold_per_s", n / cold);
     vxk_bench_figure_add(b, "ray_single_cpu_ns", warm_cpu / n * 1e9);
     vxk_bench_figure_add(b, "ray_batch_cpu_ns", batch_cpu / n * 1e9);
-    vxk_bench_figure_add(b, "ray_batch_packet_lane_fraction",
-                         (double)(p1.packets - p0.packets) * 8.0 / (3.0 * n));
+    vxk_bench_figure_add(b, "ray_batch_packet_lane_fraction", packet_lane_fraction(&p0, &p1, 3, n));
     vxk_bench_figure_add(b, "ray_cache_hit_rate", hit_rate);
     vxk_bench_figure_add(b, "ray_hit_fraction", (double)hit_count / n);
     vxk_bench_figure_add(b, "ray_batch_equals_single", same == n ? 1.0 : 0.0);
