@@ -42,12 +42,14 @@ void vxk_radix_sort_records(uint64_t* records, uint64_t* scratch, uint32_t n, ui
 // would inline them (GCC 12 emitted none of them); forcing the inline keeps the prefetches.
 #define VXK_PREFETCH_INLINE static inline __attribute__((always_inline))
 
-// Requests the first min(bytes, cap) bytes from p into the caches, a line at a time.
+// Requests the first min(bytes, cap) bytes from p into the caches: every 64-byte line they touch
+// (a span starting mid-line reaches into one line more than bytes / 64).
 VXK_PREFETCH_INLINE void vxk_prefetch_span(const void* p, size_t bytes, size_t cap)
 {
     bytes = bytes < cap ? bytes : cap;
-    for (size_t off = 0; off < bytes; off += 64)
-        __builtin_prefetch((const char*)p + off);
+    uintptr_t line = (uintptr_t)p & ~(uintptr_t)63, end = (uintptr_t)p + bytes;
+    for (; line < end; line += 64)
+        __builtin_prefetch((const char*)line);
 }
 
 #define VXK_MIN(a, b) ((a) < (b) ? (a) : (b))

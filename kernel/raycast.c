@@ -456,9 +456,6 @@ static vxk_status visit_chunk(ray_context* ctx, const ray_setup* r, int32_t cx, 
     *queried = true;
     if (skip || !data || data->quad_count == 0)
         return VXK_OK;
-    // A hit copies its quad out of the quad array, a separate allocation the tree query never
-    // reads: its first lines are requested now, so that their miss overlaps the query.
-    vxk_prefetch_span(data->quads, (size_t)data->quad_count * sizeof(vxk_quad), 256);
     vxk_kd_ray kr = {{local_o[0], local_o[1], local_o[2]},
                      {r->dv[0], r->dv[1], r->dv[2]},
                      best->found ? best->t : r->tmax};
@@ -466,6 +463,9 @@ static vxk_status visit_chunk(ray_context* ctx, const ray_setup* r, int32_t cx, 
         best->found |= vxk_narrow_raycast_any(data, &kr);
         return VXK_OK;
     }
+    // A closest hit copies its quad out of the quad array, a separate allocation the tree query
+    // never reads: its first lines are requested now, so that their miss overlaps the query.
+    vxk_prefetch_span(data->quads, (size_t)data->quad_count * sizeof(vxk_quad), 256);
     vxk_kd_hit hit;
     if (vxk_narrow_raycast(data, &hit, &kr) && (!best->found || hit.t < best->t)) {
         best->t = hit.t;
