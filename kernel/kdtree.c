@@ -749,7 +749,16 @@ kd_split(const kd_begin* b, const kd_decoded* n, float tmin, float seg_max)
         return c;
     }
     c.near = b->near_side[a];
-    float s_near = c.near ? n->s1 : n->s0, s_far = c.near ? n->s0 : n->s1;
+    // The near plane by a mask on the bits, not a branch: the ray's sign on the node's axis is a
+    // coin flip for the predictor.
+    uint32_t b0, b1;
+    memcpy(&b0, &n->s0, sizeof(b0));
+    memcpy(&b1, &n->s1, sizeof(b1));
+    uint32_t swap = (b0 ^ b1) & (0u - c.near);
+    uint32_t bn = b0 ^ swap, bf = b1 ^ swap;
+    float s_near, s_far;
+    memcpy(&s_near, &bn, sizeof(s_near));
+    memcpy(&s_far, &bf, sizeof(s_far));
     float t_near_end = (s_near - b->o[a]) * b->inv[a] + b->eps[a];
     float t_far_start = (s_far - b->o[a]) * b->inv[a] - b->eps[a];
     c.reach_near = t_near_end >= tmin;
@@ -780,7 +789,7 @@ static inline __attribute__((always_inline)) bool take_candidate(const vxk_kd_ra
     return any;
 }
 
-// The quads of a slotted leaf against the ray at once: vxk_ray_qquad8 does intersect_mt's
+// The quads of a slotted leaf against the ray, 8 at a time: vxk_ray_qquad8 does intersect_mt's
 // operations on the leaf's rows (so it finds the same hits), bounded by the best hit so far; the
 // candidates then take the degeneracy test and the tie rule in slot order, as the scalar loop
 // would. True when `any` and a quad was hit.
@@ -789,22 +798,25 @@ static inline __attribute__((always_inline)) bool leaf_quads8(const kd_view* vie
                                                               const kd_decoded* leaf, bool any,
                                                               vxk_kd_hit* best)
 {
-    uint32_t first = leaf->p[0];
-    vxk_simd_ray r = {{ray->origin.x, ray->origin.y, ray->origin.z},
-                      {ray->dir.x, ray->dir.y, ray->dir.z},
-                      0.0f,
-                      best->t};
-    vxk_hit8 h;
-    uint32_t found = vxk_ray_qquad8(&r, view->qvertices + 9 * (size_t)first, leaf->child,
-                                    view->origin, view->step, &h);
-    for (; found; found &= found - 1) {
-        uint32_t k = (uint32_t)__builtin_ctz(found);
-        vxk_vec3 p0 = fetch_vertex(view, true, leaf, k, 0);
-        vxk_vec3 e1 = v_sub(fetch_vertex(view, true, leaf, k, 1), p0);
-        vxk_vec3 e2 = v_sub(fetch_vertex(view, true, leaf, k, 3), p0);
-        vxk_kd_hit cand = {h.t[k], h.u[k], h.v[k], view->qids[first + k]};
-        if (take_candidate(ray, e1, e2, &cand, any, best))
-            return true;
+    uint32_t first = leaf->p[0], w = leaf->child;
+    const uint16_t* rows = view->qvertices + 9 * (size_t)first;
+    for (uint32_t base = 0; base < w; base += 8) {
+        vxk_simd_ray r = {{ray->origin.x, ray->origin.y, ray->origin.z},
+                          {ray->dir.x, ray->dir.y, ray->dir.z},
+                          0.0f,
+                          best->t};
+        vxk_hit8 h;
+        uint32_t found =
+            vxk_ray_qquad8(&r, rows + base, w, VXK_MIN(w - base, 8u), view->origin, view->step, &h);
+        for (; found; found &= found - 1) {
+            uint32_t j = (uint32_t)__builtin_ctz(found), k = base + j;
+            vxk_vec3 p0 = fetch_vertex(view, true, leaf, k, 0);
+            vxk_vec3 e1 = v_sub(fetch_vertex(view, true, leaf, k, 1), p0);
+            vxk_vec3 e2 = v_sub(fetch_vertex(view, true, leaf, k, 3), p0);
+            vxk_kd_hit cand = {h.t[j], h.u[j], h.v[j], view->qids[first + k]};
+            if (take_candidate(ray, e1, e2, &cand, any, best))
+                return true;
+        }
     }
     return false;
 }

@@ -327,7 +327,7 @@ static bool span_box_of(const ray_setup* r, const float local_o[3], double ta, d
     for (int a = 0; a < 3; ++a) {
         double p0 = local_o[a] + ta * (double)r->dv[a];
         double p1 = local_o[a] + tb * (double)r->dv[a];
-        double lo = (p0 < p1 ? p0 : p1) - ev, hi = (p0 < p1 ? p1 : p0) + ev;
+        double lo = dmin(p0, p1) - ev, hi = dmax(p0, p1) + ev;
         if (hi < 0.0 || lo > 8.0)
             return false;
         double f0 = floor(lo), f1 = floor(hi);

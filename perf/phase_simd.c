@@ -169,8 +169,9 @@ static uint64_t run_kernel(simd_bench_data* d, simd_kernel k, bool twin, int rep
             for (int p = 0; p < SIMD_BENCH_PACKETS; ++p) {
                 for (int i = 0; i < SIMD_BENCH_BOXES; ++i) {
                     vxk_hit8 h;
-                    acc += (twin ? vxk_ray_qquad8_scalar : vxk_ray_qquad8)(
-                        &d->rays[p], d->qrows[i], SIMD_BENCH_LEAF, origin, step, &h);
+                    acc += (twin ? vxk_ray_qquad8_scalar
+                                 : vxk_ray_qquad8)(&d->rays[p], d->qrows[i], SIMD_BENCH_LEAF,
+                                                   SIMD_BENCH_LEAF, origin, step, &h);
                 }
             }
             break;

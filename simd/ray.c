@@ -172,22 +172,22 @@ static inline uint32_t leaf_lanes(uint32_t count)
 }
 
 // Row j of a quantized quad leaf, dequantized on axis j % 3.
-static inline vxk_f32x8 qrow(const uint16_t* rows, uint32_t count, uint32_t j,
+static inline vxk_f32x8 qrow(const uint16_t* rows, uint32_t stride, uint32_t j,
                              const float origin[3], const float step[3])
 {
-    vxk_f32x8 q = vxk_f32x8_load_u16(rows + (size_t)j * count);
+    vxk_f32x8 q = vxk_f32x8_load_u16(rows + (size_t)j * stride);
     return vxk_f32x8_add(vxk_f32x8_broadcast(origin[j % 3]),
                          vxk_f32x8_mul(q, vxk_f32x8_broadcast(step[j % 3])));
 }
 
-uint32_t vxk_ray_qquad8(const vxk_simd_ray* ray, const uint16_t* rows, uint32_t count,
-                        const float origin[3], const float step[3], vxk_hit8* hit)
+uint32_t vxk_ray_qquad8(const vxk_simd_ray* ray, const uint16_t* rows, uint32_t stride,
+                        uint32_t count, const float origin[3], const float step[3], vxk_hit8* hit)
 {
     vec3x8 v[3];
     for (uint32_t c = 0; c < 3; ++c)
-        v[c] = (vec3x8){qrow(rows, count, 3 * c, origin, step),
-                        qrow(rows, count, 3 * c + 1, origin, step),
-                        qrow(rows, count, 3 * c + 2, origin, step)};
+        v[c] = (vec3x8){qrow(rows, stride, 3 * c, origin, step),
+                        qrow(rows, stride, 3 * c + 1, origin, step),
+                        qrow(rows, stride, 3 * c + 2, origin, step)};
     vec3x8 e1 = {vxk_f32x8_sub(v[1].x, v[0].x), vxk_f32x8_sub(v[1].y, v[0].y),
                  vxk_f32x8_sub(v[1].z, v[0].z)};
     vec3x8 e2 = {vxk_f32x8_sub(v[2].x, v[0].x), vxk_f32x8_sub(v[2].y, v[0].y),
@@ -246,8 +246,9 @@ VXK_SCALAR_TWIN uint32_t vxk_ray_quad8_scalar(const vxk_simd_ray* ray, const vxk
 }
 
 VXK_SCALAR_TWIN uint32_t vxk_ray_qquad8_scalar(const vxk_simd_ray* ray, const uint16_t* rows,
-                                               uint32_t count, const float origin[3],
-                                               const float step[3], vxk_hit8* hit)
+                                               uint32_t stride, uint32_t count,
+                                               const float origin[3], const float step[3],
+                                               vxk_hit8* hit)
 {
     vxk_tri8 quads;
     float* v0[3] = {quads.v0x, quads.v0y, quads.v0z};
@@ -258,7 +259,7 @@ VXK_SCALAR_TWIN uint32_t vxk_ray_qquad8_scalar(const vxk_simd_ray* ray, const ui
             // a lane past count reads what the vector load reads (the next rows)
             float p[3];
             for (int c = 0; c < 3; ++c)
-                p[c] = origin[a] + (float)rows[(size_t)(3 * c + a) * count + i] * step[a];
+                p[c] = origin[a] + (float)rows[(size_t)(3 * c + a) * stride + i] * step[a];
             v0[a][i] = p[0];
             e1[a][i] = p[1] - p[0];
             e2[a][i] = p[2] - p[0];

@@ -740,32 +740,38 @@ static int test_ray_tri8_twins(void)
     return 0;
 }
 
-// One ray against a quantized quad leaf (9 rows of count uint16): the vector kernel equals its
-// twin bit for bit, and both equal vxk_ray_quad8's twin on the dequantized corners (the test
-// the quantized kD tree's leaves stand for); lanes from count on miss.
+// One ray against 8-quad blocks of quantized quad leaves (9 rows of stride uint16, the block at
+// column base of each row, count quads from there): the vector kernel equals its twin bit for bit,
+// and both equal vxk_ray_quad8's twin on the dequantized corners (the test the quantized kD tree's
+// leaves stand for); lanes from count on miss. Leaves up to 16 wide: the tree tests a wide leaf
+// 8 quads at a time.
 static int test_ray_qquad8(void)
 {
     uint64_t s = vxk_test_seed(29);
     uint32_t hits = 0;
     for (int it = 0; it < ITERATIONS; ++it) {
-        uint32_t count = 1 + (uint32_t)rand_below(&s, 8);
-        uint16_t rows[9 * 8 + 8]; // the kernel reads 8 uint16 from each row start
+        uint32_t stride = 1 + (uint32_t)rand_below(&s, 16);
+        uint32_t base = stride > 8 && rand_below(&s, 2) ? 8u : 0u;
+        uint32_t span = stride - base < 8u ? stride - base : 8u;
+        uint32_t count = 1 + (uint32_t)rand_below(&s, span);
+        uint16_t all[9 * 16 + 8]; // the kernel reads 8 uint16 from each row start
+        uint16_t* rows = all + base;
         float origin[3], step[3];
         for (int a = 0; a < 3; ++a) {
             origin[a] = vxk_test_randf(&s, -100.0f, 100.0f);
             step[a] = rand_below(&s, 2) ? 1.0f : 0.0625f;
         }
-        for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); ++i)
-            rows[i] = (uint16_t)rand_below(&s, 20u);
+        for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); ++i)
+            all[i] = (uint16_t)rand_below(&s, 20u);
         // most quads axis-aligned rectangles (voxel faces): v1 and v3 share v0's normal coordinate
         for (uint32_t k = 0; k < count; ++k) {
             if (rand_below(&s, 4) == 0)
                 continue;
             uint32_t axis = (uint32_t)rand_below(&s, 3), u = (axis + 1) % 3, v = (axis + 2) % 3;
             uint16_t* r = rows;
-            r[(3 + axis) * count + k] = r[(6 + axis) * count + k] = r[axis * count + k];
-            r[(3 + v) * count + k] = r[v * count + k];
-            r[(6 + u) * count + k] = r[u * count + k];
+            r[(3 + axis) * stride + k] = r[(6 + axis) * stride + k] = r[axis * stride + k];
+            r[(3 + v) * stride + k] = r[v * stride + k];
+            r[(6 + u) * stride + k] = r[u * stride + k];
         }
         vxk_tri8 quads;
         memset(&quads, 0, sizeof(quads));
@@ -773,7 +779,7 @@ static int test_ray_qquad8(void)
             float p[3][3];
             for (int c = 0; c < 3; ++c)
                 for (int a = 0; a < 3; ++a)
-                    p[c][a] = origin[a] + (float)rows[(size_t)(3 * c + a) * count + k] * step[a];
+                    p[c][a] = origin[a] + (float)rows[(size_t)(3 * c + a) * stride + k] * step[a];
             float e1[3] = {p[1][0] - p[0][0], p[1][1] - p[0][1], p[1][2] - p[0][2]};
             float e2[3] = {p[2][0] - p[0][0], p[2][1] - p[0][1], p[2][2] - p[0][2]};
             tri8_set(&quads, (int)k, p[0], e1, e2);
@@ -782,8 +788,8 @@ static int test_ray_qquad8(void)
         vxk_hit8 h1, h2, ref;
         memset(&h1, 0xA5, sizeof(h1));
         memset(&h2, 0x5A, sizeof(h2));
-        uint32_t m1 = vxk_ray_qquad8(&ray, rows, count, origin, step, &h1);
-        uint32_t m2 = vxk_ray_qquad8_scalar(&ray, rows, count, origin, step, &h2);
+        uint32_t m1 = vxk_ray_qquad8(&ray, rows, stride, count, origin, step, &h1);
+        uint32_t m2 = vxk_ray_qquad8_scalar(&ray, rows, stride, count, origin, step, &h2);
         VXK_CHECK_EQ_U64(m1, m2);
         VXK_CHECK_MSG(memcmp(&h1, &h2, sizeof(h1)) == 0, "ray_qquad8 hits differ (it %d)", it);
         uint32_t mr = vxk_ray_quad8_scalar(&ray, &quads, &ref) & ((1u << count) - 1u);

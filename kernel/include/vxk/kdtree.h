@@ -148,13 +148,16 @@ bool vxk_kd_intersect_quad(const vxk_kd_ray* ray, vxk_vec3 v0, vxk_vec3 v1, vxk_
 //   quad in leaf order ("slots"), plus the quad index of each slot; leaves are slot ranges of up
 //   to VXK_KD16_QUAD_LEAF_MAX quads. No index array. A leaf of w quads from slot f keeps its
 //   9 w coordinates at vertices + 9 f as 9 rows of w (v0.x of each quad, then v0.y, ... v3.z), so
-//   a ray tests the whole leaf with one 8-lane kernel (vxk_ray_qquad8) fed by one load per row;
-//   16 bytes of padding after the slot ids keep those loads inside the block.
+//   a ray tests the leaf 8 quads at a time with an 8-lane kernel (vxk_ray_qquad8) fed by one load
+//   per row; 16 bytes of padding after the slot ids keep those loads inside the block.
 // Nodes, vertices and indices or slot quad indices live in one block (nodes first).
 
 #define VXK_KD16_MAX_PRIMITIVES 16384u
 #define VXK_KD16_MAX_VERTICES 65535u
-#define VXK_KD16_QUAD_LEAF_MAX 6u
+// Up to 16 quads per leaf (two 8-lane tests): a terrain chunk's tree is then a few nodes deep,
+// and a ray takes fewer of the traversal's hard-to-predict branches (measured against 6, 8, 12,
+// 24 and 32 on world rays: docs/benchmarks.md).
+#define VXK_KD16_QUAD_LEAF_MAX 16u
 
 // One node, 6 bytes. info: bits 0-1 axis (3 = leaf). Branch: info bits 2-15 pair index p, the
 // children are nodes 2p + 1 and 2p + 2; a, b: quantized splits[0] and splits[1]. Triangle leaf:

@@ -122,17 +122,18 @@ uint32_t vxk_ray_tri8_scalar(const vxk_simd_ray* ray, const vxk_tri8* tris, vxk_
 uint32_t vxk_ray_quad8(const vxk_simd_ray* ray, const vxk_quad8* quads, vxk_hit8* hit);
 uint32_t vxk_ray_quad8_scalar(const vxk_simd_ray* ray, const vxk_quad8* quads, vxk_hit8* hit);
 
-// One ray against the first `count` (1..8) of up to 8 quantized quads (parallelograms) stored as
-// 9 rows of `count` uint16 each, row j at rows + j * count: v0.x, v0.y, v0.z, v1.x, v1.y, v1.z,
-// v3.x, v3.y, v3.z. A coordinate on axis a dequantizes to origin[a] + (float)q * step[a] (one
-// multiply, one add); then v0, e1 = v1 - v0, e2 = v3 - v0 take vxk_ray_quad8's test. Lanes from
-// count on miss (t = +inf, u = v = 0). Reads 16 bytes from each row start: rows + 9 * count + 8
-// uint16 must be readable (the quantized kD tree pads its block for it). Cost: about 75 vector
-// operations.
-uint32_t vxk_ray_qquad8(const vxk_simd_ray* ray, const uint16_t* rows, uint32_t count,
-                        const float origin[3], const float step[3], vxk_hit8* hit);
-uint32_t vxk_ray_qquad8_scalar(const vxk_simd_ray* ray, const uint16_t* rows, uint32_t count,
-                               const float origin[3], const float step[3], vxk_hit8* hit);
+// One ray against `count` (1..8) quantized quads (parallelograms) stored as 9 rows, row j at
+// rows + j * stride (stride >= count: a block of 8 inside a wider leaf starts at rows + 8), lane
+// i in column i: v0.x, v0.y, v0.z, v1.x, v1.y, v1.z, v3.x, v3.y, v3.z. A coordinate on axis a
+// dequantizes to origin[a] + (float)q * step[a] (one multiply, one add); then v0, e1 = v1 - v0,
+// e2 = v3 - v0 take vxk_ray_quad8's test. Lanes from count on miss (t = +inf, u = v = 0). Reads
+// 16 bytes from each row start: rows + 8 * stride + 8 uint16 must be readable (the quantized kD
+// tree pads its block for it). Cost: about 75 vector operations.
+uint32_t vxk_ray_qquad8(const vxk_simd_ray* ray, const uint16_t* rows, uint32_t stride,
+                        uint32_t count, const float origin[3], const float step[3], vxk_hit8* hit);
+uint32_t vxk_ray_qquad8_scalar(const vxk_simd_ray* ray, const uint16_t* rows, uint32_t stride,
+                               uint32_t count, const float origin[3], const float step[3],
+                               vxk_hit8* hit);
 
 // The closest hit among the lanes set in mask whose t is not NaN: the lane with the smallest t,
 // the lowest such lane on ties (-0 and +0 tie). Returns -1 when there is none.
