@@ -256,7 +256,7 @@ VXK_SCALAR_TWIN uint32_t vxk_ray_qquad8_scalar(const vxk_simd_ray* ray, const ui
     float* e2[3] = {quads.e2x, quads.e2y, quads.e2z};
     for (int i = 0; i < 8; ++i) {
         for (int a = 0; a < 3; ++a) {
-            // a lane past count reads what the vector load reads (the next rows)
+            // a lane past count reads what the vector load reads (the columns after count)
             float p[3];
             for (int c = 0; c < 3; ++c)
                 p[c] = origin[a] + (float)rows[(size_t)(3 * c + a) * stride + i] * step[a];
