@@ -800,11 +800,12 @@ static inline __attribute__((always_inline)) bool leaf_quads8(const kd_view* vie
 {
     uint32_t first = leaf->p[0], w = leaf->child;
     const uint16_t* rows = view->qvertices + 9 * (size_t)first;
+    vxk_simd_ray r = {{ray->origin.x, ray->origin.y, ray->origin.z},
+                      {ray->dir.x, ray->dir.y, ray->dir.z},
+                      0.0f,
+                      best->t};
     for (uint32_t base = 0; base < w; base += 8) {
-        vxk_simd_ray r = {{ray->origin.x, ray->origin.y, ray->origin.z},
-                          {ray->dir.x, ray->dir.y, ray->dir.z},
-                          0.0f,
-                          best->t};
+        r.tmax = best->t; // a hit in the block before bounds this one
         vxk_hit8 h;
         uint32_t found =
             vxk_ray_qquad8(&r, rows + base, w, VXK_MIN(w - base, 8u), view->origin, view->step, &h);
