@@ -3,6 +3,9 @@
 
 #include <vxk/world.h>
 
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,6 +98,33 @@ void vxk_bench_sink(uint64_t value)
     g_sink += value;
 }
 
+bool vxk_bench_parse_uint(const char* text, uint64_t max, uint64_t* out)
+{
+    // strtoull alone would take blanks, a sign (negating the value) and wrap nothing into range
+    if (!text || !(*text >= '0' && *text <= '9'))
+        return false;
+    errno = 0;
+    char* end = NULL;
+    unsigned long long value = strtoull(text, &end, 10);
+    if (errno || *end || value > max)
+        return false;
+    *out = value;
+    return true;
+}
+
+bool vxk_bench_parse_real(const char* text, double lo, double hi, double* out)
+{
+    if (!text || !*text || isspace((unsigned char)*text))
+        return false;
+    errno = 0;
+    char* end = NULL;
+    double value = strtod(text, &end);
+    if (errno || *end || !isfinite(value) || !(value >= lo && value <= hi))
+        return false;
+    *out = value;
+    return true;
+}
+
 vxk_jobs* vxk_bench_jobs_create(uint32_t threads)
 {
     vxk_jobs_def def = vxk_default_jobs_def();
@@ -113,16 +143,16 @@ int vxk_bench_main(int argc, char** argv, vxk_bench_phase_fn* const* phases, int
     bool quick = false;
     uint32_t threads = default_threads;
     for (int i = 1; i < argc; ++i) {
-        char* end = NULL;
+        uint64_t n = 0;
         if (strcmp(argv[i], "--quick") == 0) {
             quick = true;
-        } else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc && argv[i + 1][0] >= '0' &&
-                   argv[i + 1][0] <= '9' &&
-                   (threads = (uint32_t)strtoul(argv[i + 1], &end, 10),
-                    *end == 0 && threads <= 1024)) {
+        } else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc &&
+                   vxk_bench_parse_uint(argv[i + 1], 1024, &n)) {
+            threads = (uint32_t)n;
             ++i;
         } else {
-            fprintf(stderr, "usage: %s [--quick] [--threads N]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--quick] [--threads N] (N from 0 = all cores to 1024)\n",
+                    argv[0]);
             return 2;
         }
     }

@@ -58,6 +58,12 @@ void vxk_bench_sink(uint64_t value);
 
 typedef void vxk_bench_phase_fn(vxk_bench* b);
 
+// Strict number parsing for the command lines of perf/: a whole number is decimal digits only (no
+// sign, blank or trailing text) and at most max; a real number is one strtod reads entirely,
+// without leading blanks, finite and within [lo, hi]. Nothing is written on failure.
+bool vxk_bench_parse_uint(const char* text, uint64_t max, uint64_t* out);
+bool vxk_bench_parse_real(const char* text, double lo, double hi, double* out);
+
 // The main of a bench_<concept> program: parses [--quick] [--threads N] (N = 0: all cores;
 // default_threads when absent; anything else: a usage line and exit code 2), runs the phases in
 // order on one scheduler, adds "threads" and "hash_low32", prints the figures as one JSON line,

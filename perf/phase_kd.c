@@ -233,7 +233,7 @@ void vxk_bench_kd(vxk_bench* b)
 #endif
     // ---- builds: single thread, allocation included, every variant (and Bullet's two) timed
     // back to back in each repetition; medians over the repetitions
-    int reps = getenv("KD_PROFB") ? 1 : b->quick ? 3 : 15;
+    int reps = b->quick ? 3 : 15;
     double t_tri[KD_MAX_REPS], t_quad[KD_MAX_REPS], t_q16[KD_MAX_REPS], t_q16q[KD_MAX_REPS];
     double t_arena[KD_MAX_REPS];
     vxk_bench_progress(b, "kd: builds");
@@ -298,19 +298,6 @@ void vxk_bench_kd(vxk_bench* b)
                 vxk_kdtree16_free(&q16_trees[i]);
                 vxk_kdtree16_free(&q16q_trees[i]);
             }
-    }
-    if (getenv("KD_PROFB")) {
-        double best = 1e9;
-        for (int k = 0; k < 30; ++k) {
-            double t0 = vxk_bench_now();
-            for (uint32_t i = 0; i < n; ++i) {
-                vxk_kdtree_free(&tri_trees[i]);
-                vxk_kdtree_build(&tri_trees[i], &chunks[i].tri, scratch, scratch_size);
-            }
-            best = fmin(best, vxk_bench_now() - t0);
-        }
-        fprintf(stderr, "build best %.3f Mtri/s\n", tris / best * 1e-6);
-        exit(0);
     }
     double best_tri = median(t_tri, reps), best_quad = median(t_quad, reps);
     double best_q16 = median(t_q16, reps), best_q16q = median(t_q16q, reps);

@@ -53,11 +53,12 @@ static void usage(FILE* out)
             "  version    print the version\n"
             "  help       print this text (also --help)\n"
             "\n"
-            "options (bench, scale):\n"
-            "  --threads N      worker threads, 0 = all cores (bench; default 0)\n"
-            "  --max-threads N  highest thread count for scale (default: all cores)\n"
+            "options (bench and scale unless marked; the other command refuses a marked one):\n"
+            "  --threads N      bench: worker threads, 0 = all cores (default 0)\n"
+            "  --max-threads N  scale: highest thread count (default: all cores)\n"
             "  --json FILE      write {version, threads, hash, phases[], figures{}} to FILE\n"
-            "  --trace FILE     write a Chrome trace (Perfetto, chrome://tracing) of the jobs\n"
+            "                   (scale: {version, identical, runs[]})\n"
+            "  --trace FILE     bench: Chrome trace of the jobs (Perfetto, chrome://tracing)\n"
             "  --phases LIST    comma-separated subset of:");
     for (size_t i = 0; i < PHASE_COUNT; ++i)
         fprintf(out, " %s", g_phases[i].name);
@@ -65,6 +66,9 @@ static void usage(FILE* out)
                  "  --quick          small sizes (seconds instead of minutes)\n"
                  "  --scale X        world size multiplier along x and z (default 1)\n"
                  "  --seed N         world seed (default 1)\n"
+                 "\n"
+                 "Output files are created before the first phase runs: one that cannot be\n"
+                 "written fails at once. Exit codes: 0 done, 1 a file or run failed, 2 bad usage.\n"
                  "\n"
                  "phases:\n");
     for (size_t i = 0; i < PHASE_COUNT; ++i)
@@ -77,19 +81,6 @@ static int bad_usage(const char* fmt, const char* arg)
     fprintf(stderr, fmt, arg);
     fprintf(stderr, " (see vxk --help)\n");
     return 2;
-}
-
-static bool parse_u64(const char* s, uint64_t max, uint64_t* out)
-{
-    if (!s || !*s || *s == '-' || *s == '+')
-        return false;
-    errno = 0;
-    char* end = NULL;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || *end || v > max)
-        return false;
-    *out = v;
-    return true;
 }
 
 static bool parse_phases(const char* list, bool* enabled)
@@ -114,8 +105,11 @@ static bool parse_phases(const char* list, bool* enabled)
     return true;
 }
 
+// Options of the command named argv[first - 1] ("bench" or "scale"). Each command refuses the
+// options only the other one uses (scale runs every thread count itself and writes no trace).
 static int parse_options(int argc, char** argv, int first, options* o)
 {
+    bool scale = strcmp(argv[first - 1], "scale") == 0;
     memset(o, 0, sizeof(*o));
     o->scale = 1.0;
     o->seed = 1;
@@ -125,16 +119,22 @@ static int parse_options(int argc, char** argv, int first, options* o)
         const char* a = argv[i];
         const char* v = i + 1 < argc ? argv[i + 1] : NULL;
         uint64_t n = 0;
-        if (strcmp(a, "--quick") == 0) {
+        if (scale ? strcmp(a, "--threads") == 0 || strcmp(a, "--trace") == 0
+                  : strcmp(a, "--max-threads") == 0) {
+            return bad_usage(scale ? "scale runs 1, 2, 4, ... threads up to --max-threads and "
+                                     "traces nothing: '%s' is a bench option"
+                                   : "'%s' is a scale option (bench runs --threads N)",
+                             a);
+        } else if (strcmp(a, "--quick") == 0) {
             o->quick = true;
         } else if (strcmp(a, "--threads") == 0) {
-            if (!parse_u64(v, 1024, &n))
+            if (!vxk_bench_parse_uint(v, 1024, &n))
                 return bad_usage("--threads needs a whole number from 0 to 1024, got '%s'",
                                  v ? v : "");
             o->threads = (uint32_t)n;
             ++i;
         } else if (strcmp(a, "--max-threads") == 0) {
-            if (!parse_u64(v, 1024, &n) || n == 0)
+            if (!vxk_bench_parse_uint(v, 1024, &n) || n == 0)
                 return bad_usage("--max-threads needs a whole number from 1 to 1024, got '%s'",
                                  v ? v : "");
             o->max_threads = (uint32_t)n;
@@ -153,14 +153,11 @@ static int parse_options(int argc, char** argv, int first, options* o)
                                  v ? v : "");
             ++i;
         } else if (strcmp(a, "--scale") == 0) {
-            char* end = NULL;
-            double s = v ? strtod(v, &end) : 0.0;
-            if (!v || *end || !(s >= 0.125 && s <= 16.0))
+            if (!vxk_bench_parse_real(v, 0.125, 16.0, &o->scale))
                 return bad_usage("--scale needs a number from 0.125 to 16, got '%s'", v ? v : "");
-            o->scale = s;
             ++i;
         } else if (strcmp(a, "--seed") == 0) {
-            if (!parse_u64(v, UINT64_MAX, &n))
+            if (!vxk_bench_parse_uint(v, UINT64_MAX, &n))
                 return bad_usage("--seed needs a whole number, got '%s'", v ? v : "");
             o->seed = n;
             ++i;
@@ -225,13 +222,55 @@ static void json_string(FILE* f, const char* s)
     fputc('"', f);
 }
 
-static int write_json(const vxk_bench* b, const char* path)
+static int cannot_write(const char* path)
 {
-    FILE* f = fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, "vxk: cannot write '%s': %s\n", path, strerror(errno));
+    fprintf(stderr, "vxk: cannot write '%s': %s\n", path, strerror(errno));
+    return 1;
+}
+
+// Creates the output files before any phase runs, so that a path that cannot be written fails at
+// once instead of after the run. *json stays open for the end; the trace file is only created
+// here (vxk_jobs_write_trace writes it again at the end). Returns 0, or 1 with nothing open.
+static int open_outputs(const options* o, FILE** json)
+{
+    *json = NULL;
+    if (o->trace_path) {
+        FILE* f = fopen(o->trace_path, "w");
+        if (!f)
+            return cannot_write(o->trace_path);
+        fclose(f);
+    }
+    if (o->json_path) {
+        *json = fopen(o->json_path, "w");
+        if (!*json)
+            return cannot_write(o->json_path);
+    }
+    return 0;
+}
+
+// Closes a JSON output; 1 (with a message) if anything written to it was lost.
+static int close_json(FILE* f, const char* path)
+{
+    int bad = ferror(f);
+    bad |= fclose(f);
+    if (bad) {
+        fprintf(stderr, "vxk: error writing '%s'\n", path);
         return 1;
     }
+    return 0;
+}
+
+// The job system could not be created: closes the open output and returns the exit code.
+static int jobs_failed(FILE* json)
+{
+    fprintf(stderr, "vxk: cannot create the job system\n");
+    if (json)
+        fclose(json);
+    return 1;
+}
+
+static int write_json(const vxk_bench* b, FILE* f, const char* path)
+{
     fprintf(f, "{\"version\": \"%s\", \"threads\": %u, \"hash\": \"%016llx\", \"phases\": [",
             vxk_version_string(), b->threads, (unsigned long long)b->hash);
     for (int i = 0; i < b->phase_count; ++i) {
@@ -248,22 +287,17 @@ static int write_json(const vxk_bench* b, const char* path)
         fprintf(f, ": %.9g", b->figures[i].value);
     }
     fprintf(f, "}}\n");
-    int bad = ferror(f);
-    bad |= fclose(f);
-    if (bad) {
-        fprintf(stderr, "vxk: error writing '%s'\n", path);
-        return 1;
-    }
-    return 0;
+    return close_json(f, path);
 }
 
 static int cmd_bench(const options* o)
 {
-    vxk_jobs* jobs = create_jobs(o->threads, o->trace_path != NULL);
-    if (!jobs) {
-        fprintf(stderr, "vxk: cannot create the job system\n");
+    FILE* json = NULL;
+    if (open_outputs(o, &json))
         return 1;
-    }
+    vxk_jobs* jobs = create_jobs(o->threads, o->trace_path != NULL);
+    if (!jobs)
+        return jobs_failed(json);
     static vxk_bench b;
     vxk_bench_init(&b, jobs, vxk_jobs_worker_count(jobs));
     b.quick = o->quick;
@@ -273,8 +307,8 @@ static int cmd_bench(const options* o)
     run_phases(&b, o);
     print_table(&b);
     int rc = 0;
-    if (o->json_path)
-        rc |= write_json(&b, o->json_path);
+    if (json)
+        rc |= write_json(&b, json, o->json_path);
     bench_finish(&b);
     if (o->trace_path) {
         if (vxk_jobs_write_trace(jobs, o->trace_path) != 0) {
@@ -290,11 +324,14 @@ static int cmd_bench(const options* o)
 // one thread, and checks that the result hash is the same at every thread count.
 static int cmd_scale(const options* o)
 {
+    FILE* json = NULL;
+    if (open_outputs(o, &json))
+        return 1;
     uint32_t max_threads = o->max_threads;
     if (!max_threads) {
         vxk_jobs* probe = create_jobs(0, false);
         if (!probe)
-            return 1;
+            return jobs_failed(json);
         max_threads = vxk_jobs_worker_count(probe);
         vxk_jobs_destroy(probe);
     }
@@ -307,7 +344,7 @@ static int cmd_scale(const options* o)
             t = max_threads;
         vxk_jobs* jobs = create_jobs(t, false);
         if (!jobs)
-            return 1;
+            return jobs_failed(json);
         vxk_bench* b = &runs[run_count];
         vxk_bench_init(b, jobs, t);
         b->quick = o->quick;
@@ -342,29 +379,24 @@ static int cmd_scale(const options* o)
     }
     printf("results %s across thread counts\n", same ? "identical" : "DIFFER");
     int rc = same ? 0 : 1;
-    if (o->json_path) {
-        FILE* f = fopen(o->json_path, "w");
-        if (!f) {
-            fprintf(stderr, "vxk: cannot write '%s': %s\n", o->json_path, strerror(errno));
-            return 1;
-        }
-        fprintf(f, "{\"version\": \"%s\", \"identical\": %s, \"runs\": [", vxk_version_string(),
+    if (json) {
+        fprintf(json, "{\"version\": \"%s\", \"identical\": %s, \"runs\": [", vxk_version_string(),
                 same ? "true" : "false");
         for (int r = 0; r < run_count; ++r) {
-            fprintf(f, "%s{\"threads\": %u, \"hash\": \"%016llx\", \"phases\": [", r ? ", " : "",
+            fprintf(json, "%s{\"threads\": %u, \"hash\": \"%016llx\", \"phases\": [", r ? ", " : "",
                     counts[r], (unsigned long long)runs[r].hash);
             for (int p = 0; p < runs[r].phase_count; ++p) {
                 const vxk_bench_phase* ph = &runs[r].phases[p];
-                fprintf(f,
+                fprintf(json,
                         "%s{\"name\": \"%s\", \"seconds\": %.9g, \"items\": %.17g, "
                         "\"items_per_s\": %.9g}",
                         p ? ", " : "", ph->name, ph->seconds, ph->items,
                         ph->seconds > 0 ? ph->items / ph->seconds : 0.0);
             }
-            fprintf(f, "]}");
+            fprintf(json, "]}");
         }
-        fprintf(f, "]}\n");
-        rc |= fclose(f) ? 1 : 0;
+        fprintf(json, "]}\n");
+        rc |= close_json(json, o->json_path);
     }
     return rc;
 }

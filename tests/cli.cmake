@@ -1,12 +1,18 @@
 # Checks the vxk tool's interface: exit codes, the --json keys, the trace file.
 file(MAKE_DIRECTORY ${WORK})
-function(expect_rc expected)
-  execute_process(COMMAND ${VXK} ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+# Runs a program with arguments and checks its exit code; last_out / last_err hold its output.
+function(expect_exit expected program)
+  execute_process(COMMAND ${program} ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   if(NOT rc EQUAL expected)
-    message(FATAL_ERROR "vxk ${ARGN}: exit ${rc}, expected ${expected}\n${out}\n${err}")
+    message(FATAL_ERROR "${program} ${ARGN}: exit ${rc}, expected ${expected}\n${out}\n${err}")
   endif()
   set(last_out "${out}" PARENT_SCOPE)
   set(last_err "${err}" PARENT_SCOPE)
+endfunction()
+function(expect_rc expected)
+  expect_exit(${expected} ${VXK} ${ARGN})
+  set(last_out "${last_out}" PARENT_SCOPE)
+  set(last_err "${last_err}" PARENT_SCOPE)
 endfunction()
 
 expect_rc(0 --help)
@@ -31,6 +37,45 @@ foreach(msg IN ITEMS "${last_err}")
   if(n GREATER 1)
     message(FATAL_ERROR "bad-value message is not one line: ${msg}")
   endif()
+endforeach()
+
+# Numbers are parsed strictly: no sign, no blanks, no trailing text, no wrap-around.
+expect_rc(2 bench --quick --phases jobs --threads 4294967297)
+expect_rc(2 bench --quick --phases jobs --seed " -5")
+expect_rc(2 bench --quick --phases jobs --seed 18446744073709551616)
+expect_rc(2 bench --quick --phases jobs --scale " 1")
+# Options of the other command are refused, not ignored: scale sweeps the thread counts itself
+# and traces nothing; bench runs at one thread count.
+expect_rc(2 scale --quick --phases jobs --max-threads 1 --threads 2)
+if(NOT last_err MATCHES "--max-threads")
+  message(FATAL_ERROR "scale --threads does not point at --max-threads: ${last_err}")
+endif()
+expect_rc(2 scale --quick --phases jobs --max-threads 1 --trace ${WORK}/scale-trace.json)
+expect_rc(2 bench --quick --phases jobs --max-threads 2)
+
+# Output files that cannot be written fail before any phase runs (exit 1, the path named).
+foreach(run "bench;--json" "bench;--trace" "scale;--max-threads;1;--json")
+  expect_rc(1 ${run} ${WORK}/no/such/dir/x.json --quick --phases jobs)
+  if(last_out MATCHES "phase" OR last_err MATCHES "threads 1")
+    message(FATAL_ERROR "${run} to a bad path ran the benchmark first:\n${last_out}")
+  endif()
+  if(NOT last_err MATCHES "no/such/dir/x.json")
+    message(FATAL_ERROR "${run} to a bad path does not name it: ${last_err}")
+  endif()
+endforeach()
+
+# The per-concept bench programs share one strict parser.
+string(REPLACE "," ";" BENCHES "${BENCHES}")
+list(LENGTH BENCHES nbenches)
+if(nbenches LESS 1)
+  message(FATAL_ERROR "no bench programs given (-DBENCHES)")
+endif()
+foreach(bench IN LISTS BENCHES)
+  foreach(bad 4294967297 18446744073709551617 -1 " 2" 2x 1025 "")
+    expect_exit(2 ${bench} --quick --threads "${bad}")
+  endforeach()
+  expect_exit(2 ${bench} --quick --threads)
+  expect_exit(2 ${bench} --bogus)
 endforeach()
 
 file(REMOVE ${WORK}/out.json ${WORK}/trace.json)
