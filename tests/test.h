@@ -98,6 +98,18 @@ static inline uint8_t* vxk_test_read_file(const char* path, size_t* size)
     return data;
 }
 
+// The path of a file of the shared sample data: $VXK_DATA_DIR/relative when VXK_DATA_DIR is set
+// (scripts and ctest point it elsewhere), else VXK_SHARED_DIR/data/relative. A test that needs a
+// sample fails when it is missing, naming this path.
+static inline void vxk_test_data_path(char* path, size_t size, const char* relative)
+{
+    const char* dir = getenv("VXK_DATA_DIR");
+    if (dir && *dir)
+        snprintf(path, size, "%s/%s", dir, relative);
+    else
+        snprintf(path, size, "%s/data/%s", VXK_SHARED_DIR, relative);
+}
+
 // The seed of a test's random inputs: the literal, or, when VXK_TEST_SEED=k (k > 0) is set, a
 // mix of both (scripts/soak runs the tests over many k).
 static inline uint64_t vxk_test_seed(uint64_t literal)

@@ -358,37 +358,21 @@ static int test_world_chunks(void)
     return 0;
 }
 
-static vxk_status load_vox_flat(const char* path, vxk_voxel_grid* grid)
-{
-    FILE* file = fopen(path, "rb");
-    if (!file)
-        return VXK_ERR_IO;
-    fseek(file, 0, SEEK_END);
-    long size = ftell(file);
-    fseek(file, 0, SEEK_SET);
-    uint8_t* data = malloc(size > 0 ? (size_t)size : 1);
-    size_t got = size > 0 ? fread(data, 1, (size_t)size, file) : 0;
-    fclose(file);
-    vxk_status status =
-        got == (size_t)size ? vxk_vox_load_flat(data, got, NULL, grid, NULL) : VXK_ERR_IO;
-    free(data);
-    return status;
-}
-
 // The .vox samples: properties hold, and the boxes-per-solid-voxel figure is printed.
 static int test_vox_samples(void)
 {
     static const char* files[] = {"dotvox_axes.vox", "floooh_cassette.vox", "floooh_scene.vox",
                                   "ogt_test_multiple_model_scene.vox"};
     for (size_t f = 0; f < sizeof(files) / sizeof(files[0]); ++f) {
-        char path[512];
-        snprintf(path, sizeof(path), "%s/data/vox/%s", VXK_SHARED_DIR, files[f]);
+        char relative[256], path[1024];
+        snprintf(relative, sizeof(relative), "vox/%s", files[f]);
+        vxk_test_data_path(path, sizeof(path), relative);
+        size_t size = 0;
+        uint8_t* data = vxk_test_read_file(path, &size);
+        VXK_CHECK_MSG(data != NULL, "cannot read %s", path);
         vxk_voxel_grid grid = {0};
-        vxk_status status = load_vox_flat(path, &grid);
-        if (status == VXK_ERR_IO) {
-            fprintf(stderr, "   %s: not readable, skipped\n", path);
-            continue;
-        }
+        vxk_status status = vxk_vox_load_flat(data, size, NULL, &grid, NULL);
+        free(data);
         VXK_CHECK_EQ_INT(status, VXK_OK);
         vxk_box_list list = {0};
         for (int mode = 0; mode < 2; ++mode) {

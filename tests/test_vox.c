@@ -886,11 +886,23 @@ typedef struct sample_fact {
 static const sample_fact g_facts[] = {
     {1, 54, {9, 6, 1}}, {1, 45220, {96, 80, 50}}, {41, 6053, {8, 8, 8}}, {4, 4372, {40, 40, 40}}};
 
+static void sample_path(char* path, size_t size, int i)
+{
+    char relative[256];
+    snprintf(relative, sizeof(relative), "vox/%s", g_samples[i]);
+    vxk_test_data_path(path, size, relative);
+}
+
+// A sample file's bytes; NULL, with a message naming the path, when it cannot be read (the
+// caller fails: the samples are part of the test, not optional).
 static uint8_t* load_sample(int i, size_t* size)
 {
     char path[1024];
-    snprintf(path, sizeof(path), "%s/data/vox/%s", VXK_SHARED_DIR, g_samples[i]);
-    return vxk_test_read_file(path, size);
+    sample_path(path, sizeof(path), i);
+    uint8_t* data = vxk_test_read_file(path, size);
+    if (!data)
+        fprintf(stderr, "cannot read %s\n", path);
+    return data;
 }
 
 // The sample files: facts, model grids, and the flattened scene against the placer.
@@ -901,10 +913,7 @@ static int test_samples(void)
     for (int i = 0; i < 4; ++i) {
         size_t size;
         uint8_t* data = load_sample(i, &size);
-        if (!data) {
-            fprintf(stderr, "skip: %s not found under %s/data/vox\n", g_samples[i], VXK_SHARED_DIR);
-            continue;
-        }
+        VXK_CHECK(data != NULL);
         tscene s;
         int rr = read_vox_reference(data, size, &s);
         VXK_CHECK_MSG(rr == 0, "the test's reader cannot read %s", g_samples[i]);
@@ -970,10 +979,7 @@ static int test_sample_truncations(void)
     for (int i = 0; i < 4; ++i) {
         size_t size;
         uint8_t* data = load_sample(i, &size);
-        if (!data) {
-            fprintf(stderr, "skip: %s not found\n", g_samples[i]);
-            continue;
-        }
+        VXK_CHECK(data != NULL);
         size_t before = vxk_allocated_bytes();
         int cuts = 0;
         for (size_t o = 20; o < size;
@@ -1063,20 +1069,19 @@ static int test_world(void)
     for (int i = 0; i < 4; ++i) {
         size_t size;
         uint8_t* data = load_sample(i, &size);
-        if (!data)
-            continue;
+        VXK_CHECK(data != NULL);
         int r = check_world_load(data, size, NULL, (vxk_int3){-37, 5, 1000 + 3 * i});
         free(data);
         VXK_CHECK_MSG(r == 0, "%s", g_samples[i]);
     }
     // The file variant and the world's own table.
     char path[1024];
-    snprintf(path, sizeof(path), "%s/data/vox/%s", VXK_SHARED_DIR, g_samples[0]);
+    sample_path(path, sizeof(path), 0);
     vxk_world_def def = vxk_default_world_def();
     vxk_world* world;
     CHECK_OK(vxk_world_create(&def, &world));
     vxk_status st = vxk_vox_load_into_world_file(world, path, (vxk_int3){0, 0, 0}, NULL);
-    VXK_CHECK(st == VXK_OK || st == VXK_ERR_IO);
+    VXK_CHECK_MSG(st == VXK_OK, "%s: %s", path, vxk_status_string(st));
     VXK_CHECK_EQ_INT(
         vxk_vox_load_into_world_file(world, "/nonexistent/x.vox", (vxk_int3){0, 0, 0}, NULL),
         VXK_ERR_IO);
@@ -1223,9 +1228,11 @@ static int test_mutations(void)
     uint8_t* inputs[8];
     size_t sizes[8];
     int count = 0;
-    for (int i = 0; i < 4; ++i)
-        if ((inputs[count] = load_sample(i, &sizes[count])) != NULL)
-            ++count;
+    for (int i = 0; i < 4; ++i) {
+        inputs[count] = load_sample(i, &sizes[count]);
+        VXK_CHECK(inputs[count] != NULL);
+        ++count;
+    }
     uint64_t rng = 0xfeed;
     wbuf b = {0};
     while (count < 8) {
