@@ -778,7 +778,11 @@ static vxk_status read_file(const char* path, uint64_t limit, uint8_t** data, si
         return VXK_ERR_IO;
     vxk_status st = VXK_OK;
     long length = -1;
-    if (fseek(f, 0, SEEK_END) == 0)
+    // A directory opens, and its length is what the file system makes of it (ext4 reports
+    // LONG_MAX); reading a byte tells it from a file before the length is trusted.
+    if (fgetc(f) == EOF && ferror(f))
+        st = VXK_ERR_IO;
+    else if (fseek(f, 0, SEEK_END) == 0)
         length = ftell(f);
     if (length < 0 || fseek(f, 0, SEEK_SET) != 0)
         st = VXK_ERR_IO;

@@ -166,7 +166,7 @@ vxk_status vxk_world_fill_box(vxk_world* world, const int64_t min[3], const int6
         if (min[a] < INT32_MIN || min[a] > INT32_MAX || max[a] < INT32_MIN || max[a] > INT32_MAX)
             return VXK_ERR_OUT_OF_RANGE;
         if (max[a] < min[a])
-            return VXK_ERR_OUT_OF_RANGE;
+            return VXK_ERR_INVALID_ARGUMENT;
     }
     if (!material_defined(world, material))
         return VXK_ERR_BAD_MATERIAL;

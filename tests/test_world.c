@@ -660,7 +660,7 @@ static int test_validation(void)
         l[a] = small;
         VXK_CHECK_EQ_INT(vxk_world_fill_box(world, l, h, 1), VXK_ERR_OUT_OF_RANGE);
         l[a] = 5; // max < min
-        VXK_CHECK_EQ_INT(vxk_world_fill_box(world, l, h, 0), VXK_ERR_OUT_OF_RANGE);
+        VXK_CHECK_EQ_INT(vxk_world_fill_box(world, l, h, 0), VXK_ERR_INVALID_ARGUMENT);
         l[a] = INT64_MIN;
         h[a] = INT64_MAX;
         VXK_CHECK_EQ_INT(vxk_world_fill_box(world, l, h, 0), VXK_ERR_OUT_OF_RANGE);

@@ -23,12 +23,12 @@ typedef enum vxk_status {
     VXK_ERR_INVALID_ARGUMENT, // a null pointer, a zero count where one is needed, a bad enum
     VXK_ERR_BAD_DEF,          // a def not made by its vxk_default_*_def function
     VXK_ERR_NOT_FINITE,       // NaN or infinity in a float input
-    VXK_ERR_OUT_OF_RANGE,     // a coordinate or size outside what vxk represents
+    VXK_ERR_OUT_OF_RANGE,     // a coordinate, size or value outside its documented range
     VXK_ERR_BAD_MATERIAL,     // a material id that is not defined in the world's table
     VXK_ERR_STALE_ID,         // an id whose generation no longer matches
     VXK_ERR_OUT_OF_MEMORY,
     VXK_ERR_IO,          // a file could not be opened, read or written
-    VXK_ERR_MALFORMED,   // a file or buffer is not in the expected format
+    VXK_ERR_MALFORMED,   // a file, buffer or string is not in the expected format
     VXK_ERR_TRUNCATED,   // a file or buffer ends before its structure does
     VXK_ERR_UNSUPPORTED, // valid input that this version does not handle
     VXK_ERR_CAPACITY,    // a caller-provided output buffer is too small

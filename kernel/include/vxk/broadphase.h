@@ -55,6 +55,8 @@ vxk_status vxk_broadphase_build(vxk_world* world);
 vxk_status vxk_broadphase_update(vxk_world* world, const vxk_int3* dirty_chunks, uint32_t count);
 
 // vxk_broadphase_update over the chunks written since the last take (vxk_world_take_dirty).
+// Errors: NULL world -> VXK_ERR_INVALID_ARGUMENT; VXK_ERR_OUT_OF_MEMORY, after which the chunks
+// are still listed as written for the next call.
 vxk_status vxk_broadphase_update_dirty(vxk_world* world);
 
 // Computes the entries of the given chunks from the terrain now, on the calling thread, without
@@ -94,7 +96,8 @@ void vxk_broadphase_for_each(const vxk_world* world, vxk_broadphase_visit_fn* fn
 // The coordinates of all entries, sorted by (cy, cz, cx). Writes min(count, capacity) of them
 // to out (which may be NULL when capacity is 0) and the number of entries to *count.
 // Errors: NULL world/count -> VXK_ERR_INVALID_ARGUMENT; more entries than capacity ->
-// VXK_ERR_CAPACITY (the first capacity are written). Cost: O(n log n), allocates a sort buffer.
+// VXK_ERR_CAPACITY (the first capacity are written); VXK_ERR_OUT_OF_MEMORY when the sort buffer
+// cannot be allocated (nothing written). Cost: O(n log n), allocates a sort buffer.
 vxk_status vxk_broadphase_list(const vxk_world* world, vxk_int3* out, uint32_t capacity,
                                uint32_t* count);
 
@@ -129,7 +132,8 @@ typedef struct vxk_broadphase_hit {
 // Errors (nothing written but *count = 0): NULL world/count, results NULL with capacity > 0 ->
 // VXK_ERR_INVALID_ARGUMENT; NaN/Inf -> VXK_ERR_NOT_FINITE; min > max on an axis ->
 // VXK_ERR_INVALID_ARGUMENT; outside the voxel space -> VXK_ERR_OUT_OF_RANGE. More hits than
-// capacity -> VXK_ERR_CAPACITY with the first capacity hits written and *count = n.
+// capacity -> VXK_ERR_CAPACITY with the first capacity hits written and *count = n. A box scanned
+// through the entries allocates its hit list: VXK_ERR_OUT_OF_MEMORY when it cannot.
 // Before any build there are no entries (no hits). Thread-safe against other reads.
 // Cost: one map lookup per chunk in range plus one AND per (chunk, slice).
 vxk_status vxk_broadphase_query_aabb(const vxk_world* world, vxk_aabb box,
@@ -138,9 +142,12 @@ vxk_status vxk_broadphase_query_aabb(const vxk_world* world, vxk_aabb box,
 
 // Many queries at once over the world's jobs. Hits of boxes[i] are results[offsets[i] ..
 // offsets[i + 1]), each run as vxk_broadphase_query_aabb would write it; offsets holds count + 1
-// entries. Every box is validated before any work (first bad box's status is returned, nothing
-// written). When the hits exceed capacity: VXK_ERR_CAPACITY, offsets still filled (offsets[count]
-// is the capacity needed) and results left unspecified. Identical output for any worker count.
+// entries. Errors: NULL world or offsets, NULL boxes with count > 0 or NULL results with capacity
+// > 0 -> VXK_ERR_INVALID_ARGUMENT; every box is validated before any work, and the first bad one
+// gives its status (VXK_ERR_NOT_FINITE, VXK_ERR_INVALID_ARGUMENT, VXK_ERR_OUT_OF_RANGE, as
+// vxk_broadphase_query_aabb) with nothing written; VXK_ERR_OUT_OF_MEMORY. When the hits exceed
+// capacity: VXK_ERR_CAPACITY, offsets still filled (offsets[count] is the capacity needed) and
+// results left unspecified. Identical output for any worker count.
 // Cost: as the single queries, spread in pieces of 64 boxes. Hits pass through per-thread
 // buffers that the broadphase keeps for the next batch (counted in its bytes; released by the
 // next build and at world destruction); a batch running while another holds them allocates its

@@ -72,9 +72,13 @@ size_t vxk_kdtree_build_scratch_size(uint32_t primitive_count);
 // mean centroid, both planes refitted from all vertices, median split when one side would hold
 // under 25%, leaves of at most 2 primitives. scratch: at least
 // vxk_kdtree_build_scratch_size(mesh->primitive_count) bytes aligned to 8, or NULL to allocate it
-// through vxk_alloc for the duration of the call. Validates the mesh (corners, index range, finite
-// vertices, primitive_count <= VXK_KD_MAX_PRIMITIVES) and leaves *tree untouched on error.
-// Empty meshes give a single empty leaf. Cost O(n log n); thread-safe for distinct trees.
+// through vxk_alloc for the duration of the call. Validates the mesh and leaves *tree untouched on
+// error: NULL tree or mesh, corners other than 3 and 4, NULL arrays with nonzero counts ->
+// VXK_ERR_INVALID_ARGUMENT; more than VXK_KD_MAX_PRIMITIVES primitives or an index >=
+// vertex_count -> VXK_ERR_OUT_OF_RANGE; a NaN or infinite vertex coordinate ->
+// VXK_ERR_NOT_FINITE; caller scratch smaller than needed or not aligned to 8 ->
+// VXK_ERR_CAPACITY; VXK_ERR_OUT_OF_MEMORY. Empty meshes give a single empty leaf. Cost O(n log n);
+// thread-safe for distinct trees.
 vxk_status vxk_kdtree_build(vxk_kdtree* tree, const vxk_mesh* mesh, void* scratch,
                             size_t scratch_size);
 
@@ -85,8 +89,8 @@ uint32_t vxk_kdtree_max_nodes(uint32_t primitive_count);
 // block): storage holds capacity >= vxk_kdtree_max_nodes(mesh->primitive_count) nodes, of which
 // the first tree->node_count are used afterwards (the caller may reuse the rest). With caller
 // scratch it allocates nothing. The tree does not own the nodes: vxk_kdtree_free only zeroes it,
-// and storage must outlive the tree. VXK_ERR_INVALID_ARGUMENT for NULL storage, VXK_ERR_CAPACITY
-// when capacity is short; *tree untouched on error.
+// and storage must outlive the tree. The errors of vxk_kdtree_build, plus VXK_ERR_INVALID_ARGUMENT
+// for NULL storage and VXK_ERR_CAPACITY when capacity is short; *tree untouched on error.
 vxk_status vxk_kdtree_build_in(vxk_kdtree* tree, const vxk_mesh* mesh, vxk_kd_node* storage,
                                uint32_t capacity, void* scratch, size_t scratch_size);
 
@@ -120,8 +124,9 @@ bool vxk_kdtree_raycast_any(const vxk_kdtree* tree, const vxk_kd_ray* ray, void*
 
 // Checks the tree's invariants: node indices in range, every primitive in exactly one leaf, leaf
 // counts <= 2, every primitive of a left (right) subtree at or below splits[0] (at or above
-// splits[1]) on the node's axis, the stored depth and bounds. VXK_OK or VXK_ERR_MALFORMED.
-// Allocates primitive_count bytes. Cost O(n depth).
+// splits[1]) on the node's axis, the stored depth and bounds. VXK_OK or VXK_ERR_MALFORMED; a NULL
+// tree or one without nodes -> VXK_ERR_INVALID_ARGUMENT; VXK_ERR_OUT_OF_MEMORY. Allocates
+// primitive_count + node_count bytes. Cost O(n depth).
 vxk_status vxk_kdtree_validate(const vxk_kdtree* tree);
 
 // The primitive test the queries use (Moller-Trumbore; quads as the parallelogram v0, v1 - v0,
@@ -199,6 +204,8 @@ size_t vxk_kdtree16_bytes(const vxk_kdtree16* tree);
 size_t vxk_kdtree16_total_bytes(const vxk_kdtree16* tree);
 // Writes the dequantized mesh into *out (arrays allocated through vxk_alloc; free with
 // vxk_mesh_free). Materials are NULL. Quads come out as 4 unshared vertices each, in quad order.
+// Errors (*out untouched): a NULL tree, one without nodes or a NULL out ->
+// VXK_ERR_INVALID_ARGUMENT; VXK_ERR_OUT_OF_MEMORY.
 vxk_status vxk_kdtree16_dequantize(const vxk_kdtree16* tree, vxk_mesh* out);
 size_t vxk_kdtree16_query_scratch_size(const vxk_kdtree16* tree);
 // As the float queries (same contracts, same results on the dequantized mesh).
@@ -215,7 +222,8 @@ bool vxk_kdtree16_raycast_any(const vxk_kdtree16* tree, const vxk_kd_ray* ray, v
 // rays give 0. Thread-safe.
 uint32_t vxk_kdtree16_raycast8(const vxk_kdtree16* tree, vxk_kd_hit hits[8],
                                const vxk_kd_ray rays[8], uint32_t lanes);
-// Invariants of the quantized tree against its dequantized geometry (as vxk_kdtree_validate).
+// Invariants of the quantized tree against its dequantized geometry, with the errors of
+// vxk_kdtree_validate.
 vxk_status vxk_kdtree16_validate(const vxk_kdtree16* tree);
 
 #ifdef __cplusplus

@@ -84,7 +84,8 @@ static inline uint32_t vxk_quad_edge(vxk_quad q, uint32_t slot)
 // reached by a 3D checkerboard. A buffer of this many quads (12 KiB) never overflows.
 #define VXK_MESHER_MAX_QUADS 1536
 
-// Fills solid[id] = 1 for ids whose kind is VXK_MATERIAL_SOLID, else 0. table may not be NULL.
+// Fills solid[id] = 1 for ids whose kind is VXK_MATERIAL_SOLID, else 0. Errors: NULL solid or
+// table -> VXK_ERR_INVALID_ARGUMENT.
 vxk_status vxk_mesher_solid_table(uint8_t solid[256], const vxk_material_table* table);
 
 // Meshes one chunk from its 10^3 box. Writes the quads to out[0..*count), ordered by normal

@@ -78,8 +78,9 @@ typedef struct vxk_ray_hit {
 // Closest hit along the ray within max_distance. On VXK_OK *hit is filled (hit->hit says
 // whether anything was hit). Errors, with *hit untouched: NULL pointers ->
 // VXK_ERR_INVALID_ARGUMENT; NaN/Inf in origin or direction, or a NaN max_distance ->
-// VXK_ERR_NOT_FINITE; a zero direction (or one whose length underflows) or a negative
-// max_distance -> VXK_ERR_OUT_OF_RANGE; VXK_ERR_OUT_OF_MEMORY when a chunk's data cannot be built.
+// VXK_ERR_NOT_FINITE; a zero direction (or one whose length underflows), a negative
+// max_distance or an origin 2^30 voxels or more from 0 on an axis -> VXK_ERR_OUT_OF_RANGE;
+// VXK_ERR_OUT_OF_MEMORY when the world's ray cache or a chunk's data cannot be built.
 // Cost: the chunks crossed (one grid read and a bit test each), plus one kD query per chunk with
 // bits near the ray (one cache lookup: a slot read and a pin); the first query of a chunk builds
 // its mesh and tree (cached).
@@ -92,10 +93,10 @@ vxk_status vxk_raycast_any(const vxk_world* world, const vxk_ray* ray, bool* hit
 // Closest hits of count rays: hits[i] = the vxk_raycast result of rays[i]. Runs over the world's
 // jobs in fixed pieces of rays; the results do not depend on the worker count (each ray's result
 // is computed independently and written to its own slot). Every ray is validated first: on an
-// error nothing is written. Errors: as vxk_raycast for any ray; NULL arrays with count > 0 ->
-// VXK_ERR_INVALID_ARGUMENT. count 0 is VXK_OK. Callable from inside a job. Pieces are about 1/32
-// of the batch (64 to 4096 rays), cut by count alone; a batch of at most 64 rays is one piece, run
-// on the calling thread.
+// error nothing is written. Errors: the errors of vxk_raycast for the first bad ray; NULL
+// arrays with count > 0 -> VXK_ERR_INVALID_ARGUMENT. count 0 is VXK_OK. Callable from inside a
+// job. Pieces are about 1/32 of the batch (64 to 4096 rays), cut by count alone; a batch of at
+// most 64 rays is one piece, run on the calling thread.
 // Order: the rays are traced in the order of a key (the Morton code of the origin's chunk, low 9
 // bits per axis, then the direction octant, then the index), so that rays starting in the same
 // chunks and heading the same way run together; the pieces cut that order (a key buffer of

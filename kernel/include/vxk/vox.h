@@ -94,14 +94,17 @@ typedef struct vxk_vox_scene {
 } vxk_vox_scene;
 
 // Parses a .vox buffer into models and instances. data may be NULL only when size is 0.
-// Errors: see the top of this file; VXK_ERR_INVALID_ARGUMENT (null pointers), VXK_ERR_BAD_DEF
-// (opts not from vxk_default_vox_options), VXK_ERR_BAD_MATERIAL (a mapped id not defined, or no
-// defined solid material for the default mapping), VXK_ERR_OUT_OF_MEMORY. On error *out is
-// zeroed. Cost: O(size + model voxels); allocates the models and a copy of the voxel lists.
+// Errors: those at the top of this file; VXK_ERR_INVALID_ARGUMENT (null pointers, or opts with a
+// max_scene_extent <= 0 or a zero max_bytes, max_instances, max_models or max_nodes),
+// VXK_ERR_BAD_DEF (opts not from vxk_default_vox_options), VXK_ERR_BAD_MATERIAL (a mapped id not
+// defined, or no defined solid material for the default mapping), VXK_ERR_OUT_OF_MEMORY. On error
+// *out is zeroed. Cost: O(size + model voxels); allocates the models and a copy of the voxel lists.
 // Thread-safe for distinct outputs. opts may be NULL (defaults).
 vxk_status vxk_vox_load_grids(const void* data, size_t size, const vxk_vox_options* opts,
                               vxk_vox_scene* out);
-// Same for a file. Extra error: VXK_ERR_IO when the file cannot be read.
+// Same for a file, with the errors of vxk_vox_load_grids, plus VXK_ERR_IO when the file cannot be
+// opened or read (a directory included) and VXK_ERR_OUT_OF_RANGE when it holds more than
+// opts->max_file_bytes.
 vxk_status vxk_vox_load_grids_file(const char* path, const vxk_vox_options* opts,
                                    vxk_vox_scene* out);
 
@@ -116,17 +119,20 @@ void vxk_vox_scene_free(vxk_vox_scene* scene);
 // distinct outputs (the scene is only read).
 vxk_status vxk_vox_scene_flatten(const vxk_vox_scene* scene, vxk_voxel_grid* out, vxk_int3* origin);
 
-// Load and flatten in one call (the grid a voxel body is made from).
+// Load and flatten in one call (the grid a voxel body is made from), with the errors of
+// vxk_vox_load_grids and vxk_vox_scene_flatten.
 vxk_status vxk_vox_load_flat(const void* data, size_t size, const vxk_vox_options* opts,
                              vxk_voxel_grid* out, vxk_int3* origin);
 
 // Loads, flattens and writes the scene into the terrain with vxk_world_write_box so that grid
 // voxel (0,0,0) lands at voxel `offset`; air voxels of the grid write air. The default colour
-// mapping uses the world's material table (opts->materials is ignored). Errors: those of the
-// loader and of flatten, VXK_ERR_OUT_OF_RANGE when the box leaves int32; the world is unchanged
-// on any error. Not thread-safe against other calls on the same world.
+// mapping uses the world's material table (opts->materials is ignored). Errors: those of
+// vxk_vox_load_grids and vxk_vox_scene_flatten; VXK_ERR_INVALID_ARGUMENT for a NULL world;
+// VXK_ERR_OUT_OF_RANGE when the box leaves int32; the world is unchanged on any error. Not
+// thread-safe against other calls on the same world.
 vxk_status vxk_vox_load_into_world(vxk_world* world, const void* data, size_t size, vxk_int3 offset,
                                    const vxk_vox_options* opts);
+// Same for a file: the errors of vxk_vox_load_into_world and of vxk_vox_load_grids_file.
 vxk_status vxk_vox_load_into_world_file(vxk_world* world, const char* path, vxk_int3 offset,
                                         const vxk_vox_options* opts);
 

@@ -14,7 +14,8 @@ typedef struct vxk_voxel_grid {
     uint8_t* voxels; // size_x * size_y * size_z material ids, 0 = air
 } vxk_voxel_grid;
 
-// Allocates a zeroed grid. Errors: a size <= 0 or over 4096 per axis -> VXK_ERR_OUT_OF_RANGE.
+// Allocates a zeroed grid. Errors (*grid untouched): NULL grid -> VXK_ERR_INVALID_ARGUMENT; a size
+// <= 0 or over 4096 per axis -> VXK_ERR_OUT_OF_RANGE; VXK_ERR_OUT_OF_MEMORY.
 vxk_status vxk_voxel_grid_create(vxk_voxel_grid* grid, int32_t size_x, int32_t size_y,
                                  int32_t size_z);
 void vxk_voxel_grid_free(vxk_voxel_grid* grid);

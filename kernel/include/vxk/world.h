@@ -61,7 +61,11 @@ typedef struct vxk_material_table {
 void vxk_default_material_table(vxk_material_table* table);
 // Checks a table: id 0 is air, finite non-negative density/friction, restitution in [0,1].
 // Also: no defined id other than 0 has kind air, names are NUL-terminated. Returns VXK_OK, or
-// VXK_ERR_INVALID_ARGUMENT (NULL), VXK_ERR_BAD_MATERIAL (a rule broken), VXK_ERR_NOT_FINITE.
+// VXK_ERR_INVALID_ARGUMENT (NULL); VXK_ERR_BAD_MATERIAL (id 0 not a defined air material, a
+// defined flag other than 0 and 1, a kind past water, kind air on another id);
+// VXK_ERR_NOT_FINITE (a NaN or infinite density, friction or restitution); VXK_ERR_OUT_OF_RANGE
+// (a negative density or friction, a restitution outside [0, 1]); VXK_ERR_MALFORMED (a name
+// without its NUL). Ids are checked in order; the first entry that breaks a rule decides.
 vxk_status vxk_material_table_validate(const vxk_material_table* table);
 
 // ---- World -----------------------------------------------------------------------------------
@@ -80,8 +84,8 @@ vxk_world_def vxk_default_world_def(void);
 // Creates an empty world. Errors (*out untouched): NULL def or out -> VXK_ERR_INVALID_ARGUMENT;
 // a def not made by vxk_default_world_def -> VXK_ERR_BAD_DEF; a NaN/Inf voxel size ->
 // VXK_ERR_NOT_FINITE; a voxel size <= 0 or whose reciprocal is not a normal float ->
-// VXK_ERR_OUT_OF_RANGE; a material table that fails vxk_material_table_validate -> its status;
-// VXK_ERR_OUT_OF_MEMORY.
+// VXK_ERR_OUT_OF_RANGE; a material table that fails validation -> the errors of
+// vxk_material_table_validate; VXK_ERR_OUT_OF_MEMORY.
 vxk_status vxk_world_create(const vxk_world_def* def, vxk_world** out);
 void vxk_world_destroy(vxk_world* world);
 
@@ -111,7 +115,10 @@ vxk_status vxk_world_fill_box(vxk_world* world, const int64_t min[3], const int6
                               uint8_t material);
 
 // Writes a dense box of material ids (same layout as vxk_world_read_box); id 0 writes air.
-// (The loaders' path.) Same errors as fill_box; every id is checked before anything is written.
+// (The loaders' path.) Errors (nothing changed): NULL world or ids -> VXK_ERR_INVALID_ARGUMENT;
+// sizes <= 0, a box leaving int32 or a byte count that overflows size_t -> VXK_ERR_OUT_OF_RANGE
+// (as vxk_world_read_box); an undefined id anywhere in the buffer -> VXK_ERR_BAD_MATERIAL (every
+// id is checked before anything is written); VXK_ERR_OUT_OF_MEMORY as for vxk_world_fill_box.
 vxk_status vxk_world_write_box(vxk_world* world, vxk_int3 min, vxk_int3 size, const uint8_t* ids);
 
 // Chunk iteration in a deterministic order: sorted by (cy, cz, cx). info is valid during the call.
