@@ -1,6 +1,26 @@
 // deque.c: Chase-Lev work-stealing deque with the memory orders of Le et al. (PPoPP 2013),
 // "Correct and efficient work-stealing for weak memory models", figure 1. Indices are signed so
 // that bottom - 1 on an empty deque stays comparable with top.
+//
+// Why these orders suffice (the argument of Lê et al., section 4, applied to this code):
+// - push: the item is stored before bottom is raised, and the release fence (a release store
+//   here) orders the two. A thief that reads the raised bottom with acquire then reads the item
+//   written before it, never an older value of the cell.
+// - take vs steal for the last item: the owner lowers bottom and then reads top; a thief reads
+//   top and then bottom. Each pair is a store followed by a load of another location, which
+//   only a seq_cst fence orders (acquire/release cannot: this is the store-buffering pattern).
+//   With both fences, the owner and a thief cannot both miss each other's update: either the
+//   thief sees the lowered bottom (and finds the deque empty or the item gone), or the owner
+//   sees the advanced top, or both race through the CAS on top, which exactly one wins. So no
+//   item is taken twice and none is lost.
+// - steal's CAS on top is seq_cst so that it is part of that single order, and a failed CAS
+//   returns ABORT without touching the item it read.
+// - grow: a thief may read the old array after the owner published a new one; the owner copies
+//   the live range first and publishes with release, thieves load the array with acquire
+//   (consume in the paper), and old arrays stay allocated until the deque is freed.
+// Under ThreadSanitizer the two seq_cst fences become seq_cst RMWs of one shared word (see
+// deque.h), which orders more than the fences do; test_jobs_contracts stresses the fence build
+// itself in the Release and ASan runs.
 #include "deque.h"
 
 #include <stdlib.h>

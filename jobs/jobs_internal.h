@@ -13,6 +13,7 @@
 #include "deque.h"
 
 #define VXK_JOBS_NIL UINT32_MAX
+#define VXK_JOBS_WALK_START (UINT32_MAX - 1)
 #define VXK_JOBS_COOKIE 0x4A4F4253u
 // Per-thread free-index cache; half of it moves to or from the global stack at a time.
 #define VXK_JOBS_CACHE 128
@@ -21,6 +22,11 @@
 // One job (64 bytes, one cache line). state = generation << 32 | head of the continuation list.
 // Finishing a job swaps in the next generation, which at once marks handles of the old one done
 // and makes late continuation pushes fail (they compare the generation too).
+//
+// A job is run by whoever claims it: `ready` holds its generation from the moment it is ready
+// until one thread swaps it to 0 (a queue pop, or a wait that reaches it through a handle, a
+// group or a dependency list). Queues may therefore hold stale indices; a pop that finds
+// `ready` at 0 skips its entry.
 typedef struct vxk_job_slot {
     vxk_job_fn* fn;
     void* ctx;
@@ -28,7 +34,11 @@ typedef struct vxk_job_slot {
     vxk_job_group* group;
     _Atomic uint64_t state;
     _Atomic uint32_t pending; // unfinished dependencies + 1 while the submitter attaches them
-    uint32_t pad[5];
+    _Atomic uint32_t ready;   // generation while ready and unclaimed, else 0
+    _Atomic uint32_t deps;    // this job's dependency list (links), VXK_JOBS_NIL when none
+    uint32_t group_prev;      // the group's member list, slot index + 1 (0: none), under the
+    uint32_t group_next;      // group's lock
+    uint32_t pad;
 } vxk_job_slot;
 _Static_assert(sizeof(vxk_job_slot) == 64, "a job slot is one cache line");
 
@@ -37,6 +47,15 @@ typedef struct vxk_job_node {
     uint32_t job;
     uint32_t next;
 } vxk_job_node;
+
+// One entry of a job's dependency list: the handle of a dependency that was unfinished when the
+// job was submitted. Written before the list is published, freed when the job finishes; a reader
+// that walks a list re-checks the owner's generation after each read (a seqlock).
+typedef struct vxk_job_link {
+    _Atomic uint32_t index;
+    _Atomic uint32_t generation;
+    _Atomic uint32_t next;
+} vxk_job_link;
 
 // Indices of a pool (job slots or nodes): a per-thread cache in front of a global stack under a
 // mutex, in front of a bump counter over never-used indices.
@@ -59,14 +78,35 @@ typedef struct vxk_trace_event {
     uint64_t end_ns;
 } vxk_trace_event;
 
+// Scratch of the dependency walk of a wait inside a job (see jobs.c, closure_find): a DFS stack
+// and a visited set of handles cleared by bumping a stamp.
+typedef struct vxk_walk_frame {
+    uint32_t index;
+    uint32_t generation;
+    uint32_t cursor; // next link to read; VXK_JOBS_WALK_START before the job was examined
+} vxk_walk_frame;
+
+typedef struct vxk_walk {
+    vxk_walk_frame* stack;
+    uint32_t stack_capacity;
+    uint64_t* seen_keys; // generation << 32 | index
+    uint32_t* seen_stamps;
+    uint32_t seen_capacity; // a power of two
+    uint32_t seen_count;
+    uint32_t stamp;
+} vxk_walk;
+
 typedef struct vxk_jobs_thread {
     _Alignas(64) vxk_deque deque; // workers only
     struct vxk_jobs* owner;
     uint32_t index;
-    uint32_t depth; // nesting of job runs inside waits on this thread
-    uint64_t rng;   // victim selection
+    uint32_t nest;        // job runs inside waits: 0 outside every job
+    uint32_t stack_depth; // job runs inside waits on the current stack (bounded)
+    uint64_t rng;         // victim selection
     vxk_index_cache slot_cache;
     vxk_index_cache node_cache;
+    vxk_index_cache link_cache;
+    vxk_walk walk;
     _Atomic uint64_t submitted; // written by this thread only
     _Atomic uint64_t finished;  // written by this thread only
     unsigned char* scratch;
@@ -76,6 +116,7 @@ typedef struct vxk_jobs_thread {
     pthread_t thread;       // the thread owning this index (under external_lock)
     pthread_t handle;       // background workers: the join handle (creator only)
     bool started;
+    bool in_use; // external slots: held by a live thread (under external_lock)
 } vxk_jobs_thread;
 
 struct vxk_jobs {
@@ -90,12 +131,20 @@ struct vxk_jobs {
     vxk_job_slot* slots; // 64-byte aligned inside slots_memory
     void* slots_memory;
     vxk_job_node* nodes;
+    vxk_job_link* links;
     vxk_index_pool slot_pool;
     vxk_index_pool node_pool;
+    vxk_index_pool link_pool;
     vxk_jobs_thread* threads;
+    struct vxk_jobs* next_live; // the registry of live schedulers (thread-exit release)
 
+    // External slots: a thread takes a free one on first use and gives it back when it exits
+    // (a pthread key destructor). The last slot, `shared`, serves the threads that find none
+    // free, one call at a time under shared_lock.
     pthread_mutex_t external_lock;
-    uint32_t external_used;
+    pthread_key_t exit_key;
+    uint32_t shared;
+    pthread_mutex_t shared_lock;
 
     // Injection queue (MPMC ring under a mutex) for jobs made ready on non-worker threads.
     pthread_mutex_t inject_lock;

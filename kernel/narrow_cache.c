@@ -810,7 +810,16 @@ static vxk_status acquire_stamped(vxk_narrow_cache* cache, const vxk_world* worl
     fresh->data.stamp = stamp;
     fresh->builder = pthread_self();
     atomic_store_explicit(&fresh->checked_epoch, epoch, memory_order_relaxed);
-    atomic_store_explicit(&fresh->pins, 1, memory_order_relaxed);
+    // This store makes a recycled entry pinnable again. A reader still holding its old address
+    // (a ray grid slot) pins it with the acquire fetch_add in vxk_narrow_acquire_slot, then
+    // trusts ray_key, state and checked_epoch. Those were reset (relaxed) in entry_new and above;
+    // only a release here orders the resets before the pin can succeed: the reader's acquire
+    // reads this value (or a later one in its release sequence, the readers' own RMWs), so it
+    // sees the reset fields, not the ones of the entry's former life. With a relaxed store a
+    // weakly ordered CPU may let the pin succeed and still show the old key, READY and the old
+    // epoch, and the ray would read an entry being rebuilt. (TSan does not flag this: the
+    // fields are atomics, each access alone is race-free.)
+    atomic_store_explicit(&fresh->pins, 1, memory_order_release);
     atomic_store_explicit(&fresh->last_use, now, memory_order_relaxed);
     atomic_store_explicit(&fresh->state, ENTRY_BUILDING, memory_order_relaxed);
     pthread_mutex_unlock(&shard->lock);

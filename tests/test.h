@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int vxk_test_passed, vxk_test_failed;
 
@@ -50,15 +51,19 @@ static int vxk_test_passed, vxk_test_failed;
         }                                                                                         \
     } while (0)
 
-#define VXK_RUN(fn)                               \
-    do {                                          \
-        fprintf(stderr, "-- %s\n", #fn);          \
-        if (fn() == 0)                            \
-            ++vxk_test_passed;                    \
-        else {                                    \
-            ++vxk_test_failed;                    \
-            fprintf(stderr, "FAILED: %s\n", #fn); \
-        }                                         \
+// VXK_TEST_FILTER=text runs only the tests whose name contains text.
+#define VXK_RUN(fn)                                      \
+    do {                                                 \
+        const char* filter_ = getenv("VXK_TEST_FILTER"); \
+        if (filter_ && !strstr(#fn, filter_))            \
+            break;                                       \
+        fprintf(stderr, "-- %s\n", #fn);                 \
+        if (fn() == 0)                                   \
+            ++vxk_test_passed;                           \
+        else {                                           \
+            ++vxk_test_failed;                           \
+            fprintf(stderr, "FAILED: %s\n", #fn);        \
+        }                                                \
     } while (0)
 
 static inline int vxk_test_finish(void)

@@ -1557,7 +1557,7 @@ static int test_jobs_edges(void)
     vxk_jobs_wait_group(jobs, NULL);
     vxk_jobs_wait_group(NULL, NULL);
     vxk_job_group_init(NULL);
-    vxk_job_group group = {0, 0};
+    vxk_job_group group = {0, 0, 0, 0};
     vxk_jobs_wait_group(jobs, &group); // empty group
 
     // parallel_for: count 0, grain 0, huge grain, NULL fn or jobs.

@@ -424,6 +424,7 @@ typedef struct external_arg {
     uint32_t seed;
     int failed;
     uint32_t thread_index;
+    pthread_barrier_t* alive; // held until every thread read its index (slots come back on exit)
 } external_arg;
 
 static void* external_main(void* p)
@@ -459,6 +460,8 @@ static void* external_main(void* p)
         }
     }
     arg->thread_index = vxk_jobs_thread_index(arg->jobs);
+    if (arg->alive)
+        pthread_barrier_wait(arg->alive);
     return NULL;
 }
 
@@ -471,14 +474,17 @@ static int test_many_external_threads(void)
         enum { count = 6 };
         pthread_t threads[count];
         external_arg args[count];
+        pthread_barrier_t alive;
+        pthread_barrier_init(&alive, NULL, count);
         for (int t = 0; t < count; ++t) {
-            args[t] = (external_arg){jobs, (uint32_t)t, 0, 0};
+            args[t] = (external_arg){jobs, (uint32_t)t, 0, 0, &alive};
             VXK_CHECK(pthread_create(&threads[t], NULL, external_main, &args[t]) == 0);
         }
-        external_arg own = {jobs, 99, 0, 0};
+        external_arg own = {jobs, 99, 0, 0, NULL};
         external_main(&own); // the main thread submits and waits at the same time
         for (int t = 0; t < count; ++t)
             pthread_join(threads[t], NULL);
+        pthread_barrier_destroy(&alive);
         VXK_CHECK_EQ_INT(own.failed, 0);
         VXK_CHECK_EQ_U64(own.thread_index, 0);
         uint32_t seen = 0;
@@ -1518,7 +1524,6 @@ typedef struct pfor_check {
     uint32_t count;
     uint32_t grain;
     uint32_t thread_count;
-    bool inline_only; // the caller has no index: everything runs inline with UINT32_MAX
     _Atomic uint32_t bad;
 } pfor_check;
 
@@ -1526,7 +1531,9 @@ static void pfor_mark(void* ctx, uint32_t begin, uint32_t end, uint32_t thread)
 {
     pfor_check* c = ctx;
     uint32_t expect_end = c->count - begin < c->grain ? c->count : begin + c->grain;
-    bool thread_ok = c->inline_only ? thread == UINT32_MAX : thread < c->thread_count;
+    // Every piece gets a valid index, also when the caller has no slot of its own (its pieces
+    // then get the shared last one).
+    bool thread_ok = thread < c->thread_count;
     if (begin % c->grain || end != expect_end || !thread_ok)
         atomic_fetch_add(&c->bad, 1);
     for (uint32_t i = begin; i < end; ++i)
@@ -1537,7 +1544,6 @@ typedef struct pfor_arg {
     vxk_jobs* jobs;
     uint64_t seed;
     int calls;
-    bool unindexed;
     int failed;
 } pfor_arg;
 
@@ -1545,8 +1551,8 @@ static int pfor_once(pfor_arg* a, uint64_t* rng)
 {
     uint32_t count = 1 + (uint32_t)(vxk_test_rand(rng) % 3000);
     uint32_t grain = (uint32_t)(vxk_test_rand(rng) % 5 ? vxk_test_rand(rng) % 40 : 0);
-    pfor_check c = {calloc(count, sizeof(uint32_t)), count,        grain ? grain : 1,
-                    vxk_jobs_thread_count(a->jobs),  a->unindexed, 0};
+    pfor_check c = {calloc(count, sizeof(uint32_t)), count, grain ? grain : 1,
+                    vxk_jobs_thread_count(a->jobs), 0};
     vxk_parallel_for(a->jobs, "pfor_check", count, grain, pfor_mark, &c);
     int ok = atomic_load(&c.bad) == 0;
     for (uint32_t i = 0; i < count; ++i)
@@ -1582,7 +1588,7 @@ static int test_parallel_for_concurrent(void)
         int calls = VXK_TEST_SLOW ? 8 : 60;
         pfor_arg args[4];
         for (int i = 0; i < 4; ++i)
-            args[i] = (pfor_arg){jobs, 77u + (uint64_t)i, calls, false, 0};
+            args[i] = (pfor_arg){jobs, 77u + (uint64_t)i, calls, 0};
         pthread_t threads[2];
         for (int i = 0; i < 2; ++i)
             VXK_CHECK(pthread_create(&threads[i], NULL, pfor_main, &args[i]) == 0);
@@ -1620,17 +1626,18 @@ static void* slot_main(void* p)
     vxk_job h = vxk_jobs_submit(a->jobs, &d);
     vxk_jobs_wait(a->jobs, h);
     a->own_job_ran = h.generation != 0 && atomic_load(&runs[0]) == 1;
-    if ((h.generation != 0) != (a->index != UINT32_MAX))
+    if (h.generation == 0) // threads without a slot of their own submit through the shared one
         a->failed = 1;
-    vxk_jobs_wait(a->jobs, a->slow); // a thread without an index sleeps until it finished
-    pfor_arg pa = {a->jobs, a->index, 3, a->index == UINT32_MAX, 0};
+    vxk_jobs_wait(a->jobs, a->slow);
+    pfor_arg pa = {a->jobs, a->index, 3, 0};
     pfor_main(&pa);
     a->failed |= pa.failed;
     return NULL;
 }
 
 // More external threads than slots register at once: each slot goes to exactly one thread; the
-// others get UINT32_MAX, null handles from submit, and run parallel_for inline.
+// others get UINT32_MAX from vxk_jobs_thread_index and work through the shared last slot: their
+// submits succeed and their parallel_for pieces get that index.
 static int test_external_slot_exhaustion(void)
 {
     vxk_jobs_def def = vxk_default_jobs_def();
@@ -1662,11 +1669,11 @@ static int test_external_slot_exhaustion(void)
     uint32_t seen = 0, unindexed = 0;
     for (int t = 0; t < count; ++t) {
         VXK_CHECK_EQ_INT(args[t].failed, 0);
+        VXK_CHECK(args[t].own_job_ran);
         if (args[t].index == UINT32_MAX) {
             ++unindexed;
             continue;
         }
-        VXK_CHECK(args[t].own_job_ran);
         VXK_CHECK(args[t].index >= 2 && args[t].index < 5);
         VXK_CHECK((seen & (1u << args[t].index)) == 0);
         seen |= 1u << args[t].index;

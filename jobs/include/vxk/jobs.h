@@ -1,16 +1,30 @@
 // vxk/jobs.h: a fiber-free job scheduler on pthreads.
 //
 // Workers are pthreads with per-worker Chase-Lev deques and work stealing; threads that are not
-// workers submit through an injection queue. A thread that waits runs other ready jobs while it
-// waits, so jobs may wait on jobs (also nested) without fibers and without deadlock. Idle workers
-// sleep after a short bounded spin. Each worker records (name, start, end) of the jobs it runs in
-// a ring buffer that exports as Chrome trace event JSON.
+// workers submit through an injection queue. Idle workers sleep after a short bounded spin. Each
+// thread records (name, start, end) of the jobs it runs in a ring buffer that exports as Chrome
+// trace event JSON.
 //
-// Thread indices: the thread that creates the scheduler is thread 0; background workers are
-// 1..worker_count-1; threads that are neither (an edit thread, say) get indices from
-// worker_count up to vxk_jobs_thread_count()-1 the first time they submit or wait. Every callback
-// receives the index of the thread that runs it, so per-thread scratch can be an array of
-// vxk_jobs_thread_count() entries.
+// What the scheduler guarantees:
+// - Waits run work. A wait made outside every job (a thread's own code) runs any ready job
+//   until the awaited one is done. A wait made inside a job runs only jobs that the awaited job
+//   (or group) needs: the job itself, its dependencies, theirs, and so on (for a group: its
+//   unfinished members and what they need). So jobs may wait on jobs, nested to any depth, and
+//   every wait returns, provided the wait graph is acyclic (no job waits, directly or through
+//   dependencies and other waits, on itself). No other thread needs to be free for that: a
+//   waiting thread can finish all the awaited job needs by itself.
+// - Bounded stacks. At most 64 jobs run nested inside waits on one stack (about a few hundred
+//   bytes of scheduler frames each, plus the jobs' own). A wait at that depth that has a job to
+//   run continues on a new thread's stack, under the same thread index, while the waiting thread
+//   sleeps in pthread_join; the new thread ends when the wait is over. So a chain of 60,000 jobs
+//   that each wait on a child uses about 940 short-lived threads, never a deep stack. If that
+//   thread cannot be created the wait returns VXK_JOBS_ERR_NESTING with the job not done.
+// - Any thread may call in. Thread indices: the creating thread is 0; background workers are
+//   1..worker_count-1; other threads take one of `external_threads` slots on first use and give
+//   it back when they exit (a thread-exit destructor). While every external slot is held by a
+//   live thread, further threads share the last index (vxk_jobs_thread_count() - 1): their calls
+//   are correct but run one at a time. So every callback gets a thread < vxk_jobs_thread_count(),
+//   and per-thread scratch can be a plain array of that many entries.
 //
 // This library depends on nothing else in vxk.
 #ifndef VXK_JOBS_H
@@ -32,14 +46,21 @@ typedef struct vxk_job {
     uint32_t generation;
 } vxk_job;
 
-// A group counts unfinished jobs submitted into it. Initialise with vxk_job_group_init (or zero
-// it); wait with vxk_jobs_wait_group. The group must outlive the jobs submitted into it: it may
-// be dropped once vxk_jobs_wait_group returned, or once vxk_jobs_wait returned for every one of
-// them (a job leaves its group before its handle reads finished).
+// A group counts and lists the unfinished jobs submitted into it. Initialise with
+// vxk_job_group_init (or zero it); wait with vxk_jobs_wait_group. The group must outlive the jobs
+// submitted into it: it may be dropped once vxk_jobs_wait_group returned, or once vxk_jobs_wait
+// returned for every one of them (a job leaves its group before its handle reads finished).
 typedef struct vxk_job_group {
-    volatile uint32_t pending_do_not_touch; // accessed atomically by the scheduler
-    uint32_t reserved;
+    uint32_t pending_do_not_touch; // the fields are the scheduler's, accessed atomically
+    uint32_t lock_do_not_touch;
+    uint32_t head_do_not_touch;
+    uint32_t tail_do_not_touch;
 } vxk_job_group;
+
+// Results of waits.
+#define VXK_JOBS_OK 0
+// A wait at the nesting cap could not start the thread to continue on; the job is not done.
+#define VXK_JOBS_ERR_NESTING (-3)
 
 // fn(ctx, thread): thread is the index of the running thread, < vxk_jobs_thread_count().
 typedef void vxk_job_fn(void* ctx, uint32_t thread);
@@ -52,7 +73,8 @@ typedef struct vxk_jobs_def {
     uint32_t worker_count; // threads that run jobs, the creating thread included; 0 = all cores.
                            // 1 = no background thread: jobs run inline on the thread that
                            // waits, in submission order, deterministically.
-    uint32_t external_threads; // extra thread slots for non-worker threads (default 8)
+    uint32_t external_threads; // slots for non-worker threads alive at once (default 8), plus
+                               // one shared by the threads beyond them
     uint32_t max_jobs;         // capacity of live (unfinished or unwaited) jobs (default 1<<20)
     size_t scratch_bytes;      // per-thread scratch arena size (default 4 MiB)
     uint32_t trace_capacity;   // per-thread trace ring entries; 0 disables tracing (default 0)
@@ -68,10 +90,12 @@ int vxk_jobs_create(const vxk_jobs_def* def, vxk_jobs** out);
 void vxk_jobs_destroy(vxk_jobs* jobs);
 
 uint32_t vxk_jobs_worker_count(const vxk_jobs* jobs);
-// Number of distinct thread indices callbacks may receive (workers + external slots).
+// Number of distinct thread indices callbacks may receive: workers + external slots + 1 shared.
 uint32_t vxk_jobs_thread_count(const vxk_jobs* jobs);
-// Index of the calling thread (registers an external thread on first call). Returns UINT32_MAX
-// when all external slots are taken.
+// Index of the calling thread (takes a free external slot on first call; the slot comes back
+// when the thread exits). Inside a callback: the index the callback got. Outside, UINT32_MAX
+// when every external slot is held by a live thread (the thread's calls then share the last
+// index, one at a time).
 uint32_t vxk_jobs_thread_index(vxk_jobs* jobs);
 
 typedef struct vxk_job_desc {
@@ -84,23 +108,27 @@ typedef struct vxk_job_desc {
 } vxk_job_desc;
 
 // Submits a job. Thread-safe; callable from jobs and from any thread. Returns the null handle
-// only when max_jobs live jobs exist already (the caller may wait and retry), for a bad desc
-// (NULL, no fn, dep_count > 0 with deps NULL), or when the calling thread cannot get an index
-// (all external slots taken). Cost: O(dep_count), no allocation once the pools are warm.
+// only when max_jobs live jobs exist already (the caller may wait and retry) or for a bad desc
+// (NULL, no fn, dep_count > 0 with deps NULL). Cost: O(dep_count), no allocation once the pools
+// are warm.
 vxk_job vxk_jobs_submit(vxk_jobs* jobs, const vxk_job_desc* desc);
 
-// Waits for one job; runs other ready jobs meanwhile. Thread-safe.
-void vxk_jobs_wait(vxk_jobs* jobs, vxk_job job);
+// Waits for one job, running jobs meanwhile as the guarantees at the top say. Thread-safe.
+// Returns VXK_JOBS_OK once the job is done, or VXK_JOBS_ERR_NESTING (see above). Inside a job,
+// cost per job run: a walk over the awaited job's unfinished dependencies (usually one step).
+int vxk_jobs_wait(vxk_jobs* jobs, vxk_job job);
 
 void vxk_job_group_init(vxk_job_group* group);
-// Waits until every job submitted into the group has finished; runs other jobs meanwhile.
-void vxk_jobs_wait_group(vxk_jobs* jobs, vxk_job_group* group);
+// Waits until every job submitted into the group has finished; as vxk_jobs_wait otherwise.
+// A group may be submitted into again once every wait on it returned.
+int vxk_jobs_wait_group(vxk_jobs* jobs, vxk_job_group* group);
 
 // Runs fn over [0, count) in pieces [k*grain, min((k+1)*grain, count)), k = 0..pieces-1, and
 // returns when all are done. The cut depends only on count and grain, never on the worker count,
 // so outputs kept per piece (index begin/grain) and merged in piece order are identical for any
-// number of threads. grain 0 is taken as 1. Callable from inside jobs (nested). A thread that
-// cannot get an index (all external slots taken) runs the pieces inline with thread UINT32_MAX.
+// number of threads. grain 0 is taken as 1. Callable from inside jobs (nested) and from any
+// thread; fn always gets a thread index < vxk_jobs_thread_count(). At the nesting cap the
+// caller runs every piece itself.
 void vxk_parallel_for(vxk_jobs* jobs, const char* name, uint32_t count, uint32_t grain,
                       vxk_range_fn* fn, void* ctx);
 static inline uint32_t vxk_parallel_for_pieces(uint32_t count, uint32_t grain)
