@@ -31,7 +31,9 @@ _Atomic uint32_t vxk_jobs_fence_word;
 
 static vxk_deque_array* array_new(int64_t size)
 {
-    vxk_deque_array* a = malloc(sizeof(vxk_deque_array) + (size_t)size * sizeof(_Atomic uint32_t));
+    // Zeroed: vxk_deque_peek may read a cell no push wrote yet.
+    vxk_deque_array* a =
+        calloc(1, sizeof(vxk_deque_array) + (size_t)size * sizeof(_Atomic uint32_t));
     if (!a)
         return NULL;
     a->size = size;

@@ -47,6 +47,19 @@ uint32_t vxk_deque_take(vxk_deque* deque);
 // Any thread: the oldest item, VXK_DEQUE_EMPTY, or VXK_DEQUE_ABORT when another thread won the
 // race for it.
 uint32_t vxk_deque_steal(vxk_deque* deque);
+// Any thread: the positions [*top, *bottom) held at some recent moment.
+static inline void vxk_deque_range(vxk_deque* deque, int64_t* top, int64_t* bottom)
+{
+    *top = atomic_load_explicit(&deque->top, memory_order_acquire);
+    *bottom = atomic_load_explicit(&deque->bottom, memory_order_acquire);
+}
+// Any thread: the item at position i, read without taking it. Racy by design: it may be taken,
+// stale or overwritten by then; callers validate what they find.
+static inline uint32_t vxk_deque_peek(vxk_deque* deque, int64_t i)
+{
+    vxk_deque_array* a = atomic_load_explicit(&deque->array, memory_order_acquire);
+    return atomic_load_explicit(&a->items[i & (a->size - 1)], memory_order_relaxed);
+}
 // Any thread: a racy hint that the deque holds items (used before sleeping).
 static inline bool vxk_deque_maybe_nonempty(vxk_deque* deque)
 {

@@ -416,8 +416,10 @@ static uint32_t find_work(vxk_jobs* jobs, vxk_jobs_thread* self)
 
 // ---- groups -------------------------------------------------------------------------------
 
-// A group keeps its unfinished members in a list (slot index + 1 links in the slots) under a
-// spin lock, so that a wait inside a job can find the members and what they depend on.
+// A group counts its unfinished members. Those submitted with unfinished dependencies are also
+// kept in a list (slot index + 1 links in the slots, under a spin lock), so that a wait inside a
+// job can reach what they depend on; members without are ready at once and are found in the
+// queues (scan_queues). Most groups (parallel work without dependencies) never take the lock.
 static void group_lock(vxk_job_group* group)
 {
     while (__atomic_exchange_n(&group->lock_do_not_touch, 1, __ATOMIC_ACQUIRE)) {
@@ -431,17 +433,23 @@ static void group_unlock(vxk_job_group* group)
     __atomic_store_n(&group->lock_do_not_touch, 0, __ATOMIC_RELEASE);
 }
 
-static void group_join(vxk_jobs* jobs, vxk_job_group* group, uint32_t index)
+static void group_join(vxk_jobs* jobs, vxk_job_group* group, uint32_t index, bool listed)
 {
     vxk_job_slot* slot = &jobs->slots[index];
+    slot->listed = listed;
+    if (!listed) {
+        // Ordered before the job's completion by the queue's release and the claim's acquire.
+        __atomic_fetch_add(&group->pending_do_not_touch, 1, __ATOMIC_RELAXED);
+        return;
+    }
     group_lock(group);
-    __atomic_fetch_add(&group->pending_do_not_touch, 1, __ATOMIC_SEQ_CST);
+    __atomic_fetch_add(&group->pending_do_not_touch, 1, __ATOMIC_RELAXED);
     slot->group_prev = group->tail_do_not_touch;
     slot->group_next = 0;
     if (group->tail_do_not_touch)
         jobs->slots[group->tail_do_not_touch - 1].group_next = index + 1;
     else
-        group->head_do_not_touch = index + 1;
+        __atomic_store_n(&group->head_do_not_touch, index + 1, __ATOMIC_RELAXED);
     group->tail_do_not_touch = index + 1;
     group_unlock(group);
 }
@@ -449,17 +457,74 @@ static void group_join(vxk_jobs* jobs, vxk_job_group* group, uint32_t index)
 static void group_leave(vxk_jobs* jobs, vxk_job_group* group, uint32_t index)
 {
     vxk_job_slot* slot = &jobs->slots[index];
+    if (!slot->listed) {
+        __atomic_fetch_sub(&group->pending_do_not_touch, 1, __ATOMIC_SEQ_CST);
+        return;
+    }
     group_lock(group);
     if (slot->group_prev)
         jobs->slots[slot->group_prev - 1].group_next = slot->group_next;
     else
-        group->head_do_not_touch = slot->group_next;
+        __atomic_store_n(&group->head_do_not_touch, slot->group_next, __ATOMIC_RELAXED);
     if (slot->group_next)
         jobs->slots[slot->group_next - 1].group_prev = slot->group_prev;
     else
         group->tail_do_not_touch = slot->group_prev;
     __atomic_fetch_sub(&group->pending_do_not_touch, 1, __ATOMIC_SEQ_CST);
     group_unlock(group);
+}
+
+// Claims a ready job of `group` named by a queue entry (any entry: the group is checked on the
+// slot, after the acquire that makes the submitter's write of it visible; a slot reused
+// meanwhile fails the claim, its `ready` having changed).
+static bool claim_member(vxk_jobs* jobs, uint32_t index, const vxk_job_group* group)
+{
+    if (index >= jobs->slot_pool.capacity)
+        return false;
+    vxk_job_slot* slot = &jobs->slots[index];
+    uint32_t generation = atomic_load_explicit(&slot->ready, memory_order_acquire);
+    return generation && atomic_load_explicit(&slot->group, memory_order_relaxed) == group &&
+           claim(jobs, index, generation);
+}
+
+// A ready member of `group` in the queues: the calling worker's own deque newest first (where
+// a job's children usually are), the injection queue newest first, then the other deques.
+static uint32_t scan_queues(vxk_jobs* jobs, vxk_jobs_thread* self, const vxk_job_group* group)
+{
+    uint32_t wc = jobs->worker_count;
+    int64_t top, bottom;
+    if (self->index < wc) {
+        vxk_deque_range(&self->deque, &top, &bottom);
+        for (int64_t i = bottom - 1; i >= top; --i) {
+            uint32_t x = vxk_deque_peek(&self->deque, i);
+            if (claim_member(jobs, x, group))
+                return x;
+        }
+    }
+    if (atomic_load_explicit(&jobs->inject_count, memory_order_relaxed)) {
+        uint32_t found = VXK_JOBS_NIL;
+        pthread_mutex_lock(&jobs->inject_lock);
+        uint32_t count = atomic_load_explicit(&jobs->inject_count, memory_order_relaxed);
+        for (uint32_t i = count; i-- > 0 && found == VXK_JOBS_NIL;) {
+            uint32_t x = jobs->inject_items[(jobs->inject_head + i) & (jobs->inject_capacity - 1)];
+            if (claim_member(jobs, x, group))
+                found = x;
+        }
+        pthread_mutex_unlock(&jobs->inject_lock);
+        if (found != VXK_JOBS_NIL)
+            return found;
+    }
+    for (uint32_t w = 0; w < wc; ++w) {
+        if (w == self->index)
+            continue;
+        vxk_deque_range(&jobs->threads[w].deque, &top, &bottom);
+        for (int64_t i = top; i < bottom; ++i) {
+            uint32_t x = vxk_deque_peek(&jobs->threads[w].deque, i);
+            if (claim_member(jobs, x, group))
+                return x;
+        }
+    }
+    return VXK_JOBS_NIL;
 }
 
 // ---- what a wait inside a job may run ------------------------------------------------------
@@ -561,7 +626,13 @@ static uint32_t closure_find(vxk_jobs* jobs, vxk_jobs_thread* self, const vxk_jo
             return job->index;
         walk_push(w, &top, job->index, job->generation);
     } else if (group) {
-        // Members in submission order: a ready one is taken at once, the waiting ones are walked.
+        uint32_t x = scan_queues(jobs, self, group);
+        if (x != VXK_JOBS_NIL)
+            return x;
+        // Listed members in submission order: a ready one is taken at once, the waiting ones are
+        // walked.
+        if (__atomic_load_n(&group->head_do_not_touch, __ATOMIC_ACQUIRE) == 0)
+            return VXK_JOBS_NIL;
         group_lock(group);
         for (uint32_t m = group->head_do_not_touch; m; m = jobs->slots[m - 1].group_next) {
             uint32_t generation = generation_of(jobs, m - 1);
@@ -628,8 +699,9 @@ static void finish_job(vxk_jobs* jobs, vxk_jobs_thread* self, uint32_t index)
     vxk_job_slot* slot = &jobs->slots[index];
     // The group first: once a handle reads as finished, the job no longer touches its group,
     // so a caller that waited on every handle may drop the group.
-    if (slot->group)
-        group_leave(jobs, slot->group, index);
+    vxk_job_group* group = atomic_load_explicit(&slot->group, memory_order_relaxed);
+    if (group)
+        group_leave(jobs, group, index);
     uint32_t generation =
         (uint32_t)(atomic_load_explicit(&slot->state, memory_order_relaxed) >> 32);
     uint64_t old = atomic_exchange_explicit(
@@ -1098,7 +1170,7 @@ static vxk_job submit(vxk_jobs* jobs, vxk_jobs_thread* self, const vxk_job_desc*
     slot->fn = desc->fn;
     slot->ctx = desc->ctx;
     slot->name = desc->name;
-    slot->group = desc->group;
+    atomic_store_explicit(&slot->group, desc->group, memory_order_relaxed);
     atomic_store_explicit(&slot->deps, VXK_JOBS_NIL, memory_order_relaxed);
     atomic_store_explicit(&slot->state, (uint64_t)generation << 32 | VXK_JOBS_NIL,
                           memory_order_relaxed);
@@ -1110,7 +1182,7 @@ static vxk_job submit(vxk_jobs* jobs, vxk_jobs_thread* self, const vxk_job_desc*
     if (desc->dep_count == 0) {
         atomic_store_explicit(&slot->pending, 0, memory_order_relaxed);
         if (desc->group)
-            group_join(jobs, desc->group, index);
+            group_join(jobs, desc->group, index, false);
         make_ready(jobs, self, index, generation);
         return handle;
     }
@@ -1123,7 +1195,7 @@ static vxk_job submit(vxk_jobs* jobs, vxk_jobs_thread* self, const vxk_job_desc*
     atomic_store_explicit(&slot->deps, list, memory_order_release);
     // Joined once its list is complete: a wait on the group walks what it finds there.
     if (desc->group)
-        group_join(jobs, desc->group, index);
+        group_join(jobs, desc->group, index, list != VXK_JOBS_NIL);
     if (atomic_fetch_sub_explicit(&slot->pending, unattached, memory_order_acq_rel) == unattached)
         make_ready(jobs, self, index, generation);
     return handle;

@@ -31,14 +31,14 @@ typedef struct vxk_job_slot {
     vxk_job_fn* fn;
     void* ctx;
     const char* name;
-    vxk_job_group* group;
+    _Atomic(vxk_job_group*) group; // read by waits scanning queues for members
     _Atomic uint64_t state;
     _Atomic uint32_t pending; // unfinished dependencies + 1 while the submitter attaches them
     _Atomic uint32_t ready;   // generation while ready and unclaimed, else 0
     _Atomic uint32_t deps;    // this job's dependency list (links), VXK_JOBS_NIL when none
-    uint32_t group_prev;      // the group's member list, slot index + 1 (0: none), under the
-    uint32_t group_next;      // group's lock
-    uint32_t pad;
+    uint32_t group_prev;      // the group's list of members with dependencies, slot index + 1
+    uint32_t group_next;      // (0: none), under the group's lock
+    uint32_t listed;          // whether this job is in its group's list
 } vxk_job_slot;
 _Static_assert(sizeof(vxk_job_slot) == 64, "a job slot is one cache line");
 

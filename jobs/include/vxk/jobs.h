@@ -46,7 +46,7 @@ typedef struct vxk_job {
     uint32_t generation;
 } vxk_job;
 
-// A group counts and lists the unfinished jobs submitted into it. Initialise with
+// A group counts the unfinished jobs submitted into it (and lists those with dependencies). Initialise with
 // vxk_job_group_init (or zero it); wait with vxk_jobs_wait_group. The group must outlive the jobs
 // submitted into it: it may be dropped once vxk_jobs_wait_group returned, or once vxk_jobs_wait
 // returned for every one of them (a job leaves its group before its handle reads finished).
