@@ -29,11 +29,15 @@
 _Atomic uint32_t vxk_jobs_fence_word;
 #endif
 
-static vxk_deque_array* array_new(int64_t size)
+static size_t array_bytes(int64_t size)
+{
+    return sizeof(vxk_deque_array) + (size_t)size * sizeof(_Atomic uint32_t);
+}
+
+static vxk_deque_array* array_new(const vxk_jobs_allocator* allocator, int64_t size)
 {
     // Zeroed: vxk_deque_peek may read a cell no push wrote yet.
-    vxk_deque_array* a =
-        calloc(1, sizeof(vxk_deque_array) + (size_t)size * sizeof(_Atomic uint32_t));
+    vxk_deque_array* a = vxk_jobs_mem_alloc(allocator, array_bytes(size), true);
     if (!a)
         return NULL;
     a->size = size;
@@ -41,12 +45,13 @@ static vxk_deque_array* array_new(int64_t size)
     return a;
 }
 
-bool vxk_deque_init(vxk_deque* deque, int64_t capacity)
+bool vxk_deque_init(vxk_deque* deque, int64_t capacity, const vxk_jobs_allocator* allocator)
 {
     int64_t size = 16;
     while (size < capacity)
         size *= 2;
-    vxk_deque_array* a = array_new(size);
+    deque->allocator = allocator;
+    vxk_deque_array* a = array_new(allocator, size);
     if (!a)
         return false;
     atomic_init(&deque->top, 0);
@@ -61,7 +66,7 @@ void vxk_deque_free(vxk_deque* deque)
     vxk_deque_array* a = atomic_load_explicit(&deque->array, memory_order_relaxed);
     while (a) {
         vxk_deque_array* older = a->retired;
-        free(a);
+        vxk_jobs_mem_free(deque->allocator, a, array_bytes(a->size));
         a = older;
     }
     atomic_store_explicit(&deque->array, NULL, memory_order_relaxed);
@@ -70,7 +75,7 @@ void vxk_deque_free(vxk_deque* deque)
 // Owner only. The old array stays alive (chained) because a thief may still read from it.
 static vxk_deque_array* grow(vxk_deque* deque, vxk_deque_array* a, int64_t t, int64_t b)
 {
-    vxk_deque_array* bigger = array_new(a->size * 2);
+    vxk_deque_array* bigger = array_new(deque->allocator, a->size * 2);
     if (!bigger)
         return NULL;
     for (int64_t i = t; i < b; ++i) {

@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "memory.h"
+
 #if defined(VXK_TSAN) || defined(__SANITIZE_THREAD__)
 // ThreadSanitizer does not model fences (GCC rejects them under -fsanitize=thread). A seq_cst
 // read-modify-write of one shared word orders the same store-then-load pairs and is understood.
@@ -35,10 +37,12 @@ typedef struct vxk_deque {
     _Alignas(64) _Atomic int64_t bottom;
     _Atomic(vxk_deque_array*) array;
     int64_t top_cache; // owner only: a past value of top (top never decreases)
+    const vxk_jobs_allocator* allocator;
 } vxk_deque;
 
-// Returns false when out of memory. capacity is rounded up to a power of two.
-bool vxk_deque_init(vxk_deque* deque, int64_t capacity);
+// Returns false when out of memory. capacity is rounded up to a power of two. The allocator
+// must outlive the deque.
+bool vxk_deque_init(vxk_deque* deque, int64_t capacity, const vxk_jobs_allocator* allocator);
 void vxk_deque_free(vxk_deque* deque);
 // Owner only. Grows the array when full; returns false only when out of memory.
 bool vxk_deque_push(vxk_deque* deque, uint32_t item);

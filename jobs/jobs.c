@@ -177,9 +177,10 @@ uint32_t vxk_jobs_thread_count(const vxk_jobs* jobs)
 
 // ---- index pools (job slots, continuation nodes) ------------------------------------------
 
-static bool pool_init(vxk_index_pool* pool, uint32_t capacity)
+static bool pool_init(vxk_index_pool* pool, uint32_t capacity, const vxk_jobs_allocator* allocator)
 {
-    pool->stack = malloc((size_t)capacity * sizeof(uint32_t));
+    pool->allocator = allocator;
+    pool->stack = vxk_jobs_mem_alloc(allocator, (size_t)capacity * sizeof(uint32_t), false);
     if (!pool->stack)
         return false;
     pthread_mutex_init(&pool->lock, NULL);
@@ -193,7 +194,7 @@ static void pool_free_memory(vxk_index_pool* pool)
 {
     if (pool->stack) {
         pthread_mutex_destroy(&pool->lock);
-        free(pool->stack);
+        vxk_jobs_mem_free(pool->allocator, pool->stack, (size_t)pool->capacity * sizeof(uint32_t));
         pool->stack = NULL;
     }
 }
@@ -258,14 +259,17 @@ static bool inject_push(vxk_jobs* jobs, uint32_t index)
     uint32_t count = atomic_load_explicit(&jobs->inject_count, memory_order_relaxed);
     if (count == jobs->inject_capacity) {
         uint32_t capacity = jobs->inject_capacity * 2;
-        uint32_t* items = capacity ? malloc((size_t)capacity * sizeof(uint32_t)) : NULL;
+        uint32_t* items = capacity ? vxk_jobs_mem_alloc(&jobs->allocator,
+                                                        (size_t)capacity * sizeof(uint32_t), false)
+                                   : NULL;
         if (!items) {
             pthread_mutex_unlock(&jobs->inject_lock);
             return false;
         }
         for (uint32_t i = 0; i < count; ++i)
             items[i] = jobs->inject_items[(jobs->inject_head + i) & (jobs->inject_capacity - 1)];
-        free(jobs->inject_items);
+        vxk_jobs_mem_free(&jobs->allocator, jobs->inject_items,
+                          (size_t)jobs->inject_capacity * sizeof(uint32_t));
         jobs->inject_items = items;
         jobs->inject_capacity = capacity;
         jobs->inject_head = 0;
@@ -541,13 +545,19 @@ static uint32_t scan_queues(vxk_jobs* jobs, vxk_jobs_thread* self, const vxk_job
 // are read like a seqlock: a job's links are freed only after its generation changed, so a link
 // read before a re-check that still finds the generation was the job's own.
 
-static bool walk_push(vxk_walk* w, uint32_t* top, uint32_t index, uint32_t generation)
+static bool walk_push(const vxk_jobs* jobs, vxk_walk* w, uint32_t* top, uint32_t index,
+                      uint32_t generation)
 {
     if (*top == w->stack_capacity) {
         uint32_t capacity = w->stack_capacity ? w->stack_capacity * 2 : 64;
-        vxk_walk_frame* stack = realloc(w->stack, (size_t)capacity * sizeof(vxk_walk_frame));
+        vxk_walk_frame* stack =
+            vxk_jobs_mem_alloc(&jobs->allocator, (size_t)capacity * sizeof(vxk_walk_frame), false);
         if (!stack)
             return false;
+        if (w->stack)
+            memcpy(stack, w->stack, (size_t)w->stack_capacity * sizeof(vxk_walk_frame));
+        vxk_jobs_mem_free(&jobs->allocator, w->stack,
+                          (size_t)w->stack_capacity * sizeof(vxk_walk_frame));
         w->stack = stack;
         w->stack_capacity = capacity;
     }
@@ -562,15 +572,24 @@ static inline uint32_t seen_slot(uint64_t key, uint32_t capacity)
 
 // Inserts key; false when it was there already. Out of memory it answers true (unvisited): the
 // walk then may visit a job twice, never misses one.
-static bool seen_insert(vxk_walk* w, uint64_t key)
+static void seen_free(const vxk_jobs* jobs, vxk_walk* w)
+{
+    vxk_jobs_mem_free(&jobs->allocator, w->seen_keys, (size_t)w->seen_capacity * sizeof(uint64_t));
+    vxk_jobs_mem_free(&jobs->allocator, w->seen_stamps,
+                      (size_t)w->seen_capacity * sizeof(uint32_t));
+}
+
+static bool seen_insert(const vxk_jobs* jobs, vxk_walk* w, uint64_t key)
 {
     if ((w->seen_count + 1) * 2 > w->seen_capacity) {
         uint32_t capacity = w->seen_capacity ? w->seen_capacity * 2 : 256;
-        uint64_t* keys = malloc((size_t)capacity * sizeof(uint64_t));
-        uint32_t* stamps = calloc(capacity, sizeof(uint32_t));
+        uint64_t* keys =
+            vxk_jobs_mem_alloc(&jobs->allocator, (size_t)capacity * sizeof(uint64_t), false);
+        uint32_t* stamps =
+            vxk_jobs_mem_alloc(&jobs->allocator, (size_t)capacity * sizeof(uint32_t), true);
         if (!keys || !stamps) {
-            free(keys);
-            free(stamps);
+            vxk_jobs_mem_free(&jobs->allocator, keys, (size_t)capacity * sizeof(uint64_t));
+            vxk_jobs_mem_free(&jobs->allocator, stamps, (size_t)capacity * sizeof(uint32_t));
             return true;
         }
         for (uint32_t i = 0; i < w->seen_capacity; ++i) {
@@ -582,8 +601,7 @@ static bool seen_insert(vxk_walk* w, uint64_t key)
             keys[k] = w->seen_keys[i];
             stamps[k] = 1;
         }
-        free(w->seen_keys);
-        free(w->seen_stamps);
+        seen_free(jobs, w);
         w->seen_keys = keys;
         w->seen_stamps = stamps;
         w->seen_capacity = capacity;
@@ -624,7 +642,7 @@ static uint32_t closure_find(vxk_jobs* jobs, vxk_jobs_thread* self, const vxk_jo
             return VXK_JOBS_NIL;
         if (claim(jobs, job->index, job->generation))
             return job->index;
-        walk_push(w, &top, job->index, job->generation);
+        walk_push(jobs, w, &top, job->index, job->generation);
     } else if (group) {
         uint32_t x = scan_queues(jobs, self, group);
         if (x != VXK_JOBS_NIL)
@@ -641,7 +659,7 @@ static uint32_t closure_find(vxk_jobs* jobs, vxk_jobs_thread* self, const vxk_jo
                 return m - 1;
             }
             if (atomic_load_explicit(&jobs->slots[m - 1].pending, memory_order_relaxed))
-                walk_push(w, &top, m - 1, generation);
+                walk_push(jobs, w, &top, m - 1, generation);
         }
         group_unlock(group);
     }
@@ -681,8 +699,9 @@ static uint32_t closure_find(vxk_jobs* jobs, vxk_jobs_thread* self, const vxk_jo
             continue;
         }
         f->cursor = next;
-        if (index < jobs->slot_pool.capacity && seen_insert(w, (uint64_t)generation << 32 | index))
-            walk_push(w, &top, index, generation);
+        if (index < jobs->slot_pool.capacity &&
+            seen_insert(jobs, w, (uint64_t)generation << 32 | index))
+            walk_push(jobs, w, &top, index, generation);
     }
     return VXK_JOBS_NIL;
 }
@@ -963,37 +982,42 @@ vxk_jobs_def vxk_default_jobs_def(void)
 
 static void free_jobs(vxk_jobs* jobs)
 {
+    const vxk_jobs_allocator* a = &jobs->allocator;
     if (jobs->threads) {
         for (uint32_t i = 0; i < jobs->thread_count; ++i) {
             vxk_jobs_thread* t = &jobs->threads[i];
             vxk_deque_free(&t->deque);
-            free(t->scratch);
-            free(t->trace);
-            free(t->walk.stack);
-            free(t->walk.seen_keys);
-            free(t->walk.seen_stamps);
+            vxk_jobs_mem_free(a, t->scratch, jobs->scratch_bytes ? jobs->scratch_bytes : 1);
+            vxk_jobs_mem_free(a, t->trace, (size_t)jobs->trace_capacity * sizeof(vxk_trace_event));
+            vxk_jobs_mem_free(a, t->walk.stack,
+                              (size_t)t->walk.stack_capacity * sizeof(vxk_walk_frame));
+            seen_free(jobs, &t->walk);
         }
-        free(jobs->threads);
+        vxk_jobs_mem_free(a, jobs->threads, (size_t)jobs->thread_count * sizeof(vxk_jobs_thread));
     }
     pool_free_memory(&jobs->slot_pool);
     pool_free_memory(&jobs->node_pool);
     pool_free_memory(&jobs->link_pool);
-    free(jobs->slots_memory);
-    free(jobs->nodes);
-    free(jobs->links);
-    free(jobs->inject_items);
+    vxk_jobs_mem_free(a, jobs->slots_memory, jobs->slots_bytes);
+    vxk_jobs_mem_free(a, jobs->nodes, (size_t)jobs->node_pool.capacity * sizeof(vxk_job_node));
+    vxk_jobs_mem_free(a, jobs->links, (size_t)jobs->link_pool.capacity * sizeof(vxk_job_link));
+    vxk_jobs_mem_free(a, jobs->inject_items, (size_t)jobs->inject_capacity * sizeof(uint32_t));
     pthread_mutex_destroy(&jobs->inject_lock);
     pthread_mutex_destroy(&jobs->external_lock);
     pthread_mutex_destroy(&jobs->shared_lock);
-    free(jobs);
+    vxk_jobs_allocator allocator = jobs->allocator;
+    vxk_jobs_mem_free(&allocator, jobs, sizeof(vxk_jobs));
 }
 
 int vxk_jobs_create(const vxk_jobs_def* def, vxk_jobs** out)
 {
-    if (!def || !out || def->cookie != VXK_JOBS_COOKIE || def->max_jobs == 0 ||
+    if (!def || !out)
+        return VXK_JOBS_ERR_INVALID_ARGUMENT;
+    if (def->cookie != VXK_JOBS_COOKIE || def->max_jobs == 0 ||
         def->max_jobs > VXK_JOBS_MAX_CAPACITY / 2 || def->worker_count > VXK_JOBS_MAX_THREADS ||
-        def->external_threads > VXK_JOBS_MAX_THREADS || def->trace_capacity > (1u << 24))
-        return -1;
+        def->external_threads > VXK_JOBS_MAX_THREADS || def->trace_capacity > (1u << 24) ||
+        !def->allocator.alloc != !def->allocator.free)
+        return VXK_JOBS_ERR_BAD_DEF;
     uint32_t workers = def->worker_count;
     if (workers == 0) {
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -1002,9 +1026,10 @@ int vxk_jobs_create(const vxk_jobs_def* def, vxk_jobs** out)
                                                  : (uint32_t)cores;
     }
     *out = NULL;
-    vxk_jobs* jobs = calloc(1, sizeof(vxk_jobs));
+    vxk_jobs* jobs = vxk_jobs_mem_alloc(&def->allocator, sizeof(vxk_jobs), true);
     if (!jobs)
-        return -2;
+        return VXK_JOBS_ERR_OUT_OF_MEMORY;
+    jobs->allocator = def->allocator;
     jobs->uid = atomic_fetch_add(&g_next_uid, 1);
     jobs->worker_count = workers;
     jobs->thread_count = workers + def->external_threads + 1;
@@ -1021,20 +1046,27 @@ int vxk_jobs_create(const vxk_jobs_def* def, vxk_jobs** out)
     uint32_t slack = jobs->thread_count * VXK_JOBS_CACHE;
     uint32_t slot_capacity = def->max_jobs + slack;
     uint32_t node_capacity = 2 * def->max_jobs + slack;
-    // calloc: large blocks come from fresh zero pages, touched only as jobs use them. A zero
-    // state is generation 0, which no handle carries.
-    jobs->slots_memory = calloc((size_t)slot_capacity + 1, sizeof(vxk_job_slot));
+    // Zeroed (without a hook through calloc: large blocks come from fresh zero pages, touched
+    // only as jobs use them). A zero state is generation 0, which no handle carries.
+    const vxk_jobs_allocator* a = &jobs->allocator;
+    jobs->slots_bytes = ((size_t)slot_capacity + 1) * sizeof(vxk_job_slot);
+    jobs->slots_memory = vxk_jobs_mem_alloc(a, jobs->slots_bytes, true);
     if (jobs->slots_memory)
         jobs->slots = (vxk_job_slot*)(((uintptr_t)jobs->slots_memory + 63) & ~(uintptr_t)63);
-    jobs->nodes = calloc(node_capacity, sizeof(vxk_job_node));
-    jobs->links = calloc(node_capacity, sizeof(vxk_job_link));
-    jobs->threads = calloc(jobs->thread_count, sizeof(vxk_jobs_thread));
+    jobs->nodes = vxk_jobs_mem_alloc(a, (size_t)node_capacity * sizeof(vxk_job_node), true);
+    jobs->links = vxk_jobs_mem_alloc(a, (size_t)node_capacity * sizeof(vxk_job_link), true);
+    jobs->threads =
+        vxk_jobs_mem_alloc(a, (size_t)jobs->thread_count * sizeof(vxk_jobs_thread), true);
     jobs->inject_capacity = 256;
-    jobs->inject_items = malloc(jobs->inject_capacity * sizeof(uint32_t));
+    jobs->inject_items = vxk_jobs_mem_alloc(a, jobs->inject_capacity * sizeof(uint32_t), false);
+    // The pools' capacities size the node arrays when they are freed: set them even if a pool
+    // fails.
+    jobs->node_pool.capacity = node_capacity;
+    jobs->link_pool.capacity = node_capacity;
     bool ok = jobs->slots && jobs->nodes && jobs->links && jobs->threads && jobs->inject_items &&
-              pool_init(&jobs->slot_pool, slot_capacity) &&
-              pool_init(&jobs->node_pool, node_capacity) &&
-              pool_init(&jobs->link_pool, node_capacity);
+              pool_init(&jobs->slot_pool, slot_capacity, a) &&
+              pool_init(&jobs->node_pool, node_capacity, a) &&
+              pool_init(&jobs->link_pool, node_capacity, a);
     for (uint32_t i = 0; ok && i < jobs->thread_count; ++i) {
         vxk_jobs_thread* t = &jobs->threads[i];
         t->owner = jobs;
@@ -1043,15 +1075,16 @@ int vxk_jobs_create(const vxk_jobs_def* def, vxk_jobs** out)
         atomic_init(&t->submitted, 0);
         atomic_init(&t->finished, 0);
         if (i < workers)
-            ok = vxk_deque_init(&t->deque, 1024);
+            ok = vxk_deque_init(&t->deque, 1024, a);
         if (ok && jobs->trace_capacity) {
-            t->trace = malloc((size_t)jobs->trace_capacity * sizeof(vxk_trace_event));
+            t->trace = vxk_jobs_mem_alloc(a, (size_t)jobs->trace_capacity * sizeof(vxk_trace_event),
+                                          false);
             ok = t->trace != NULL;
         }
     }
     if (!ok || pthread_key_create(&jobs->exit_key, thread_exit) != 0) {
         free_jobs(jobs);
-        return -2;
+        return VXK_JOBS_ERR_OUT_OF_MEMORY;
     }
     jobs->threads[0].thread = pthread_self();
     jobs->threads[0].started = true;
@@ -1071,7 +1104,7 @@ int vxk_jobs_create(const vxk_jobs_def* def, vxk_jobs** out)
             }
             pthread_key_delete(jobs->exit_key);
             free_jobs(jobs);
-            return -2;
+            return VXK_JOBS_ERR_OUT_OF_MEMORY;
         }
     }
     pthread_mutex_lock(&g_live_lock);
@@ -1079,7 +1112,7 @@ int vxk_jobs_create(const vxk_jobs_def* def, vxk_jobs** out)
     g_live = jobs;
     pthread_mutex_unlock(&g_live_lock);
     *out = jobs;
-    return 0;
+    return VXK_JOBS_OK;
 }
 
 void vxk_jobs_destroy(vxk_jobs* jobs)

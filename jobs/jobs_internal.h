@@ -65,6 +65,7 @@ typedef struct vxk_index_pool {
     uint32_t stack_count;
     uint32_t capacity;
     _Atomic uint32_t bump;
+    const vxk_jobs_allocator* allocator;
 } vxk_index_pool;
 
 typedef struct vxk_index_cache {
@@ -121,6 +122,8 @@ typedef struct vxk_jobs_thread {
 
 struct vxk_jobs {
     uint64_t uid; // distinguishes schedulers in the thread-local index cache
+    vxk_jobs_allocator allocator;
+    size_t slots_bytes;
     uint32_t worker_count;
     uint32_t thread_count;
     uint32_t spin_count;

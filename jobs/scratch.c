@@ -22,7 +22,8 @@ void* vxk_jobs_scratch_alloc(vxk_jobs* jobs, uint32_t thread, size_t size, size_
     if (!t || (align & (align - 1)) || size > jobs->scratch_bytes)
         return NULL;
     if (!t->scratch) {
-        t->scratch = malloc(jobs->scratch_bytes ? jobs->scratch_bytes : 1);
+        t->scratch = vxk_jobs_mem_alloc(&jobs->allocator,
+                                        jobs->scratch_bytes ? jobs->scratch_bytes : 1, false);
         if (!t->scratch)
             return NULL;
     }

@@ -103,7 +103,8 @@ uint32_t vxk_jobs_summary(const vxk_jobs* jobs, vxk_job_summary* out, uint32_t c
     size_t table_size = 64;
     while (table_size < 2 * events)
         table_size *= 2;
-    summary_entry* table = calloc(table_size, sizeof(summary_entry));
+    summary_entry* table =
+        vxk_jobs_mem_alloc(&jobs->allocator, table_size * sizeof(summary_entry), true);
     if (!table)
         return 0;
     uint32_t names = 0;
@@ -136,7 +137,7 @@ uint32_t vxk_jobs_summary(const vxk_jobs* jobs, vxk_job_summary* out, uint32_t c
         out[i].total_seconds = (double)table[i].total_ns * 1e-9;
         out[i].mean_seconds = out[i].total_seconds / (double)table[i].count;
     }
-    free(table);
+    vxk_jobs_mem_free(&jobs->allocator, table, table_size * sizeof(summary_entry));
     return names;
 }
 

@@ -22,6 +22,24 @@ vxk_world_def vxk_default_world_def(void)
     return def;
 }
 
+_Static_assert(VXK_JOBS_OK == VXK_OK && VXK_JOBS_ERR_INVALID_ARGUMENT == VXK_ERR_INVALID_ARGUMENT &&
+                   VXK_JOBS_ERR_BAD_DEF == VXK_ERR_BAD_DEF &&
+                   VXK_JOBS_ERR_OUT_OF_MEMORY == VXK_ERR_OUT_OF_MEMORY,
+               "the scheduler's status codes are vxk_status values");
+
+// The world's own scheduler allocates through the kernel's hook like everything else.
+static void* jobs_alloc(size_t size, void* user)
+{
+    (void)user;
+    return vxk_alloc(size);
+}
+
+static void jobs_free(void* pointer, size_t size, void* user)
+{
+    (void)user;
+    vxk_free(pointer, size);
+}
+
 vxk_status vxk_world_create(const vxk_world_def* def, vxk_world** out)
 {
     if (!def || !out)
@@ -67,6 +85,7 @@ vxk_status vxk_world_create(const vxk_world_def* def, vxk_world** out)
         vxk_jobs_def jobs_def = vxk_default_jobs_def();
         jobs_def.worker_count = 1;
         jobs_def.max_jobs = 1u << 16;
+        jobs_def.allocator = (vxk_jobs_allocator){jobs_alloc, jobs_free, NULL};
         if (vxk_jobs_create(&jobs_def, &world->owned_jobs) != 0) {
             vxk_terrain_destroy(world->terrain);
             vxk_free(world, sizeof(*world));

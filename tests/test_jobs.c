@@ -941,19 +941,106 @@ static void gate_job(void* ctx, uint32_t thread)
     once_job(c->once, thread);
 }
 
+// ---- the allocator hook -------------------------------------------------------------------
+
+// Counts the bytes it holds and refuses the allocation numbered fail_at (1-based; 0: none).
+typedef struct count_alloc {
+    _Atomic int64_t bytes;
+    _Atomic uint64_t calls;
+    uint64_t fail_at;
+} count_alloc;
+
+static void* count_alloc_fn(size_t size, void* user)
+{
+    count_alloc* c = user;
+    uint64_t n = atomic_fetch_add(&c->calls, 1) + 1;
+    if (n == c->fail_at)
+        return NULL;
+    void* p = aligned_alloc(16, (size + 15) & ~(size_t)15);
+    if (p)
+        atomic_fetch_add(&c->bytes, (int64_t)size);
+    return p;
+}
+
+static void count_free(void* pointer, size_t size, void* user)
+{
+    count_alloc* c = user;
+    atomic_fetch_sub(&c->bytes, (int64_t)size);
+    free(pointer);
+}
+
+static void pfor_touch(void* ctx, uint32_t begin, uint32_t end, uint32_t thread)
+{
+    _Atomic uint32_t* hits = ctx;
+    (void)thread;
+    for (uint32_t i = begin; i < end; ++i)
+        atomic_fetch_add(&hits[i], 1);
+}
+
+// Every allocation goes through the def's hook: a scheduler that worked (deques grown, scratch,
+// traces, dependency walks, parallel_for) gives back every byte it took, and an allocation that
+// fails at any point of create returns VXK_JOBS_ERR_OUT_OF_MEMORY with nothing held.
+static int test_allocator_hook(void)
+{
+    count_alloc c = {0, 0, 0};
+    vxk_jobs_def def = vxk_default_jobs_def();
+    def.worker_count = 2;
+    def.max_jobs = 4096;
+    def.trace_capacity = 64;
+    def.allocator = (vxk_jobs_allocator){count_alloc_fn, count_free, &c};
+    vxk_jobs* jobs = NULL;
+    VXK_CHECK_EQ_INT(vxk_jobs_create(&def, &jobs), VXK_JOBS_OK);
+    uint64_t create_calls = atomic_load(&c.calls);
+    VXK_CHECK(create_calls > 0 && atomic_load(&c.bytes) > 0);
+    _Atomic uint32_t hits[3000];
+    for (int i = 0; i < 3000; ++i)
+        atomic_init(&hits[i], 0);
+    _Atomic uint32_t runs[1] = {0};
+    once_ctx once = {runs, 0};
+    vxk_job prev = {0, 0};
+    for (int i = 0; i < 3000; ++i) { // a long chain grows the deque beyond 1024 entries
+        vxk_job_desc d = {"x", once_job, &once, &prev, prev.generation ? 1 : 0, NULL};
+        prev = vxk_jobs_submit(jobs, &d);
+    }
+    vxk_jobs_wait(jobs, prev);
+    vxk_parallel_for(jobs, "touch", 3000, 7, pfor_touch, hits);
+    void* scratch = vxk_jobs_scratch_alloc(jobs, 0, 1024, 16);
+    VXK_CHECK(scratch);
+    vxk_job_summary summary[4];
+    VXK_CHECK(vxk_jobs_summary(jobs, summary, 4) >= 1);
+    vxk_jobs_destroy(jobs);
+    VXK_CHECK_EQ_U64(atomic_load(&runs[0]), 3000);
+    for (int i = 0; i < 3000; ++i)
+        VXK_CHECK_EQ_U64(atomic_load(&hits[i]), 1);
+    VXK_CHECK(atomic_load(&c.calls) > create_calls);
+    VXK_CHECK_EQ_INT(atomic_load(&c.bytes), 0);
+    for (uint64_t k = 1; k <= create_calls; ++k) {
+        count_alloc f = {0, 0, k};
+        def.allocator.user = &f;
+        jobs = NULL;
+        VXK_CHECK_EQ_INT(vxk_jobs_create(&def, &jobs), VXK_JOBS_ERR_OUT_OF_MEMORY);
+        VXK_CHECK(jobs == NULL);
+        VXK_CHECK_EQ_INT(atomic_load(&f.bytes), 0);
+    }
+    return 0;
+}
+
 static int test_bad_input(void)
 {
     vxk_jobs_def def = vxk_default_jobs_def();
     vxk_jobs* jobs = NULL;
     def.cookie = 0;
-    VXK_CHECK_EQ_INT(vxk_jobs_create(&def, &jobs), -1);
+    VXK_CHECK_EQ_INT(vxk_jobs_create(&def, &jobs), VXK_JOBS_ERR_BAD_DEF);
     VXK_CHECK(jobs == NULL);
     def = vxk_default_jobs_def();
     def.max_jobs = 0;
-    VXK_CHECK_EQ_INT(vxk_jobs_create(&def, &jobs), -1);
-    VXK_CHECK_EQ_INT(vxk_jobs_create(NULL, &jobs), -1);
+    VXK_CHECK_EQ_INT(vxk_jobs_create(&def, &jobs), VXK_JOBS_ERR_BAD_DEF);
     def = vxk_default_jobs_def();
-    VXK_CHECK_EQ_INT(vxk_jobs_create(&def, NULL), -1);
+    def.allocator.free = count_free; // one function without the other
+    VXK_CHECK_EQ_INT(vxk_jobs_create(&def, &jobs), VXK_JOBS_ERR_BAD_DEF);
+    VXK_CHECK_EQ_INT(vxk_jobs_create(NULL, &jobs), VXK_JOBS_ERR_INVALID_ARGUMENT);
+    def = vxk_default_jobs_def();
+    VXK_CHECK_EQ_INT(vxk_jobs_create(&def, NULL), VXK_JOBS_ERR_INVALID_ARGUMENT);
     def.worker_count = 2;
     def.max_jobs = 100;
     VXK_CHECK_EQ_INT(vxk_jobs_create(&def, &jobs), 0);
@@ -1687,6 +1774,7 @@ static int test_external_slot_exhaustion(void)
 int main(void)
 {
     VXK_RUN(test_bad_input);
+    VXK_RUN(test_allocator_hook);
     VXK_RUN(test_each_job_runs_once);
     VXK_RUN(test_single_worker_order);
     VXK_RUN(test_random_dags);

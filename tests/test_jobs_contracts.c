@@ -715,7 +715,8 @@ static int test_deque_many_thieves(void)
 {
     const uint32_t items = VXK_TEST_SLOW ? 200000 : 2000000;
     deque_stress s;
-    VXK_CHECK(vxk_deque_init(&s.deque, 16));
+    vxk_jobs_allocator malloc_free = {0}; // outlives the deque
+    VXK_CHECK(vxk_deque_init(&s.deque, 16, &malloc_free));
     s.taken = calloc(items, sizeof(*s.taken));
     atomic_init(&s.stop, 0);
     atomic_init(&s.stolen, 0);

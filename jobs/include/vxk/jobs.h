@@ -46,10 +46,11 @@ typedef struct vxk_job {
     uint32_t generation;
 } vxk_job;
 
-// A group counts the unfinished jobs submitted into it (and lists those with dependencies). Initialise with
-// vxk_job_group_init (or zero it); wait with vxk_jobs_wait_group. The group must outlive the jobs
-// submitted into it: it may be dropped once vxk_jobs_wait_group returned, or once vxk_jobs_wait
-// returned for every one of them (a job leaves its group before its handle reads finished).
+// A group counts the unfinished jobs submitted into it (and lists those with dependencies).
+// Initialise with vxk_job_group_init (or zero it); wait with vxk_jobs_wait_group. The group must
+// outlive the jobs submitted into it: it may be dropped once vxk_jobs_wait_group returned, or once
+// vxk_jobs_wait returned for every one of them (a job leaves its group before its handle reads
+// finished).
 typedef struct vxk_job_group {
     uint32_t pending_do_not_touch; // the fields are the scheduler's, accessed atomically
     uint32_t lock_do_not_touch;
@@ -57,10 +58,10 @@ typedef struct vxk_job_group {
     uint32_t tail_do_not_touch;
 } vxk_job_group;
 
-// Results of waits.
+// Results of waits (and of vxk_jobs_create, below), with the values of vxk_status.
 #define VXK_JOBS_OK 0
 // A wait at the nesting cap could not start the thread to continue on; the job is not done.
-#define VXK_JOBS_ERR_NESTING (-3)
+#define VXK_JOBS_ERR_NESTING 13
 
 // fn(ctx, thread): thread is the index of the running thread, < vxk_jobs_thread_count().
 typedef void vxk_job_fn(void* ctx, uint32_t thread);
@@ -68,22 +69,40 @@ typedef void vxk_job_fn(void* ctx, uint32_t thread);
 // fn(ctx, begin, end, thread): one piece [begin, end) of a parallel_for.
 typedef void vxk_range_fn(void* ctx, uint32_t begin, uint32_t end, uint32_t thread);
 
+// Every allocation of a scheduler goes through this hook (the kernel's vxk_allocator has the
+// same shape; a world passes its hook to the scheduler it creates). NULL functions: malloc/free.
+// Thread stacks are the system's.
+typedef struct vxk_jobs_allocator {
+    void* (*alloc)(size_t size, void* user); // 16-byte aligned or better; NULL on failure
+    void (*free)(void* pointer, size_t size, void* user);
+    void* user;
+} vxk_jobs_allocator;
+
+// Status codes of this library: the values of the vxk_status codes of the same names.
+#define VXK_JOBS_ERR_INVALID_ARGUMENT 1
+#define VXK_JOBS_ERR_BAD_DEF 2
+#define VXK_JOBS_ERR_OUT_OF_MEMORY 7
+
 typedef struct vxk_jobs_def {
     uint32_t cookie;       // set by vxk_default_jobs_def; a def not made by it is rejected
     uint32_t worker_count; // threads that run jobs, the creating thread included; 0 = all cores.
                            // 1 = no background thread: jobs run inline on the thread that
                            // waits, in submission order, deterministically.
-    uint32_t external_threads; // slots for non-worker threads alive at once (default 8), plus
-                               // one shared by the threads beyond them
-    uint32_t max_jobs;         // capacity of live (unfinished or unwaited) jobs (default 1<<20)
-    size_t scratch_bytes;      // per-thread scratch arena size (default 4 MiB)
-    uint32_t trace_capacity;   // per-thread trace ring entries; 0 disables tracing (default 0)
-    uint32_t spin_count;       // spins before an idle worker sleeps (default 2000)
+    uint32_t external_threads;    // slots for non-worker threads alive at once (default 8), plus
+                                  // one shared by the threads beyond them
+    uint32_t max_jobs;            // capacity of live (unfinished or unwaited) jobs (default 1<<20)
+    size_t scratch_bytes;         // per-thread scratch arena size (default 4 MiB)
+    uint32_t trace_capacity;      // per-thread trace ring entries; 0 disables tracing (default 0)
+    uint32_t spin_count;          // spins before an idle worker sleeps (default 2000)
+    vxk_jobs_allocator allocator; // default: malloc/free
 } vxk_jobs_def;
 
 vxk_jobs_def vxk_default_jobs_def(void);
 
-// Returns 0 on success; a negative value for a bad def (-1) or out of memory (-2).
+// Returns VXK_JOBS_OK and *out, or: NULL def or out -> VXK_JOBS_ERR_INVALID_ARGUMENT; a def not
+// made by vxk_default_jobs_def, max_jobs 0 or above 2^25, more than 1024 workers or external
+// threads, trace_capacity above 2^24, an allocator with only one of its functions ->
+// VXK_JOBS_ERR_BAD_DEF; VXK_JOBS_ERR_OUT_OF_MEMORY (also when a thread cannot be started).
 int vxk_jobs_create(const vxk_jobs_def* def, vxk_jobs** out);
 // Waits for every submitted job to finish (running jobs meanwhile), then joins the workers.
 // No other thread may be inside a vxk_jobs call, nor call one later.
