@@ -3,6 +3,7 @@
 #define VXK_VXK_H
 
 #include <vxk/base.h>
+#include <vxk/id.h>
 #include <vxk/jobs.h>
 #include <vxk/world.h>
 #include <vxk/worldgen.h>
