@@ -1,6 +1,7 @@
 // test_id.c: the id layout (vxk/id.h) and the id pool: random create/destroy sequences against a
 // reference model (a plain array of live flags and a set of every id ever handed out), stale ids
 // refused for ever, generation wrap retiring an index, out-of-memory leaving the pool unchanged.
+#include "harness.h"
 #include "test.h"
 
 #include <vxk/id.h>
@@ -126,21 +127,7 @@ static int test_generation_wrap(void)
     return 0;
 }
 
-// Out of memory while growing: an error, the pool unchanged (failing allocator hook).
-static void* refuse(size_t size, void* user)
-{
-    (void)size;
-    (void)user;
-    return NULL;
-}
-
-static void release(void* pointer, size_t size, void* user)
-{
-    (void)size;
-    (void)user;
-    free(pointer);
-}
-
+// Out of memory while growing: an error, the pool unchanged.
 static int test_out_of_memory(void)
 {
     vxk_id_pool pool;
@@ -148,7 +135,7 @@ static int test_out_of_memory(void)
     uint32_t index, generation;
     for (int i = 0; i < 64; ++i) // the first block holds 64
         VXK_CHECK_EQ_INT(vxk_id_pool_alloc(&pool, &index, &generation), VXK_OK);
-    vxk_set_allocator(&(vxk_allocator){refuse, release, NULL});
+    vxk_set_allocator(&(vxk_allocator){vxk_test_refuse_alloc, vxk_test_plain_free, NULL});
     vxk_status status = vxk_id_pool_alloc(&pool, &index, &generation);
     vxk_set_allocator(NULL);
     VXK_CHECK_EQ_INT(status, VXK_ERR_OUT_OF_MEMORY);
