@@ -105,6 +105,10 @@ static uint32_t register_thread(vxk_jobs* jobs)
         if (jobs->threads[i].in_use && pthread_equal(jobs->threads[i].thread, me))
             index = i;
     }
+    // The shared slot, when this thread holds it (it used another scheduler inside a call).
+    if (index == UINT32_MAX && jobs->threads[jobs->shared].in_use &&
+        pthread_equal(jobs->threads[jobs->shared].thread, me))
+        index = jobs->shared;
     bool taken = false;
     for (uint32_t i = jobs->worker_count; i < jobs->shared && index == UINT32_MAX; ++i) {
         if (!jobs->threads[i].in_use) {
@@ -144,15 +148,23 @@ static vxk_jobs_thread* enter(vxk_jobs* jobs, bool* shared)
     if (self)
         return self;
     pthread_mutex_lock(&jobs->shared_lock);
+    vxk_jobs_thread* t = &jobs->threads[jobs->shared];
+    pthread_mutex_lock(&jobs->external_lock);
+    t->thread = pthread_self();
+    t->in_use = true;
+    pthread_mutex_unlock(&jobs->external_lock);
     tls_uid = jobs->uid;
     tls_index = jobs->shared;
-    return &jobs->threads[jobs->shared];
+    return t;
 }
 
 static void leave(vxk_jobs* jobs, bool shared)
 {
     if (!shared)
         return;
+    pthread_mutex_lock(&jobs->external_lock);
+    jobs->threads[jobs->shared].in_use = false;
+    pthread_mutex_unlock(&jobs->external_lock);
     tls_uid = 0;
     pthread_mutex_unlock(&jobs->shared_lock);
 }
@@ -833,16 +845,30 @@ typedef struct continuation {
     int result;
 } continuation;
 
+// The slot's owner becomes this thread while it runs (so that register_thread finds the index
+// again after a job used another scheduler, which takes over the thread-local cache), and goes
+// back to the waiting thread at the end.
+static pthread_t set_slot_thread(vxk_jobs* jobs, vxk_jobs_thread* self, pthread_t thread)
+{
+    pthread_mutex_lock(&jobs->external_lock);
+    pthread_t old = self->thread;
+    self->thread = thread;
+    pthread_mutex_unlock(&jobs->external_lock);
+    return old;
+}
+
 static void* continuation_main(void* arg)
 {
     continuation* c = arg;
     tls_uid = c->jobs->uid;
     tls_index = c->self->index;
+    pthread_t owner = set_slot_thread(c->jobs, c->self, pthread_self());
     uint32_t depth = c->self->stack_depth;
     c->self->stack_depth = 0;
     run_nested(c->jobs, c->self, c->first);
     c->result = wait_until(c->jobs, c->self, c->target);
     c->self->stack_depth = depth;
+    set_slot_thread(c->jobs, c->self, owner);
     return NULL;
 }
 

@@ -673,6 +673,98 @@ static int test_cap_with_blocked_submitter(void)
     return 0;
 }
 
+// ---- two schedulers on one thread ---------------------------------------------------------
+
+// A callback of scheduler A runs a parallel_for of scheduler B, then one of A again. The thread
+// the callback runs on may hold A's shared slot or be a continuation thread past the nesting
+// cap: either way it must find its A index again after B took over its thread-local cache.
+typedef struct two_ctx {
+    vxk_jobs* a;
+    vxk_jobs* b;
+    _Atomic uint32_t inner_a, inner_b, bad_index;
+} two_ctx;
+
+static void two_inner_b(void* ctx, uint32_t begin, uint32_t end, uint32_t thread)
+{
+    two_ctx* c = ctx;
+    if (thread >= vxk_jobs_thread_count(c->b))
+        atomic_fetch_add(&c->bad_index, 1);
+    atomic_fetch_add(&c->inner_b, end - begin);
+}
+
+static void two_inner_a(void* ctx, uint32_t begin, uint32_t end, uint32_t thread)
+{
+    two_ctx* c = ctx;
+    if (thread >= vxk_jobs_thread_count(c->a))
+        atomic_fetch_add(&c->bad_index, 1);
+    atomic_fetch_add(&c->inner_a, end - begin);
+}
+
+static void two_outer(void* ctx, uint32_t begin, uint32_t end, uint32_t thread)
+{
+    two_ctx* c = ctx;
+    (void)thread;
+    for (uint32_t i = begin; i < end; ++i) {
+        vxk_parallel_for(c->b, "two_b", 40, 3, two_inner_b, c);
+        vxk_parallel_for(c->a, "two_a", 40, 3, two_inner_a, c);
+    }
+}
+
+static void* two_slotless_main(void* p)
+{
+    two_ctx* c = p;
+    vxk_parallel_for(c->a, "two_outer", 20, 1, two_outer, c);
+    return NULL;
+}
+
+typedef struct two_chain {
+    two_ctx* c;
+    uint32_t level, length;
+} two_chain;
+
+static void two_chain_fn(void* ctx, uint32_t thread)
+{
+    two_chain* l = ctx;
+    if (thread >= vxk_jobs_thread_count(l->c->a))
+        atomic_fetch_add(&l->c->bad_index, 1);
+    vxk_parallel_for(l->c->b, "two_b", 40, 3, two_inner_b, l->c);
+    if (l->level + 1 == l->length)
+        return;
+    two_chain next = {l->c, l->level + 1, l->length};
+    vxk_jobs_wait(l->c->a, vxk_jobs_submit(l->c->a, &(vxk_job_desc){"two", two_chain_fn, &next,
+                                                                    NULL, 0, NULL}));
+    vxk_parallel_for(l->c->a, "two_a", 40, 3, two_inner_a, l->c);
+}
+
+static int test_two_schedulers_nested(void)
+{
+    vxk_jobs_def def = vxk_default_jobs_def();
+    def.worker_count = 2;
+    def.external_threads = 0; // every other thread works through A's shared slot
+    def.max_jobs = 4096;
+    vxk_jobs *a = NULL, *b = NULL;
+    VXK_CHECK_EQ_INT(vxk_jobs_create(&def, &a), 0);
+    def.external_threads = 2;
+    VXK_CHECK_EQ_INT(vxk_jobs_create(&def, &b), 0);
+    two_ctx c = {a, b, 0, 0, 0};
+    pthread_t t;
+    VXK_CHECK(pthread_create(&t, NULL, two_slotless_main, &c) == 0);
+    pthread_join(t, NULL);
+    VXK_CHECK_EQ_U64(atomic_load(&c.inner_b), 20 * 40);
+    VXK_CHECK_EQ_U64(atomic_load(&c.inner_a), 20 * 40);
+    // A chain past A's nesting cap: its deep levels run on continuation threads.
+    two_ctx d = {a, b, 0, 0, 0};
+    two_chain first = {&d, 0, 200};
+    vxk_jobs_wait(a,
+                  vxk_jobs_submit(a, &(vxk_job_desc){"two", two_chain_fn, &first, NULL, 0, NULL}));
+    VXK_CHECK_EQ_U64(atomic_load(&d.inner_b), 200 * 40);
+    VXK_CHECK_EQ_U64(atomic_load(&d.inner_a), 199 * 40);
+    VXK_CHECK_EQ_U64(atomic_load(&c.bad_index) + atomic_load(&d.bad_index), 0);
+    vxk_jobs_destroy(b);
+    vxk_jobs_destroy(a);
+    return 0;
+}
+
 // ---- 9. the deque with the fences that ship -----------------------------------------------
 
 typedef struct deque_stress {
@@ -789,6 +881,7 @@ WATCHED(test_pjkl, 60)
 WATCHED(test_random_wait_graphs, 240)
 WATCHED(test_deep_chain, 240)
 WATCHED(test_cap_with_blocked_submitter, 120)
+WATCHED(test_two_schedulers_nested, 120)
 WATCHED(test_deque_many_thieves, 120)
 WATCHED(test_tiny_jobs_many_workers, 240)
 
@@ -800,6 +893,7 @@ int main(void)
     VXK_RUN(watched_test_random_wait_graphs);
     VXK_RUN(watched_test_deep_chain);
     VXK_RUN(watched_test_cap_with_blocked_submitter);
+    VXK_RUN(watched_test_two_schedulers_nested);
     VXK_RUN(watched_test_deque_many_thieves);
     VXK_RUN(watched_test_tiny_jobs_many_workers);
     return vxk_test_finish();
