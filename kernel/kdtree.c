@@ -1,6 +1,7 @@
 // kdtree.c: the loose kD tree of seed 000 (Roblox terrain physics, "Loose kD tree"): build by
 // longest axis and mean centroid with a 25% median fallback, stackless AABB and front-to-back ray
-// traversal with segment clipping; triangles and quads; a 16-bit quantized variant.
+// traversal with segment clipping; triangles and quads (axis-aligned rectangles by the watertight
+// rectangle test of simd/ray.c, after Woop, Benthin and Wald 2013); a 16-bit quantized variant.
 #include <vxk/kdtree.h>
 
 #include "core.h"
@@ -40,7 +41,8 @@ static inline float v_dot(vxk_vec3 a, vxk_vec3 b)
 // det = dir . (e1 x e2): false when it vanishes relative to |dir| |e1| |e2| (a degenerate
 // primitive or a ray in its plane), where u, v and t are rounding noise. Checked last, for the
 // few candidates that pass the cheap tests.
-static inline bool mt_solid(vxk_vec3 dir, vxk_vec3 e1, vxk_vec3 e2, float det)
+static inline __attribute__((always_inline)) bool mt_solid(vxk_vec3 dir, vxk_vec3 e1, vxk_vec3 e2,
+                                                           float det)
 {
     double scale = (double)v_dot(dir, dir) * (double)v_dot(e1, e1) * (double)v_dot(e2, e2);
     return (double)det * (double)det > 1e-12 * scale;
@@ -81,13 +83,82 @@ bool vxk_kd_intersect_triangle(const vxk_kd_ray* ray, vxk_vec3 v0, vxk_vec3 v1, 
     return intersect_mt(ray, v0, v1, v2, false, tmax, t, u, v);
 }
 
-// Quads are parallelograms: Moller-Trumbore with u and v each in [0, 1]. (An exact plane-and-slab
-// test for the axis-aligned rectangles of voxel meshes was measured 8-11 % slower: its alignment
-// checks and branches cost more than the straight-line arithmetic.)
+// The primitive tests of one query, in its frame: the ray from the frame's origin as the
+// rectangle kernels take it and as Moller-Trumbore takes it, and the shift of the tree's
+// coordinates. (Moller-Trumbore on rectangles, used until 2026-11-25, was not watertight: u = 1 of
+// one quad and u = 0 of its neighbour are different roundings, and a ray within an ulp of their
+// shared edge could miss both.)
+typedef struct kd_tests {
+    vxk_rect_ray rect;
+    vxk_kd_ray mt;
+    double shift[3];
+    bool shifted;     // a nonzero shift: corners go through shift_corner
+    bool one_by_one;  // quantized leaves: origin + shift is not exact in float
+    bool uv;          // hits report u and v (not in a frame)
+    float qorigin[3]; // quantized trees: the dequantization origin plus the shift
+} kd_tests;
+
+static inline vxk_vec3 shift_corner(const kd_tests* tests, vxk_vec3 v)
+{
+    if (!tests->shifted)
+        return v;
+    return (vxk_vec3){(float)(tests->shift[0] + (double)v.x),
+                      (float)(tests->shift[1] + (double)v.y),
+                      (float)(tests->shift[2] + (double)v.z)};
+}
+
+// A quad (corners in the tests' frame): the rectangle test for an axis-aligned rectangle, with
+// the kernels' extents (v0 and v2 = (v0 + e1) + e2), else Moller-Trumbore.
+static inline bool quad_test(const kd_tests* tests, vxk_vec3 p0, vxk_vec3 p1, vxk_vec3 p3,
+                             float tmax, float* t, float* u, float* v)
+{
+    const float v0[3] = {p0.x, p0.y, p0.z};
+    const float e1[3] = {p1.x - p0.x, p1.y - p0.y, p1.z - p0.z};
+    const float e2[3] = {p3.x - p0.x, p3.y - p0.y, p3.z - p0.z};
+    if (!vxk_quad_is_rect(e1, e2))
+        return intersect_mt(&tests->mt, p0, p1, p3, true, tmax, t, u, v);
+    float lo[3], hi[3];
+    for (int a = 0; a < 3; ++a) {
+        float v2 = (v0[a] + e1[a]) + e2[a];
+        lo[a] = vxk_f32_min(v0[a], v2);
+        hi[a] = vxk_f32_max(v0[a], v2);
+    }
+    vxk_rect_ray r = tests->rect;
+    r.tmax = tmax;
+    if (!vxk_ray_rect1(&r, lo, hi, t))
+        return false;
+    vxk_ray_rect1_uv(&r, *t, v0, e1, e2, u, v);
+    return true;
+}
+
+// Whether four corners (v0, v1, v2, v3) form an axis-aligned rectangle by the rule of the tests.
+static bool quad_rect(const vxk_vec3* v)
+{
+    const float e1[3] = {v[1].x - v[0].x, v[1].y - v[0].y, v[1].z - v[0].z};
+    const float e2[3] = {v[3].x - v[0].x, v[3].y - v[0].y, v[3].z - v[0].z};
+    return vxk_quad_is_rect(e1, e2);
+}
+
+static void tests_of_ray(kd_tests* tests, const vxk_kd_ray* ray)
+{
+    const float o[3] = {ray->origin.x, ray->origin.y, ray->origin.z};
+    const float d[3] = {ray->dir.x, ray->dir.y, ray->dir.z};
+    vxk_rect_ray_set(&tests->rect, o, d, 0.0f, ray->tmax);
+    tests->mt = *ray;
+    tests->shifted = tests->one_by_one = false;
+    tests->uv = true;
+    for (int a = 0; a < 3; ++a) {
+        tests->shift[a] = 0.0;
+        tests->qorigin[a] = 0.0f;
+    }
+}
+
 bool vxk_kd_intersect_quad(const vxk_kd_ray* ray, vxk_vec3 v0, vxk_vec3 v1, vxk_vec3 v3, float tmax,
                            float* t, float* u, float* v)
 {
-    return intersect_mt(ray, v0, v1, v3, true, tmax, t, u, v);
+    kd_tests tests;
+    tests_of_ray(&tests, ray);
+    return quad_test(&tests, v0, v1, v3, tmax, t, u, v);
 }
 
 // ---- mesh validation and builder ----------------------------------------------------------------
@@ -473,7 +544,8 @@ typedef struct kd_decoded {
     uint32_t axis;  // 3 = leaf
     uint32_t child; // branch: first child; leaf: count
     float s0, s1;   // branch splits
-    uint32_t p[4];  // leaf primitives; leaf-ordered quantized quads: p[0] is the first slot
+    uint32_t p[4];  // leaf primitives; leaf-ordered quantized quads: p[0] is the first slot, p[1]
+                    // 1 when all its quads are axis-aligned rectangles
 } kd_decoded;
 
 // Quantized quads keep their geometry in leaf order (slots); everything else indexes primitives.
@@ -504,10 +576,11 @@ static inline __attribute__((always_inline)) kd_decoded decode(const kd_view* vi
         uint32_t payload = (uint32_t)n.info >> KD_SHIFT;
         if (d.axis == VXK_KD_LEAF) {
             d.s0 = d.s1 = 0.0f;
-            if (view->corners == 4) { // a slot range
+            if (view->corners == 4) { // a slot range, and whether its quads are all rectangles
                 d.child = payload;
                 d.p[0] = n.a;
-                d.p[1] = d.p[2] = d.p[3] = 0;
+                d.p[1] = n.b;
+                d.p[2] = d.p[3] = 0;
             } else { // a 2-bit count, then packed primitive indices (see kdtree.h)
                 uint64_t bits = (uint64_t)n.a | ((uint64_t)n.b << 16) | ((uint64_t)payload << 32);
                 uint32_t w = view->id_bits, mask = (1u << w) - 1u;
@@ -630,17 +703,17 @@ static inline __attribute__((always_inline)) uint32_t query_aabb(const kd_view* 
 }
 
 static inline __attribute__((always_inline)) bool
-test_prim(const kd_view* view, bool q16, const vxk_kd_ray* ray, const kd_decoded* leaf, uint32_t k,
+test_prim(const kd_view* view, bool q16, const kd_tests* tests, const kd_decoded* leaf, uint32_t k,
           float tmax, float* t, float* u, float* v)
 {
-    vxk_vec3 p0 = fetch_vertex(view, q16, leaf, k, 0);
-    vxk_vec3 p1 = fetch_vertex(view, q16, leaf, k, 1);
+    vxk_vec3 p0 = shift_corner(tests, fetch_vertex(view, q16, leaf, k, 0));
+    vxk_vec3 p1 = shift_corner(tests, fetch_vertex(view, q16, leaf, k, 1));
     if (view->corners == 4) {
-        vxk_vec3 p3 = fetch_vertex(view, q16, leaf, k, 3);
-        return intersect_mt(ray, p0, p1, p3, true, tmax, t, u, v);
+        vxk_vec3 p3 = shift_corner(tests, fetch_vertex(view, q16, leaf, k, 3));
+        return quad_test(tests, p0, p1, p3, tmax, t, u, v);
     }
-    vxk_vec3 p2 = fetch_vertex(view, q16, leaf, k, 2);
-    return intersect_mt(ray, p0, p1, p2, false, tmax, t, u, v);
+    vxk_vec3 p2 = shift_corner(tests, fetch_vertex(view, q16, leaf, k, 2));
+    return intersect_mt(&tests->mt, p0, p1, p2, false, tmax, t, u, v);
 }
 
 // Relative widening of every segment bound (seed 000: "slightly expand the segment on each
@@ -653,6 +726,7 @@ test_prim(const kd_view* view, bool q16, const vxk_kd_ray* ray, const kd_decoded
 // reciprocal overflows (it moves the ray by nothing a float can hold); its tests are on positions.
 typedef struct kd_begin {
     float o[4], inv[4], eps[4]; // lane 3 unused
+    float inv_raw[4];           // 1 / dir, infinite on a flat axis (inv has 0 there)
     uint32_t flat[4];           // all ones for a flat axis
     uint32_t near_side[4];
     float tmin, tmax;
@@ -681,6 +755,7 @@ static inline __attribute__((always_inline)) bool kd_ray_begin(const kd_view* vi
     simde__m128 bmax =
         simde_mm_set_ps(0.0f, view->bounds.max.z, view->bounds.max.y, view->bounds.max.x);
     simde__m128 inv = simde_mm_div_ps(simde_mm_set1_ps(1.0f), d);
+    simde_mm_storeu_ps(b->inv_raw, inv);
     simde__m128 inv_abs = simde_mm_andnot_ps(sign, inv);
     // flat: zero, or a reciprocal that overflowed
     simde__m128 flat =
@@ -724,6 +799,46 @@ static inline __attribute__((always_inline)) bool kd_ray_begin(const kd_view* vi
     b->tmin = tmin;
     b->tmax = tmax;
     return tmin <= tmax;
+}
+
+// The primitive tests of a query that kd_ray_begin accepted: the ray from the frame's origin
+// (NULL: the ray's own) with the reciprocals kd_ray_begin computed (the same divisions as
+// vxk_rect_ray_set), and the frame's shift.
+static inline __attribute__((always_inline)) void
+kd_tests_init(kd_tests* tests, const kd_view* view, const vxk_kd_ray* ray, const kd_begin* b,
+              const vxk_kd_frame* frame)
+{
+    vxk_vec3 o = frame ? frame->origin : ray->origin;
+    tests->mt = (vxk_kd_ray){o, ray->dir, ray->tmax};
+    tests->uv = !frame;
+    if (view->corners == 4) { // triangles take Moller-Trumbore alone
+        const float d[3] = {ray->dir.x, ray->dir.y, ray->dir.z};
+        tests->rect.o[0] = o.x;
+        tests->rect.o[1] = o.y;
+        tests->rect.o[2] = o.z;
+        tests->rect.flat = 0;
+        for (int a = 0; a < 3; ++a) {
+            tests->rect.d[a] = d[a];
+            tests->rect.inv[a] = b->inv_raw[a];
+            tests->rect.flat |= (b->flat[a] & 1u) << a;
+        }
+        tests->rect.tmin = 0.0f;
+        tests->rect.tmax = ray->tmax;
+    }
+    tests->shifted = tests->one_by_one = false;
+    for (int a = 0; a < 3; ++a) {
+        tests->shift[a] = 0.0;
+        tests->qorigin[a] = view->origin[a];
+    }
+    if (!frame)
+        return;
+    for (int a = 0; a < 3; ++a) {
+        double q = (double)view->origin[a] + frame->shift[a];
+        tests->shift[a] = frame->shift[a];
+        tests->qorigin[a] = (float)q;
+        tests->shifted |= frame->shift[a] != 0.0;
+        tests->one_by_one |= (double)tests->qorigin[a] != q;
+    }
 }
 
 // The children of branch n the ray reaches from its segment [tmin, seg_max]: the near one (taken
@@ -777,45 +892,100 @@ static inline bool kd_better(float t, uint32_t prim, const vxk_kd_hit* best)
 
 // A candidate a vector leaf test found (edges e1, e2): the degeneracy test, then the tie rule, as
 // the scalar loop applies them. True when `any` and it was taken (the search stops).
-static inline __attribute__((always_inline)) bool take_candidate(const vxk_kd_ray* ray, vxk_vec3 e1,
+static inline __attribute__((always_inline)) bool take_candidate(const kd_tests* tests, vxk_vec3 e1,
                                                                  vxk_vec3 e2,
                                                                  const vxk_kd_hit* cand, bool any,
                                                                  vxk_kd_hit* best)
 {
-    if (!mt_solid(ray->dir, e1, e2, v_dot(e1, v_cross(ray->dir, e2))))
+    vxk_vec3 dir = tests->mt.dir;
+    if (!mt_solid(dir, e1, e2, v_dot(e1, v_cross(dir, e2))))
         return false;
     if (any || kd_better(cand->t, cand->primitive, best))
         *best = *cand;
     return any;
 }
 
-// The quads of a slotted leaf against the ray, 8 at a time: vxk_ray_qquad8 does intersect_mt's
-// operations on the leaf's rows (so it finds the same hits), bounded by the best hit so far; the
-// candidates then take the degeneracy test and the tie rule in slot order, as the scalar loop
-// would. True when `any` and a quad was hit.
+// Candidate k of a leaf's test (the leaf's k-th quad, primitive prim): taken by the tie rule,
+// after the degeneracy test for a quad that is not a rectangle. A leaf of rectangles (whose
+// kernel reports t alone) gets u and v of a taken hit here, from the quad's corners in the frame.
+// True when `any` and it was taken (the search stops).
+static inline __attribute__((always_inline)) bool
+take_quad(const kd_view* view, const kd_tests* tests, const kd_decoded* leaf, uint32_t k,
+          const vxk_kd_hit* cand, bool any, vxk_kd_hit* best)
+{
+    if (leaf->p[1]) {
+        if (!any && !kd_better(cand->t, cand->primitive, best))
+            return false;
+        *best = *cand;
+        if (tests->uv) {
+            vxk_vec3 p0 = shift_corner(tests, fetch_vertex(view, true, leaf, k, 0));
+            vxk_vec3 p1 = shift_corner(tests, fetch_vertex(view, true, leaf, k, 1));
+            vxk_vec3 p3 = shift_corner(tests, fetch_vertex(view, true, leaf, k, 3));
+            const float v0[3] = {p0.x, p0.y, p0.z};
+            const float e1[3] = {p1.x - p0.x, p1.y - p0.y, p1.z - p0.z};
+            const float e2[3] = {p3.x - p0.x, p3.y - p0.y, p3.z - p0.z};
+            vxk_ray_rect1_uv(&tests->rect, best->t, v0, e1, e2, &best->u, &best->v);
+        }
+        return any;
+    }
+    {
+        vxk_vec3 p0 = fetch_vertex(view, true, leaf, k, 0);
+        vxk_vec3 e1 = v_sub(fetch_vertex(view, true, leaf, k, 1), p0);
+        vxk_vec3 e2 = v_sub(fetch_vertex(view, true, leaf, k, 3), p0);
+        const float f1[3] = {e1.x, e1.y, e1.z}, f2[3] = {e2.x, e2.y, e2.z};
+        if (!vxk_quad_is_rect(f1, f2))
+            return take_candidate(tests, e1, e2, cand, any, best);
+    }
+    if (any || kd_better(cand->t, cand->primitive, best))
+        *best = *cand;
+    return any;
+}
+
+// The quads of a slotted leaf against the ray, 8 at a time: a leaf of rectangles by
+// vxk_ray_qrect8, any other by vxk_ray_qquad8 (both the tests' operations on the leaf's rows,
+// dequantized with the frame's origin, so they find the same hits as quad_test), bounded by the
+// best hit so far; the candidates then take the degeneracy test (quads that are not rectangles)
+// and the tie rule in slot order, as the scalar loop would. When the frame's origin is not exact
+// in float, the quads go one by one through quad_test. True when `any` and a quad was hit.
 static inline __attribute__((always_inline)) bool leaf_quads8(const kd_view* view,
-                                                              const vxk_kd_ray* ray,
+                                                              const kd_tests* tests,
                                                               const kd_decoded* leaf, bool any,
                                                               vxk_kd_hit* best)
 {
     uint32_t first = leaf->p[0], w = leaf->child;
+    if (__builtin_expect(tests->one_by_one, 0)) {
+        for (uint32_t k = 0; k < w; ++k) {
+            float t, u, v;
+            if (!test_prim(view, true, tests, leaf, k, best->t, &t, &u, &v))
+                continue;
+            vxk_kd_hit cand = {t, u, v, view->qids[first + k]};
+            if (any || kd_better(t, cand.primitive, best))
+                *best = cand;
+            if (any)
+                return true;
+        }
+        return false;
+    }
     const uint16_t* rows = view->qvertices + 9 * (size_t)first;
-    vxk_simd_ray r = {{ray->origin.x, ray->origin.y, ray->origin.z},
-                      {ray->dir.x, ray->dir.y, ray->dir.z},
-                      0.0f,
-                      best->t};
+    vxk_rect_ray rect = tests->rect;
     for (uint32_t base = 0; base < w; base += 8) {
-        r.tmax = best->t; // a hit in the block before bounds this one
+        // a hit in the block before bounds this one
+        rect.tmax = best->t;
         vxk_hit8 h;
-        uint32_t found =
-            vxk_ray_qquad8(&r, rows + base, w, VXK_MIN(w - base, 8u), view->origin, view->step, &h);
+        uint32_t n = VXK_MIN(w - base, 8u), found;
+        if (leaf->p[1]) {
+            found = vxk_ray_qrect8(&rect, rows + base, w, n, tests->qorigin, view->step, &h);
+        } else {
+            vxk_simd_ray r = {{rect.o[0], rect.o[1], rect.o[2]},
+                              {rect.d[0], rect.d[1], rect.d[2]},
+                              0.0f,
+                              best->t};
+            found = vxk_ray_qquad8(&r, rows + base, w, n, tests->qorigin, view->step, &h);
+        }
         for (; found; found &= found - 1) {
             uint32_t j = (uint32_t)__builtin_ctz(found), k = base + j;
-            vxk_vec3 p0 = fetch_vertex(view, true, leaf, k, 0);
-            vxk_vec3 e1 = v_sub(fetch_vertex(view, true, leaf, k, 1), p0);
-            vxk_vec3 e2 = v_sub(fetch_vertex(view, true, leaf, k, 3), p0);
             vxk_kd_hit cand = {h.t[j], h.u[j], h.v[j], view->qids[first + k]};
-            if (take_candidate(ray, e1, e2, &cand, any, best))
+            if (take_quad(view, tests, leaf, k, &cand, any, best))
                 return true;
         }
     }
@@ -858,35 +1028,137 @@ static inline kd_v3x4 v4_splat(vxk_vec3 a)
     return (kd_v3x4){simde_mm_set1_ps(a.x), simde_mm_set1_ps(a.y), simde_mm_set1_ps(a.z)};
 }
 
-// The (at most two) primitives of a float leaf against the ray at once, with intersect_mt's
+// The (at most two) primitives of a float leaf: corners 0, 1 and the last stored one (v2 of a
+// triangle, v3 of a quad) of each (the first twice in a leaf of one), and in lanes 0 and 1 the
+// first corner and the edges from it.
+typedef struct float_pair {
+    const vxk_vec3* c[2][3];
+    kd_v3x4 p0, e1, e2;
+} float_pair;
+
+static inline __attribute__((always_inline)) float_pair float_leaf_pair(const kd_view* view,
+                                                                        const kd_decoded* leaf)
+{
+    float_pair f;
+    uint32_t k1 = leaf->child > 1 ? 1u : 0u, last = view->corners - 1;
+    const uint32_t* ia = view->indices + (size_t)leaf->p[0] * view->corners;
+    const uint32_t* ib = view->indices + (size_t)leaf->p[k1] * view->corners;
+    f.c[0][0] = &view->vertices[ia[0]];
+    f.c[0][1] = &view->vertices[ia[1]];
+    f.c[0][2] = &view->vertices[ia[last]];
+    f.c[1][0] = &view->vertices[ib[0]];
+    f.c[1][1] = &view->vertices[ib[1]];
+    f.c[1][2] = &view->vertices[ib[last]];
+    f.p0 = v4_pair(f.c[0][0], f.c[1][0]);
+    f.e1 = v4_sub(v4_pair(f.c[0][1], f.c[1][1]), f.p0);
+    f.e2 = v4_sub(v4_pair(f.c[0][2], f.c[1][2]), f.p0);
+    return f;
+}
+
+// The (at most two) quads of a float leaf when both are axis-aligned rectangles: the rectangle
+// test in two lanes with quad_test's operations in its order (so the hits of the brute-force
+// scan), then the tie rule in leaf order and u and v of a taken hit by vxk_ray_rect1_uv. -1 when
+// a quad is not a rectangle (the caller tests the leaf quad by quad), else 1 when `any` and one
+// was hit, 0 otherwise.
+static inline __attribute__((always_inline)) int leaf_float_rects(const kd_view* view,
+                                                                  const kd_tests* tests,
+                                                                  const kd_decoded* leaf, bool any,
+                                                                  vxk_kd_hit* best)
+{
+    uint32_t count = leaf->child, lanes = (1u << count) - 1u;
+    if (!count)
+        return 0;
+    float_pair f = float_leaf_pair(view, leaf);
+    const simde__m128 zero = simde_mm_setzero_ps();
+    const simde__m128 e[2][3] = {{f.e1.x, f.e1.y, f.e1.z}, {f.e2.x, f.e2.y, f.e2.z}};
+    simde__m128 nz[2][3];
+    for (int k = 0; k < 2; ++k)
+        for (int a = 0; a < 3; ++a)
+            nz[k][a] =
+                simde_mm_or_ps(simde_mm_cmplt_ps(e[k][a], zero), simde_mm_cmpgt_ps(e[k][a], zero));
+    simde__m128 bad = zero, any_nz[2];
+    for (int k = 0; k < 2; ++k) {
+        any_nz[k] = simde_mm_or_ps(simde_mm_or_ps(nz[k][0], nz[k][1]), nz[k][2]);
+        bad = simde_mm_or_ps(bad,
+                             simde_mm_or_ps(simde_mm_and_ps(nz[k][0], nz[k][1]),
+                                            simde_mm_or_ps(simde_mm_and_ps(nz[k][0], nz[k][2]),
+                                                           simde_mm_and_ps(nz[k][1], nz[k][2]))));
+    }
+    for (int a = 0; a < 3; ++a)
+        bad = simde_mm_or_ps(bad, simde_mm_and_ps(nz[0][a], nz[1][a]));
+    simde__m128 rect = simde_mm_andnot_ps(bad, simde_mm_and_ps(any_nz[0], any_nz[1]));
+    if (((uint32_t)simde_mm_movemask_ps(rect) & lanes) != lanes)
+        return -1;
+    const simde__m128 p0[3] = {f.p0.x, f.p0.y, f.p0.z};
+    simde__m128 enter = simde_mm_set1_ps(-INFINITY), exit = simde_mm_set1_ps(INFINITY);
+    simde__m128 ok = simde_mm_castsi128_ps(simde_mm_set1_epi32(-1));
+    for (int a = 0; a < 3; ++a) {
+        simde__m128 v2 = simde_mm_add_ps(simde_mm_add_ps(p0[a], e[0][a]), e[1][a]);
+        simde__m128 lo = simde_mm_min_ps(p0[a], v2), hi = simde_mm_max_ps(p0[a], v2);
+        simde__m128 o = simde_mm_set1_ps(tests->rect.o[a]);
+        simde__m128 dlo = simde_mm_sub_ps(lo, o), dhi = simde_mm_sub_ps(hi, o);
+        if ((tests->rect.flat >> a) & 1u) {
+            ok = simde_mm_and_ps(ok, simde_mm_cmplt_ps(lo, hi));
+            ok = simde_mm_and_ps(ok, simde_mm_cmple_ps(dlo, zero));
+            ok = simde_mm_and_ps(ok, simde_mm_cmpge_ps(dhi, zero));
+            continue;
+        }
+        simde__m128 inv = simde_mm_set1_ps(tests->rect.inv[a]);
+        simde__m128 t0 = simde_mm_mul_ps(dlo, inv), t1 = simde_mm_mul_ps(dhi, inv);
+        enter = simde_mm_max_ps(enter, simde_mm_min_ps(t0, t1));
+        exit = simde_mm_min_ps(exit, simde_mm_max_ps(t0, t1));
+    }
+    ok = simde_mm_and_ps(ok, simde_mm_cmple_ps(enter, exit));
+    ok = simde_mm_and_ps(ok, simde_mm_cmpge_ps(enter, simde_mm_set1_ps(tests->rect.tmin)));
+    ok = simde_mm_and_ps(ok, simde_mm_cmple_ps(enter, simde_mm_set1_ps(best->t)));
+    uint32_t found = (uint32_t)simde_mm_movemask_ps(ok) & lanes;
+    if (__builtin_expect(!found, 1))
+        return 0;
+    float tt[4];
+    simde_mm_storeu_ps(tt, simde_mm_add_ps(enter, zero));
+    for (; found; found &= found - 1) {
+        uint32_t k = (uint32_t)__builtin_ctz(found);
+        if (!any && !kd_better(tt[k], leaf->p[k], best))
+            continue;
+        *best = (vxk_kd_hit){tt[k], 0.0f, 0.0f, leaf->p[k]};
+        if (tests->uv) {
+            vxk_vec3 q0 = *f.c[k][0], q1 = *f.c[k][1], q3 = *f.c[k][2];
+            const float v0[3] = {q0.x, q0.y, q0.z};
+            const float f1[3] = {q1.x - q0.x, q1.y - q0.y, q1.z - q0.z};
+            const float f2[3] = {q3.x - q0.x, q3.y - q0.y, q3.z - q0.z};
+            vxk_ray_rect1_uv(&tests->rect, best->t, v0, f1, f2, &best->u, &best->v);
+        }
+        if (any)
+            return 1;
+    }
+    return 0;
+}
+
+// The (at most two) triangles of a float leaf against the ray at once, with intersect_mt's
 // operations per lane (its scalar twin: test_kdtree requires every tree hit to equal a brute-force
 // scan with vxk_kd_intersect_*), bounded by the best hit so far; candidates then take the
 // degeneracy test and the tie rule in leaf order, as the scalar loop would. Two lanes run both
 // tests side by side where the scalar loop ran them one after the other, each ending in a
 // division. True when `any` and one was hit.
 static inline __attribute__((always_inline)) bool leaf_float4(const kd_view* view,
-                                                              const vxk_kd_ray* ray,
+                                                              const kd_tests* tests,
                                                               const kd_decoded* leaf, bool any,
                                                               vxk_kd_hit* best)
 {
     uint32_t count = leaf->child;
-    VXK_ASSERT(count <= 2);
+    VXK_ASSERT(count <= 2 && view->corners == 3);
     if (!count)
         return false;
-    uint32_t k1 = count > 1 ? 1u : 0u;
-    uint32_t c2 = view->corners == 4 ? 3u : 2u;
-    const uint32_t* ia = view->indices + (size_t)leaf->p[0] * view->corners;
-    const uint32_t* ib = view->indices + (size_t)leaf->p[k1] * view->corners;
-    const vxk_vec3 *a0 = &view->vertices[ia[0]], *b0 = &view->vertices[ib[0]];
-    const vxk_vec3 *a1 = &view->vertices[ia[1]], *b1 = &view->vertices[ib[1]];
-    const vxk_vec3 *a2 = &view->vertices[ia[c2]], *b2 = &view->vertices[ib[c2]];
-    kd_v3x4 p0 = v4_pair(a0, b0);
-    kd_v3x4 e1 = v4_sub(v4_pair(a1, b1), p0), e2 = v4_sub(v4_pair(a2, b2), p0);
-    kd_v3x4 d = v4_splat(ray->dir);
+    float_pair f = float_leaf_pair(view, leaf);
+    const vxk_vec3 *a0 = f.c[0][0], *b0 = f.c[1][0];
+    const vxk_vec3 *a1 = f.c[0][1], *b1 = f.c[1][1];
+    const vxk_vec3 *a2 = f.c[0][2], *b2 = f.c[1][2];
+    kd_v3x4 p0 = f.p0, e1 = f.e1, e2 = f.e2;
+    kd_v3x4 d = v4_splat(tests->mt.dir);
     kd_v3x4 p = v4_cross(d, e2);
     simde__m128 det = v4_dot(e1, p);
     simde__m128 inv = simde_mm_div_ps(simde_mm_set1_ps(1.0f), det);
-    kd_v3x4 s = v4_sub(v4_splat(ray->origin), p0);
+    kd_v3x4 s = v4_sub(v4_splat(tests->mt.origin), p0);
     simde__m128 u = simde_mm_mul_ps(v4_dot(s, p), inv);
     kd_v3x4 q = v4_cross(s, e1);
     simde__m128 v = simde_mm_mul_ps(v4_dot(d, q), inv);
@@ -894,8 +1166,7 @@ static inline __attribute__((always_inline)) bool leaf_float4(const kd_view* vie
     const simde__m128 zero = simde_mm_setzero_ps(), one = simde_mm_set1_ps(1.0f);
     simde__m128 ok = simde_mm_and_ps(simde_mm_cmpge_ps(u, zero), simde_mm_cmple_ps(u, one));
     ok = simde_mm_and_ps(ok, simde_mm_cmpge_ps(v, zero));
-    ok = simde_mm_and_ps(ok, view->corners == 4 ? simde_mm_cmple_ps(v, one)
-                                                : simde_mm_cmple_ps(simde_mm_add_ps(u, v), one));
+    ok = simde_mm_and_ps(ok, simde_mm_cmple_ps(simde_mm_add_ps(u, v), one));
     ok = simde_mm_and_ps(ok, simde_mm_cmpge_ps(t, zero));
     ok = simde_mm_and_ps(ok, simde_mm_cmple_ps(t, simde_mm_set1_ps(best->t)));
     uint32_t found = (uint32_t)simde_mm_movemask_ps(ok) & ((1u << count) - 1u);
@@ -910,7 +1181,7 @@ static inline __attribute__((always_inline)) bool leaf_float4(const kd_view* vie
         vxk_vec3 q0 = *(k ? b0 : a0);
         vxk_vec3 f1 = v_sub(*(k ? b1 : a1), q0), f2 = v_sub(*(k ? b2 : a2), q0);
         vxk_kd_hit cand = {tt[k], uu[k], vv[k], leaf->p[k]};
-        if (take_candidate(ray, f1, f2, &cand, any, best))
+        if (take_candidate(tests, f1, f2, &cand, any, best))
             return true;
     }
     return false;
@@ -918,7 +1189,8 @@ static inline __attribute__((always_inline)) bool leaf_float4(const kd_view* vie
 
 static inline __attribute__((always_inline)) bool raycast(const kd_view* view, bool q16,
                                                           vxk_kd_hit* hit, const vxk_kd_ray* ray,
-                                                          bool any, void* scratch)
+                                                          const vxk_kd_frame* frame, bool any,
+                                                          void* scratch)
 {
     vxk_kd_hit best = {ray ? ray->tmax : 0.0f, 0.0f, 0.0f, VXK_KD_NO_PRIMITIVE};
     if (hit)
@@ -928,6 +1200,9 @@ static inline __attribute__((always_inline)) bool raycast(const kd_view* view, b
     kd_begin begin;
     if (!kd_ray_begin(view, ray, &begin))
         return false;
+    kd_tests tests;
+    kd_tests_init(&tests, view, ray, &begin, frame);
+    int rects = 0;
 
     kd_ray_entry local[VXK_KD_MAX_DEPTH + 1];
     kd_ray_entry* stack = scratch ? (kd_ray_entry*)scratch : local;
@@ -953,25 +1228,28 @@ static inline __attribute__((always_inline)) bool raycast(const kd_view* view, b
                 continue;
             }
         } else if (slotted(view, q16)) {
-            if (leaf_quads8(view, ray, &n, any, &best))
+            if (leaf_quads8(view, &tests, &n, any, &best))
                 break;
-        } else if (!q16) {
-            if (leaf_float4(view, ray, &n, any, &best))
+        } else if (!q16 && view->corners == 3 && !tests.shifted) {
+            if (leaf_float4(view, &tests, &n, any, &best))
+                break;
+        } else if (!q16 && !tests.shifted &&
+                   (rects = leaf_float_rects(view, &tests, &n, any, &best)) >= 0) {
+            if (rects)
                 break;
         } else {
             for (uint32_t k = 0; k < n.child; ++k) {
                 float t, u, v;
-                if (!test_prim(view, q16, ray, &n, k, best.t, &t, &u, &v))
+                if (!test_prim(view, q16, &tests, &n, k, best.t, &t, &u, &v))
                     continue;
                 uint32_t slot, prim = leaf_prim(view, q16, &n, k, &slot);
-                if (any) {
-                    if (hit)
-                        *hit = (vxk_kd_hit){t, u, v, prim};
-                    return true;
-                }
-                if (kd_better(t, prim, &best))
+                if (any || kd_better(t, prim, &best))
                     best = (vxk_kd_hit){t, u, v, prim};
+                if (any)
+                    break;
             }
+            if (any && best.primitive != VXK_KD_NO_PRIMITIVE)
+                break;
         }
         // a segment starting past the best hit cannot hold a nearer (or tying) one
         do {
@@ -983,14 +1261,11 @@ static inline __attribute__((always_inline)) bool raycast(const kd_view* view, b
         tmin = stack[sp].tmin;
         tmax = stack[sp].tmax;
     }
-    if (any && best.primitive != VXK_KD_NO_PRIMITIVE) {
-        if (hit)
-            *hit = best;
-        return true;
-    }
 done:
     if (best.primitive == VXK_KD_NO_PRIMITIVE)
         return false;
+    if (!tests.uv) // framed queries report t alone
+        best.u = best.v = 0.0f;
     if (hit)
         *hit = best;
     return true;
@@ -1015,14 +1290,17 @@ static inline __attribute__((always_inline)) uint32_t raycast8(const kd_view* vi
                                                                uint32_t lanes)
 {
     kd_begin lane[8];
+    kd_tests tests[8];
     vxk_kd_hit best[8];
     uint32_t live = 0;
     for (uint32_t l = 0; l < 8; ++l) {
         if (!((lanes >> l) & 1u))
             continue;
         best[l] = (vxk_kd_hit){rays[l].tmax, 0.0f, 0.0f, VXK_KD_NO_PRIMITIVE};
-        if (view->primitive_count && kd_ray_begin(view, &rays[l], &lane[l]))
+        if (view->primitive_count && kd_ray_begin(view, &rays[l], &lane[l])) {
+            kd_tests_init(&tests[l], view, &rays[l], &lane[l], NULL);
             live |= 1u << l;
+        }
     }
     kd_packet_entry stack[VXK_KD_MAX_DEPTH + 1];
     uint32_t sp = 0;
@@ -1053,23 +1331,18 @@ static inline __attribute__((always_inline)) uint32_t raycast8(const kd_view* vi
             // each lane's leaf test as its single ray's (one vector test per lane)
             for (uint32_t rest = m; rest; rest &= rest - 1) {
                 uint32_t l = (uint32_t)__builtin_ctz(rest);
-                leaf_quads8(view, &rays[l], &n, false, &best[l]);
+                leaf_quads8(view, &tests[l], &n, false, &best[l]);
             }
             continue;
         }
         if (n.axis == VXK_KD_LEAF) {
             for (uint32_t k = 0; k < n.child; ++k) {
                 uint32_t slot;
-                vxk_vec3 p0 = fetch_vertex(view, q16, &n, k, 0);
-                vxk_vec3 p1 = fetch_vertex(view, q16, &n, k, 1);
-                vxk_vec3 p2 = fetch_vertex(view, q16, &n, k, view->corners == 4 ? 3 : 2);
                 uint32_t prim = VXK_KD_NO_PRIMITIVE;
                 for (uint32_t rest = m; rest; rest &= rest - 1) {
                     uint32_t l = (uint32_t)__builtin_ctz(rest);
                     float t, u, v;
-                    bool h = intersect_mt(&rays[l], p0, p1, p2, view->corners == 4, best[l].t, &t,
-                                          &u, &v);
-                    if (!h)
+                    if (!test_prim(view, q16, &tests[l], &n, k, best[l].t, &t, &u, &v))
                         continue;
                     if (prim == VXK_KD_NO_PRIMITIVE)
                         prim = leaf_prim(view, q16, &n, k, &slot);
@@ -1167,26 +1440,53 @@ uint32_t vxk_kdtree_query_aabb(const vxk_kdtree* tree, uint32_t* out, uint32_t c
     return KD_BY_CORNERS(view, query_aabb(&view, false, out, capacity, box, scratch));
 }
 
-bool vxk_kdtree_raycast(const vxk_kdtree* tree, vxk_kd_hit* hit, const vxk_kd_ray* ray,
-                        void* scratch)
+// A query without a tree: a miss (a closest-hit query writes the miss).
+static bool no_tree(vxk_kd_hit* hit, const vxk_kd_ray* ray)
 {
-    if (!tree || !tree->nodes) {
-        if (hit)
-            *hit = (vxk_kd_hit){ray ? ray->tmax : 0.0f, 0.0f, 0.0f, VXK_KD_NO_PRIMITIVE};
-        return false;
-    }
-    prefetch_tree(tree);
-    kd_view view = view_of(tree);
-    return KD_BY_CORNERS(view, raycast(&view, false, hit, ray, false, scratch));
+    if (hit)
+        *hit = (vxk_kd_hit){ray ? ray->tmax : 0.0f, 0.0f, 0.0f, VXK_KD_NO_PRIMITIVE};
+    return false;
 }
 
-bool vxk_kdtree_raycast_any(const vxk_kdtree* tree, const vxk_kd_ray* ray, void* scratch)
+// The float tree's closest-hit and any-hit queries, each its own function with the traversal
+// specialised for the corner count (one function holding all four was too large for GCC to
+// inline the vector helpers into: any-hit queries ran at half speed).
+static bool float_raycast(const vxk_kdtree* tree, vxk_kd_hit* hit, const vxk_kd_ray* ray,
+                          const vxk_kd_frame* frame, void* scratch)
+{
+    if (!tree || !tree->nodes)
+        return no_tree(hit, ray);
+    prefetch_tree(tree);
+    kd_view view = view_of(tree);
+    return KD_BY_CORNERS(view, raycast(&view, false, hit, ray, frame, false, scratch));
+}
+
+static bool float_raycast_any(const vxk_kdtree* tree, const vxk_kd_ray* ray,
+                              const vxk_kd_frame* frame, void* scratch)
 {
     if (!tree || !tree->nodes)
         return false;
     prefetch_tree(tree);
     kd_view view = view_of(tree);
-    return KD_BY_CORNERS(view, raycast(&view, false, NULL, ray, true, scratch));
+    return KD_BY_CORNERS(view, raycast(&view, false, NULL, ray, frame, true, scratch));
+}
+
+bool vxk_kdtree_raycast_framed(const vxk_kdtree* tree, vxk_kd_hit* hit, const vxk_kd_ray* ray,
+                               const vxk_kd_frame* frame, bool any, void* scratch)
+{
+    return any ? float_raycast_any(tree, ray, frame, scratch)
+               : float_raycast(tree, hit, ray, frame, scratch);
+}
+
+bool vxk_kdtree_raycast(const vxk_kdtree* tree, vxk_kd_hit* hit, const vxk_kd_ray* ray,
+                        void* scratch)
+{
+    return float_raycast(tree, hit, ray, NULL, scratch);
+}
+
+bool vxk_kdtree_raycast_any(const vxk_kdtree* tree, const vxk_kd_ray* ray, void* scratch)
+{
+    return float_raycast_any(tree, ray, NULL, scratch);
 }
 
 // ---- validation ------------------------------------------------------------------------------
@@ -1244,11 +1544,24 @@ static vxk_status validate_view(const kd_view* view, bool q16, uint32_t node_cou
             status = VXK_ERR_MALFORMED;
             break;
         }
+        if (slotted(view, q16) && d.p[1] > 1) {
+            status = VXK_ERR_MALFORMED;
+            break;
+        }
         for (uint32_t k = 0; k < d.child && status == VXK_OK; ++k) {
             uint32_t slot, prim = leaf_prim(view, q16, &d, k, &slot);
             if (prim >= n || seen[prim]) {
                 status = VXK_ERR_MALFORMED;
                 break;
+            }
+            if (slotted(view, q16) && d.p[1]) { // flagged: every quad a rectangle
+                vxk_vec3 corners[4];
+                for (uint32_t c = 0; c < 4; ++c)
+                    corners[c] = fetch_vertex(view, q16, &d, k, c);
+                if (!quad_rect(corners)) {
+                    status = VXK_ERR_MALFORMED;
+                    break;
+                }
             }
             seen[prim] = 1;
             float lo[3] = {FLT_MAX, FLT_MAX, FLT_MAX}, hi[3] = {-FLT_MAX, -FLT_MAX, -FLT_MAX};
@@ -1630,9 +1943,13 @@ vxk_status vxk_kdtree16_build(vxk_kdtree16* tree, const vxk_mesh* mesh, void* sc
                         continue;
                     uint32_t first = work[i].primitives[0], w = work[i].info >> KD_SHIFT;
                     uint16_t* rows = built.vertices + 9 * (size_t)first;
-                    for (uint32_t k = 0; k < w; ++k)
+                    bool rects = true;
+                    for (uint32_t k = 0; k < w; ++k) {
                         for (uint32_t j = 0; j < 9; ++j)
                             rows[j * w + k] = geo[9 * (size_t)order[first + k] + j];
+                        rects &= quad_rect(deq + 4 * (size_t)order[first + k]);
+                    }
+                    built.nodes[i].b = rects ? 1u : 0u;
                 }
                 memset(mem + nb + vb + rest, 0, KD16_PAD);
             } else {
@@ -1738,17 +2055,38 @@ uint32_t vxk_kdtree16_query_aabb(const vxk_kdtree16* tree, uint32_t* out, uint32
     return KD_BY_CORNERS(view, query_aabb(&view, true, out, capacity, box, scratch));
 }
 
+// The quantized tree's queries, as float_raycast and float_raycast_any.
+static bool q16_raycast(const vxk_kdtree16* tree, vxk_kd_hit* hit, const vxk_kd_ray* ray,
+                        const vxk_kd_frame* frame, void* scratch)
+{
+    if (!tree || !tree->nodes)
+        return no_tree(hit, ray);
+    prefetch16(tree);
+    kd_view view = view_of16(tree);
+    return KD_BY_CORNERS(view, raycast(&view, true, hit, ray, frame, false, scratch));
+}
+
+static bool q16_raycast_any(const vxk_kdtree16* tree, const vxk_kd_ray* ray,
+                            const vxk_kd_frame* frame, void* scratch)
+{
+    if (!tree || !tree->nodes)
+        return false;
+    prefetch16(tree);
+    kd_view view = view_of16(tree);
+    return KD_BY_CORNERS(view, raycast(&view, true, NULL, ray, frame, true, scratch));
+}
+
+bool vxk_kdtree16_raycast_framed(const vxk_kdtree16* tree, vxk_kd_hit* hit, const vxk_kd_ray* ray,
+                                 const vxk_kd_frame* frame, bool any, void* scratch)
+{
+    return any ? q16_raycast_any(tree, ray, frame, scratch)
+               : q16_raycast(tree, hit, ray, frame, scratch);
+}
+
 bool vxk_kdtree16_raycast(const vxk_kdtree16* tree, vxk_kd_hit* hit, const vxk_kd_ray* ray,
                           void* scratch)
 {
-    if (!tree || !tree->nodes) {
-        if (hit)
-            *hit = (vxk_kd_hit){ray ? ray->tmax : 0.0f, 0.0f, 0.0f, VXK_KD_NO_PRIMITIVE};
-        return false;
-    }
-    prefetch16(tree);
-    kd_view view = view_of16(tree);
-    return KD_BY_CORNERS(view, raycast(&view, true, hit, ray, false, scratch));
+    return q16_raycast(tree, hit, ray, NULL, scratch);
 }
 
 uint32_t vxk_kdtree16_raycast8(const vxk_kdtree16* tree, vxk_kd_hit hits[8],
@@ -1770,11 +2108,7 @@ uint32_t vxk_kdtree16_raycast8(const vxk_kdtree16* tree, vxk_kd_hit hits[8],
 
 bool vxk_kdtree16_raycast_any(const vxk_kdtree16* tree, const vxk_kd_ray* ray, void* scratch)
 {
-    if (!tree || !tree->nodes)
-        return false;
-    prefetch16(tree);
-    kd_view view = view_of16(tree);
-    return KD_BY_CORNERS(view, raycast(&view, true, NULL, ray, true, scratch));
+    return q16_raycast_any(tree, ray, NULL, scratch);
 }
 
 vxk_status vxk_kdtree16_validate(const vxk_kdtree16* tree)

@@ -8,16 +8,17 @@
 #include <vxk/simd_kernels.h>
 
 #include <float.h>
-#include <stdatomic.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 
 #include "narrow_cache.h"
 
 _Static_assert(sizeof(vxk_ray_hit) == 44, "vxk_ray_hit is 44 bytes");
 
-// Origins and clipped segments stay within +-2^30 voxels: chunk coordinates fit the broadphase
-// range and local offsets stay exact in float.
-#define RAY_VOXEL_LIMIT 1073741824.0
+// The voxel coordinate range of the terrain (int32): origins lie in [-2^31, 2^31), segments are
+// clipped to it.
+#define RAY_VOXEL_LIMIT 2147483648.0
 // Rays expected to cross more chunks than this clip against the terrain's chunk bounds first.
 #define RAY_LONG_CHUNKS 2048.0
 #define RAY_MEMO_SINGLE 16
@@ -46,12 +47,14 @@ typedef struct memo_slot {
     uint32_t used;
     const vxk_narrow_chunk* data;
     vxk_narrow_ref ref;
+    vxk_narrow_chunk* owned; // data built outside the cache (edge_chunk), freed with the pin
 } memo_slot;
 
 typedef struct ray_memo {
     memo_slot* slots; // mask + 1 slots
     uint32_t mask;
     uint32_t count, limit; // pins are dropped all at once when count reaches limit
+    uint32_t owned;        // slots holding data built outside the cache
 } ray_memo;
 
 typedef struct ray_bounds {
@@ -80,6 +83,220 @@ typedef struct ray_packet {
     packet_chunk chunks[RAY_PACKET_CHUNKS];
 } ray_packet;
 
+// ---- the world's ray state: sparse ray index, counters ---------------------------------------
+//
+// Worlds without a dense ray grid (sparse ones, vxk_narrow_ray_grid) would have a ray step
+// through every empty chunk cell it crosses. The sparse ray index marks, per level l = 1 ..
+// RAY_LEVELS, the cells of 4^l chunks per axis that hold a broadphase entry with mask bits (one
+// open-addressing table of (level, cell) keys, built by the first ray after a broadphase build or
+// update). A ray in a cell without mask bits looks up the 27 level-l cells around its own, level
+// after level: where all are clear, no entry lies within 4^l chunks of the ray while it stays in
+// that cell, and it jumps to the cell's exit in one step. A ray then steps through empty space in
+// a number of steps that grows with the logarithm of the distances to the entries it passes.
+#define RAY_LEVELS 14 // 4^14 chunks: the whole int32 voxel range
+#define RAY_LEVEL_BITS 2
+
+typedef struct ray_index_slot {
+    int32_t x, y, z;
+    uint32_t level; // 0: empty slot
+} ray_index_slot;
+
+typedef struct ray_index {
+    ray_index_slot* slots;
+    uint64_t mask;  // slots - 1
+    uint64_t count; // used slots
+    size_t bytes;
+} ray_index;
+
+typedef struct ray_state {
+    pthread_mutex_t lock;
+    _Atomic(ray_index*) index;         // NULL: none built (or out of memory)
+    _Atomic uint64_t index_generation; // 1 + the broadphase generation of index
+    _Atomic uint64_t steps;            // DDA steps of rays in sparse worlds
+} ray_state;
+
+static inline uint64_t index_hash(uint32_t level, int64_t x, int64_t y, int64_t z)
+{
+    uint64_t h = (uint64_t)x * 0x9E3779B97F4A7C15ull ^ (uint64_t)y * 0xC2B2AE3D27D4EB4Full ^
+                 (uint64_t)z * 0x165667B19E3779F9ull ^ (uint64_t)level * 0x27D4EB2F165667C5ull;
+    return h ^ (h >> 29);
+}
+
+static bool index_has(const ray_index* index, uint32_t level, int64_t x, int64_t y, int64_t z)
+{
+    for (uint64_t i = index_hash(level, x, y, z) & index->mask;; i = (i + 1) & index->mask) {
+        const ray_index_slot* slot = &index->slots[i];
+        if (!slot->level)
+            return false;
+        if (slot->level == level && slot->x == x && slot->y == y && slot->z == z)
+            return true;
+    }
+}
+
+// Inserts (level, x, y, z) unless present; grows the table at half load. False when out of memory.
+static bool index_add(ray_index* index, uint32_t level, int32_t x, int32_t y, int32_t z)
+{
+    if (2 * (index->count + 1) > index->mask + 1) {
+        ray_index bigger = {0};
+        bigger.mask = 2 * (index->mask + 1) - 1;
+        bigger.bytes = (size_t)(bigger.mask + 1) * sizeof(ray_index_slot);
+        bigger.slots = (ray_index_slot*)vxk_calloc(bigger.bytes);
+        if (!bigger.slots)
+            return false;
+        for (uint64_t i = 0; i <= index->mask; ++i) {
+            const ray_index_slot* slot = &index->slots[i];
+            if (slot->level && !index_add(&bigger, slot->level, slot->x, slot->y, slot->z))
+                return false; // cannot happen: bigger has room
+        }
+        vxk_free(index->slots, index->bytes);
+        *index = bigger;
+    }
+    uint64_t i = index_hash(level, x, y, z) & index->mask;
+    for (; index->slots[i].level; i = (i + 1) & index->mask) {
+        const ray_index_slot* slot = &index->slots[i];
+        if (slot->level == level && slot->x == x && slot->y == y && slot->z == z)
+            return true;
+    }
+    index->slots[i] = (ray_index_slot){x, y, z, level};
+    ++index->count;
+    return true;
+}
+
+static void index_free(ray_index* index)
+{
+    if (!index)
+        return;
+    vxk_free(index->slots, index->bytes);
+    vxk_free(index, sizeof(*index));
+}
+
+typedef struct index_fill {
+    ray_index* index;
+    bool ok;
+} index_fill;
+
+static void index_visit(void* user, vxk_int3 chunk, uint8_t tag, const uint64_t* solid)
+{
+    (void)solid;
+    index_fill* f = (index_fill*)user;
+    if (tag != VXK_BROADPHASE_MASK || !f->ok)
+        return;
+    for (uint32_t level = 1; level <= RAY_LEVELS && f->ok; ++level) {
+        int shift = (int)(RAY_LEVEL_BITS * level);
+        f->ok = index_add(f->index, level, chunk.x >> shift, chunk.y >> shift, chunk.z >> shift);
+    }
+}
+
+static ray_index* index_build(const vxk_world* world)
+{
+    ray_index* index = (ray_index*)vxk_calloc(sizeof(ray_index));
+    if (!index)
+        return NULL;
+    index->mask = 63;
+    index->bytes = 64 * sizeof(ray_index_slot);
+    index->slots = (ray_index_slot*)vxk_calloc(index->bytes);
+    index_fill f = {index, index->slots != NULL};
+    if (f.ok)
+        vxk_broadphase_for_each(world, index_visit, &f);
+    if (!f.ok) {
+        index_free(index);
+        return NULL;
+    }
+    return index;
+}
+
+static void state_destroy(void* self)
+{
+    ray_state* state = (ray_state*)self;
+    index_free(atomic_load(&state->index));
+    pthread_mutex_destroy(&state->lock);
+    vxk_free(state, sizeof(*state));
+}
+
+static void state_memory(const void* self, vxk_world_memory* stats)
+{
+    ray_state* state = (ray_state*)self;
+    const ray_index* index = atomic_load(&state->index);
+    stats->narrow_bytes += sizeof(*state) + (index ? sizeof(*index) + index->bytes : 0);
+}
+
+// Creates the world's ray state on first use (thread-safe); NULL when out of memory.
+static __attribute__((noinline)) ray_state* state_create(vxk_world* world)
+{
+    ray_state* fresh = (ray_state*)vxk_calloc(sizeof(ray_state));
+    if (!fresh)
+        return NULL;
+    pthread_mutex_init(&fresh->lock, NULL);
+    __atomic_store_n(&world->rays.destroy, state_destroy, __ATOMIC_RELEASE);
+    __atomic_store_n(&world->rays.memory, state_memory, __ATOMIC_RELEASE);
+    void* expected = NULL;
+    if (__atomic_compare_exchange_n(&world->rays.self, &expected, (void*)fresh, false,
+                                    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+        return fresh;
+    state_destroy(fresh);
+    return (ray_state*)expected;
+}
+
+// The world's ray state (state_create on first use).
+static inline ray_state* state_get(const vxk_world* cworld)
+{
+    vxk_world* world = (vxk_world*)cworld;
+    ray_state* state = (ray_state*)__atomic_load_n(&world->rays.self, __ATOMIC_ACQUIRE);
+    return state ? state : state_create(world);
+}
+
+// The sparse ray index of the current broadphase, built on first need after each build or update
+// (concurrent callers wait); NULL when out of memory (rays then step cell by cell).
+static const ray_index* index_get(ray_state* state, const vxk_world* world)
+{
+    uint64_t want = vxk_broadphase_generation(world) + 1;
+    if (atomic_load_explicit(&state->index_generation, memory_order_acquire) == want)
+        return atomic_load_explicit(&state->index, memory_order_relaxed);
+    // A new broadphase: nobody reads the old index any more (builds and updates do not overlap
+    // rays, and a ray only uses an index whose generation it saw current).
+    pthread_mutex_lock(&state->lock);
+    if (atomic_load_explicit(&state->index_generation, memory_order_relaxed) != want) {
+        index_free(atomic_load_explicit(&state->index, memory_order_relaxed));
+        atomic_store_explicit(&state->index, index_build(world), memory_order_relaxed);
+        atomic_store_explicit(&state->index_generation, want, memory_order_release);
+    }
+    ray_index* index = atomic_load_explicit(&state->index, memory_order_relaxed);
+    pthread_mutex_unlock(&state->lock);
+    return index;
+}
+
+// Whether the 27 level-l cells around chunk c's are all clear (no broadphase entry with mask bits
+// within 4^l chunks of c's level-l cell: farther than the one cell around its own that the DDA
+// visits).
+static bool level_clear(const ray_index* index, uint32_t level, const int32_t c[3])
+{
+    int shift = (int)(RAY_LEVEL_BITS * level);
+    int64_t x = c[0] >> shift, y = c[1] >> shift, z = c[2] >> shift;
+    for (int dy = -1; dy <= 1; ++dy)
+        for (int dz = -1; dz <= 1; ++dz)
+            for (int dx = -1; dx <= 1; ++dx)
+                if (index_has(index, level, x + dx, y + dy, z + dz))
+                    return false;
+    return true;
+}
+
+// The highest clear level around chunk c, 0 when level 1 is busy. Clear levels run from 1 up to
+// the first busy one (a level's 27 cells hold the 27 of every level below), so the search starts
+// at the level the ray's last step found (hint; it changes by a level or two between steps) and
+// walks up or down from there.
+static uint32_t clear_level(const ray_index* index, const int32_t c[3], uint32_t hint)
+{
+    uint32_t level = hint < 1 ? 1 : (hint > RAY_LEVELS ? RAY_LEVELS : hint);
+    if (!level_clear(index, level, c)) {
+        while (--level >= 1 && !level_clear(index, level, c)) {
+        }
+        return level;
+    }
+    while (level < RAY_LEVELS && level_clear(index, level + 1, c))
+        ++level;
+    return level;
+}
+
 typedef struct ray_context {
     const vxk_world* world;
     vxk_narrow_cache* cache;
@@ -89,17 +306,37 @@ typedef struct ray_context {
     ray_packet* packet; // NULL outside the packet path
     uint32_t epoch;     // the terrain epoch (no writes while rays run)
     uint64_t slot_hits; // chunk data found through the grid's slots (added to the stats once)
-    uint64_t packets;   // coherent groups traced as packets (added to the stats once)
+    ray_state* state;
+    const ray_index* index; // sparse worlds (no grid): the sparse ray index, or NULL
+    uint64_t steps;         // DDA steps in a sparse world (added to the stats once)
+    bool near_edge;         // the ray's segment reaches the outermost chunk layer (edge_chunk)
+    // The frame of the ray's quad tests: the origin relative to chunk c_ref = trunc(o / 8), exact
+    // (|o_ref| <= |o| and a multiple of o's ulp), every chunk's quads shifted by 8 (c - c_ref).
+    float o_ref[3];
+    double c_ref[3];
+    bool framed;      // o_ref and c_ref are set (at the ray's first chunk visit)
+    uint64_t packets; // coherent groups traced as packets (added to the stats once)
 } ray_context;
 
 // Sets up the cache and grid of a context; false when out of memory.
-static bool context_init(ray_context* ctx, const vxk_world* world)
+static inline __attribute__((always_inline)) bool context_init(ray_context* ctx,
+                                                               const vxk_world* world)
 {
     ctx->world = world;
     ctx->cache = vxk_narrow_cache_get(world);
     ctx->grid = ctx->cache ? vxk_narrow_ray_grid(ctx->cache, world) : NULL;
     ctx->epoch = vxk_terrain_epoch(world);
-    return ctx->cache != NULL;
+    ctx->state = state_get(world);
+    ctx->index = ctx->state && !ctx->grid ? index_get(ctx->state, world) : NULL;
+    return ctx->cache != NULL && ctx->state != NULL;
+}
+
+// Adds what a call or a batch piece counted to the shared statistics.
+static void context_count(const ray_context* ctx)
+{
+    vxk_narrow_count_rays(ctx->cache, ctx->slot_hits, ctx->packets);
+    if (ctx->steps) // sparse worlds only: no shared write per ray elsewhere
+        atomic_fetch_add_explicit(&ctx->state->steps, ctx->steps, memory_order_relaxed);
 }
 
 // The broadphase entry of a chunk: through the grid when there is one (ctx->grid, or the trace's
@@ -153,7 +390,7 @@ static vxk_status ray_validate(const vxk_world* world, const vxk_ray* ray, ray_s
         out->dn[i] = s[i] * inv_len;
         out->dv[i] = out->dn[i] * inv_vs;
         out->o[i] = o[i] * inv_vs;
-        if (!(fabsf(out->o[i]) < (float)RAY_VOXEL_LIMIT))
+        if (!(out->o[i] >= -RAY_VOXEL_LIMIT && out->o[i] < RAY_VOXEL_LIMIT))
             return VXK_ERR_OUT_OF_RANGE;
     }
     if (out->dv[0] == 0.0f && out->dv[1] == 0.0f && out->dv[2] == 0.0f)
@@ -224,12 +461,105 @@ static void memo_init(ray_memo* m, memo_slot* slots, uint32_t capacity, uint32_t
     m->mask = capacity - 1;
     m->count = 0;
     m->limit = limit;
+    m->owned = 0;
+}
+
+// ---- chunks at the edge of the range ----------------------------------------------------------
+
+// The outermost chunk layer of the int32 voxel range: the mesher's 10^3 box around such a chunk
+// leaves int32 (vxk_mesh_world_chunk refuses it), so the cache cannot build its data. A ray builds
+// it itself (the voxels past the range are air) and keeps it for the call or batch piece, in the
+// memo slot that would have held the pin.
+static bool edge_chunk(int32_t cx, int32_t cy, int32_t cz)
+{
+    const int32_t c[3] = {cx, cy, cz};
+    bool edge = false;
+    for (int a = 0; a < 3; ++a)
+        edge |= c[a] == (INT32_MAX >> 3) || c[a] == (INT32_MIN >> 3);
+    return edge;
+}
+
+static void edge_chunk_free(vxk_narrow_chunk* data)
+{
+    if (!data)
+        return;
+    vxk_narrow_free_chunk(data);
+    vxk_free(data, sizeof(*data));
+}
+
+// The data of an edge chunk: NULL (and VXK_OK) when it has no terrain entry.
+static vxk_status edge_chunk_build(const vxk_world* world, int32_t cx, int32_t cy, int32_t cz,
+                                   vxk_narrow_chunk** out)
+{
+    *out = NULL;
+    if (!vxk_terrain_find(world, cx, cy, cz))
+        return VXK_OK;
+    vxk_quad quads[VXK_MESHER_MAX_QUADS];
+    uint8_t box[VXK_MESHER_BOX_VOXELS], solid_kind[256];
+    const int32_t c[3] = {cx, cy, cz};
+    for (int y = 0; y < VXK_MESHER_BOX; ++y)
+        for (int z = 0; z < VXK_MESHER_BOX; ++z)
+            for (int x = 0; x < VXK_MESHER_BOX; ++x) {
+                const int64_t v[3] = {8 * (int64_t)c[0] - 1 + x, 8 * (int64_t)c[1] - 1 + y,
+                                      8 * (int64_t)c[2] - 1 + z};
+                bool inside = true;
+                for (int a = 0; a < 3; ++a)
+                    inside &= v[a] >= INT32_MIN && v[a] <= INT32_MAX;
+                box[x + VXK_MESHER_BOX * (z + VXK_MESHER_BOX * y)] =
+                    inside ? vxk_world_get_voxel(world, (int32_t)v[0], (int32_t)v[1], (int32_t)v[2])
+                           : 0;
+            }
+    for (int i = 0; i < 256; ++i)
+        solid_kind[i] = world->material_kind[i] == VXK_MATERIAL_SOLID;
+    uint32_t count = 0;
+    vxk_status status = vxk_mesh_chunk_quads(quads, VXK_MESHER_MAX_QUADS, &count, box, solid_kind);
+    vxk_narrow_chunk* data = (vxk_narrow_chunk*)vxk_calloc(sizeof(vxk_narrow_chunk));
+    if (status != VXK_OK || !data) {
+        vxk_free(data, sizeof(*data));
+        return status != VXK_OK ? status : VXK_ERR_OUT_OF_MEMORY;
+    }
+    data->coord = (vxk_int3){cx, cy, cz};
+    uint64_t water[8];
+    vxk_terrain_chunk_bits(world, cx, cy, cz, data->solid, water);
+    vxk_mesh mesh = {0};
+    if (count) {
+        data->quads = (vxk_quad*)vxk_alloc((size_t)count * sizeof(vxk_quad));
+        status = data->quads ? VXK_OK : VXK_ERR_OUT_OF_MEMORY;
+        if (status == VXK_OK) {
+            memcpy(data->quads, quads, (size_t)count * sizeof(vxk_quad));
+            data->quad_count = count;
+            status = vxk_quads_to_mesh(&mesh, quads, count, 4, (vxk_vec3){0.0f, 0.0f, 0.0f}, 1.0f);
+        }
+        if (status == VXK_OK)
+            status = vxk_kdtree16_build(&data->tree16, &mesh, NULL, 0);
+        data->quantized = status == VXK_OK;
+        vxk_mesh_free(&mesh);
+    }
+    if (status != VXK_OK) {
+        edge_chunk_free(data);
+        return status;
+    }
+    *out = data;
+    return VXK_OK;
+}
+
+// The data a memo built outside the cache (rare: edge chunks), freed.
+static __attribute__((noinline)) void memo_free_owned(ray_memo* m)
+{
+    uint32_t n = m->mask < RAY_MEMO_LINEAR ? m->count : m->mask + 1;
+    for (uint32_t i = 0; i < n; ++i) {
+        edge_chunk_free(m->slots[i].owned);
+        m->slots[i].owned = NULL;
+    }
+    m->owned = 0;
 }
 
 static void memo_release(ray_memo* m)
 {
     if (!m->count)
         return;
+    if (__builtin_expect(m->owned != 0, 0))
+        memo_free_owned(m);
     if (m->mask < RAY_MEMO_LINEAR) {
         for (uint32_t i = 0; i < m->count; ++i)
             vxk_narrow_release(&m->slots[i].ref);
@@ -272,10 +602,17 @@ static vxk_status memo_get(ray_context* ctx, int32_t cx, int32_t cy, int32_t cz,
     }
     const vxk_narrow_chunk* data = NULL;
     vxk_narrow_ref ref = {0};
+    vxk_narrow_chunk* owned = NULL;
     // The grid's slot first (no lock); on a miss the cache, whose answer the slot then keeps.
     uint64_t cell = 0;
     bool in_grid = ctx->grid && vxk_ray_grid_cell(ctx->grid, cx, cy, cz, &cell);
-    if (in_grid && vxk_narrow_acquire_slot(ctx->cache, ctx->grid, cell, ctx->epoch, &data, &ref)) {
+    if (__builtin_expect(ctx->near_edge, 0) && edge_chunk(cx, cy, cz)) {
+        vxk_status status = edge_chunk_build(ctx->world, cx, cy, cz, &owned);
+        if (status != VXK_OK)
+            return status;
+        data = owned;
+    } else if (in_grid &&
+               vxk_narrow_acquire_slot(ctx->cache, ctx->grid, cell, ctx->epoch, &data, &ref)) {
         ++ctx->slot_hits;
     } else {
         vxk_status status =
@@ -294,8 +631,9 @@ static vxk_status memo_get(ray_context* ctx, int32_t cx, int32_t cy, int32_t cz,
     if (!linear)
         for (i = h & m->mask; m->slots[i].used; i = (i + 1) & m->mask) {
         }
-    m->slots[i] = (memo_slot){cx, cy, cz, 1u, data, ref};
+    m->slots[i] = (memo_slot){cx, cy, cz, 1u, data, ref, owned};
     ++m->count;
+    m->owned += owned != NULL;
     *out = data;
     return VXK_OK;
 }
@@ -427,6 +765,14 @@ typedef struct ray_result {
     vxk_int3 chunk;
 } ray_result;
 
+// The chunk's tree query in the ray's frame (vxk_narrow_raycast with a frame).
+static inline bool chunk_raycast(const vxk_narrow_chunk* data, vxk_kd_hit* hit,
+                                 const vxk_kd_ray* ray, const vxk_kd_frame* frame, bool any)
+{
+    return data->quantized ? vxk_kdtree16_raycast_framed(&data->tree16, hit, ray, frame, any, NULL)
+                           : vxk_kdtree_raycast_framed(&data->tree, hit, ray, frame, any, NULL);
+}
+
 // Queries chunk c if the ray passes near its mask bits over [ta, tb]; *queried tells whether the
 // chunk's tree was searched (over the whole ray, so the chunk is done). any = first hit only.
 // solid: the chunk's mask words when the caller has peeked them already, else NULL.
@@ -438,8 +784,10 @@ static vxk_status visit_chunk(ray_context* ctx, const ray_setup* r, int32_t cx, 
     // No entry: all air around; full solid: no faces (the mesher needs a non-solid neighbour).
     if (!solid && chunk_peek(ctx, ctx->grid, cx, cy, cz, &solid) != VXK_BROADPHASE_MASK)
         return VXK_OK;
-    float local_o[3] = {r->o[0] - 8.0f * (float)cx, r->o[1] - 8.0f * (float)cy,
-                        r->o[2] - 8.0f * (float)cz};
+    const int32_t c[3] = {cx, cy, cz};
+    float local_o[3];
+    for (int a = 0; a < 3; ++a)
+        local_o[a] = (float)((double)r->o[a] - 8.0 * (double)c[a]);
     span_box box;
     if (!span_box_of(r, local_o, ta, tb, ev, &box) || !span_touches(&box, solid))
         return VXK_OK;
@@ -459,15 +807,28 @@ static vxk_status visit_chunk(ray_context* ctx, const ray_setup* r, int32_t cx, 
     vxk_kd_ray kr = {{local_o[0], local_o[1], local_o[2]},
                      {r->dv[0], r->dv[1], r->dv[2]},
                      best->found ? best->t : r->tmax};
+    // The quads are tested in the ray's frame (every chunk's faces on one grid around the
+    // origin's chunk, so faces that meet across a chunk border meet exactly); the chunk's own
+    // frame, local_o, drives the tree's traversal.
+    if (!ctx->framed) {
+        for (int a = 0; a < 3; ++a) {
+            ctx->c_ref[a] = trunc((double)r->o[a] * 0.125);
+            ctx->o_ref[a] = (float)((double)r->o[a] - 8.0 * ctx->c_ref[a]);
+        }
+        ctx->framed = true;
+    }
+    vxk_kd_frame frame = {{ctx->o_ref[0], ctx->o_ref[1], ctx->o_ref[2]},
+                          {8.0 * ((double)cx - ctx->c_ref[0]), 8.0 * ((double)cy - ctx->c_ref[1]),
+                           8.0 * ((double)cz - ctx->c_ref[2])}};
     if (any) {
-        best->found |= vxk_narrow_raycast_any(data, &kr);
+        best->found |= chunk_raycast(data, NULL, &kr, &frame, true);
         return VXK_OK;
     }
     // A closest hit copies its quad out of the quad array, a separate allocation the tree query
     // never reads: its first lines are requested now, so that their miss overlaps the query.
     vxk_prefetch_span(data->quads, (size_t)data->quad_count * sizeof(vxk_quad), 256);
     vxk_kd_hit hit;
-    if (vxk_narrow_raycast(data, &hit, &kr) && (!best->found || hit.t < best->t)) {
+    if (chunk_raycast(data, &hit, &kr, &frame, false) && (!best->found || hit.t < best->t)) {
         best->t = hit.t;
         best->found = true;
         best->quad = data->quads[hit.primitive];
@@ -564,11 +925,32 @@ static bool start_inside(ray_context* ctx, const ray_setup* r, vxk_ray_hit* hit)
     return true;
 }
 
+// The DDA's next crossing time per axis for a ray in chunk cell c (INFINITY on a flat axis).
+static inline void dda_seat(const ray_setup* r, const double inv[3], const int32_t c[3],
+                            double t_next[3])
+{
+    for (int a = 0; a < 3; ++a) {
+        double d = r->dv[a];
+        if (d > 0)
+            t_next[a] = (8.0 * ((double)c[a] + 1.0) - (double)r->o[a]) * inv[a];
+        else if (d < 0)
+            t_next[a] = (8.0 * (double)c[a] - (double)r->o[a]) * inv[a];
+        else
+            t_next[a] = INFINITY;
+    }
+}
+
 // Traces one ray. *hit (closest) or *hit_any (any) is written only on success, after the last
 // step that can fail.
 static vxk_status ray_trace(ray_context* ctx, const ray_setup* r, bool any, vxk_ray_hit* hit,
                             bool* hit_any)
 {
+    // Chunks of the range's outermost layer are built by the ray (edge_chunk): only rays that
+    // start or end within two chunks of a range boundary look for them.
+    const double edge = RAY_VOXEL_LIMIT - 16.0;
+    ctx->near_edge = false;
+    for (int a = 0; a < 3; ++a)
+        ctx->near_edge |= fabs((double)r->o[a]) >= edge;
     if (start_inside(ctx, r, hit)) {
         if (hit_any)
             *hit_any = true;
@@ -609,7 +991,8 @@ static vxk_status ray_trace(ray_context* ctx, const ray_setup* r, bool any, vxk_
             live = clip_box(r, inv, lo, hi, &t0, &t1);
         }
     }
-    if (live && (t1 - t0) * maxdv > RAY_LONG_CHUNKS * 8.0) {
+    // Sparse worlds with their index skip empty space in few steps: no scan for the bounds.
+    if (live && !ctx->index && (t1 - t0) * maxdv > RAY_LONG_CHUNKS * 8.0) {
         ray_bounds local = {0};
         ray_bounds* b = ctx->bounds ? ctx->bounds : &local;
         if (!b->known)
@@ -640,6 +1023,8 @@ static vxk_status ray_trace(ray_context* ctx, const ray_setup* r, bool any, vxk_
         double mag = dmax(fabs(r->o[0]), dmax(fabs(r->o[1]), fabs(r->o[2]))) + t1 * maxdv;
         double ev = 1e-5 * (1.0 + mag);
         double et = ev / maxdv;
+        ctx->near_edge |= mag >= edge; // mag bounds every coordinate of the segment
+        ctx->framed = false;
         int32_t c[3];
         int step[3];
         double t_next[3], t_delta[3];
@@ -649,13 +1034,13 @@ static vxk_status ray_trace(ray_context* ctx, const ray_setup* r, bool any, vxk_
             double d = r->dv[a];
             step[a] = d > 0 ? 1 : (d < 0 ? -1 : 0);
             t_delta[a] = d != 0 ? 8.0 * fabs(inv[a]) : INFINITY;
-            if (d > 0)
-                t_next[a] = (8.0 * ((double)c[a] + 1.0) - (double)r->o[a]) * inv[a];
-            else if (d < 0)
-                t_next[a] = (8.0 * (double)c[a] - (double)r->o[a]) * inv[a];
-            else
-                t_next[a] = INFINITY;
         }
+        dda_seat(r, inv, c, t_next);
+        // sparse worlds: the level-1 cell (4^3 chunks) last found busy, not looked up again
+        int32_t busy_cell[3] = {INT32_MIN, INT32_MIN, INT32_MIN};
+        uint32_t hint_level = 1;
+        const ray_index* sparse = grid ? NULL : ctx->index;
+        uint64_t steps = 0;
         // Axes the ray does not move along: whether its constant position lies within twice the
         // thickening of a boundary of its cell (then neighbours on that axis may matter).
         bool flat_near[3];
@@ -677,7 +1062,56 @@ static vxk_status ray_trace(ray_context* ctx, const ray_setup* r, bool any, vxk_
             int next_axis = min_axis(t_next);
             // No cell with mask bits within one cell of this block: every visit would find
             // nothing, so the DDA steps on without them.
-            bool busy = !grid || vxk_ray_grid_busy(grid, c);
+            bool busy = true;
+            if (grid) {
+                busy = vxk_ray_grid_busy(grid, c);
+            } else if (sparse) {
+                ++steps;
+                // Sparse world: a cell without mask bits may sit in a clear coarse cell, which the
+                // ray then leaves in one step (it keeps its cell in the directions it does not
+                // exit through, clamped to the coarse cell, and enters the next one).
+                const int32_t cell1[3] = {c[0] >> RAY_LEVEL_BITS, c[1] >> RAY_LEVEL_BITS,
+                                          c[2] >> RAY_LEVEL_BITS};
+                const uint64_t* solid = NULL;
+                uint32_t level = 0;
+                if ((cell1[0] != busy_cell[0] || cell1[1] != busy_cell[1] ||
+                     cell1[2] != busy_cell[2]) &&
+                    chunk_peek(ctx, NULL, c[0], c[1], c[2], &solid) != VXK_BROADPHASE_MASK) {
+                    level = clear_level(sparse, c, hint_level);
+                    hint_level = level;
+                    if (!level)
+                        memcpy(busy_cell, cell1, sizeof(busy_cell));
+                }
+                if (level) {
+                    int shift = (int)(RAY_LEVEL_BITS * level);
+                    int64_t size = (int64_t)1 << shift, lo[3];
+                    double t_exit = INFINITY;
+                    int axis = 0;
+                    for (int a = 0; a < 3; ++a) {
+                        lo[a] = ((int64_t)c[a] >> shift) * size;
+                        if (!step[a])
+                            continue;
+                        double bound = 8.0 * (double)(step[a] > 0 ? lo[a] + size : lo[a]);
+                        double t = (bound - (double)r->o[a]) * inv[a];
+                        axis = t < t_exit ? a : axis;
+                        t_exit = dmin(t, t_exit);
+                    }
+                    if (t_exit >= t1)
+                        break; // the rest of the segment is empty
+                    for (int a = 0; a < 3; ++a) {
+                        double p = (double)r->o[a] + t_exit * (double)r->dv[a];
+                        int64_t k = (int64_t)floor(p * 0.125);
+                        k = k < lo[a] ? lo[a] : (k > lo[a] + size - 1 ? lo[a] + size - 1 : k);
+                        if (a == axis)
+                            k = step[a] > 0 ? lo[a] + size : lo[a] - 1;
+                        c[a] = (int32_t)k;
+                    }
+                    dda_seat(r, inv, c, t_next);
+                    ta = dmax(ta, t_exit);
+                    prev_axis = axis;
+                    continue;
+                }
+            }
             if (busy) {
                 // The chunks within ev of the ray over [ta, te]: usually the cell alone. It is
                 // alone for sure when the ray stays clear, by twice the thickening (far above the
@@ -752,6 +1186,7 @@ static vxk_status ray_trace(ray_context* ctx, const ray_setup* r, bool any, vxk_
                 t_next[k] += k == a ? t_delta[k] : 0.0;
             }
         }
+        ctx->steps += steps;
     }
     if (status != VXK_OK)
         return status;
@@ -799,7 +1234,7 @@ static vxk_status trace_call(const vxk_world* world, const vxk_ray* ray, bool an
     memo_init(&ctx.memo, slots, RAY_MEMO_SINGLE, RAY_MEMO_SINGLE);
     status = ray_trace(&ctx, &r, any, hit, hit_any);
     memo_release(&ctx.memo);
-    vxk_narrow_count_rays(ctx.cache, ctx.slot_hits, ctx.packets);
+    context_count(&ctx);
     return status;
 }
 
@@ -824,6 +1259,8 @@ typedef struct batch_job {
     ray_bounds* bounds;
     vxk_narrow_cache* cache;
     const vxk_ray_grid* grid;
+    ray_state* state;
+    const ray_index* index;
     const uint64_t* order; // ray order keys sorted (low 32 bits: the ray), or NULL: input order
     uint32_t memo_limit;
     _Atomic int status;
@@ -898,6 +1335,8 @@ static void batch_piece(void* user, uint32_t begin, uint32_t end, uint32_t threa
     ray_context ctx = {.world = job->world,
                        .cache = job->cache,
                        .grid = job->grid,
+                       .state = job->state,
+                       .index = job->index,
                        .bounds = job->bounds,
                        .epoch = vxk_terrain_epoch(job->world)};
     // A table of about 4 slots per ray of the piece (a small piece clears less); its pins are
@@ -945,7 +1384,7 @@ static void batch_piece(void* user, uint32_t begin, uint32_t end, uint32_t threa
         ctx.packet = NULL;
     }
     memo_release(&ctx.memo);
-    vxk_narrow_count_rays(ctx.cache, ctx.slot_hits, ctx.packets);
+    context_count(&ctx);
 }
 
 vxk_status vxk_raycast_batch(const vxk_world* world, vxk_ray_hit* hits, const vxk_ray* rays,
@@ -985,7 +1424,8 @@ vxk_status vxk_raycast_batch(const vxk_world* world, vxk_ray_hit* hits, const vx
             VXK_MAX(setup.grid->size[0], VXK_MAX(setup.grid->size[1], setup.grid->size[2]));
         long_rays &= (double)side + 1.0 > RAY_LONG_CHUNKS;
     }
-    // Bounds once for the batch (read-only in the pieces).
+    // Bounds once for the batch (read-only in the pieces), unless a sparse world's index serves.
+    long_rays &= setup.index == NULL;
     ray_bounds bounds = {0};
     if (long_rays)
         bounds_compute(world, &bounds);
@@ -1001,8 +1441,9 @@ vxk_status vxk_raycast_batch(const vxk_world* world, vxk_ray_hit* hits, const vx
     // Pieces of about 1/32 of the batch: the cut depends on count alone.
     uint32_t grain = count / 32;
     grain = grain < RAY_GRAIN_MIN ? RAY_GRAIN_MIN : (grain > RAY_GRAIN_MAX ? RAY_GRAIN_MAX : grain);
-    batch_job job = {world, hits,  rays,  long_rays ? &bounds : NULL, setup.cache, setup.grid,
-                     order, limit, VXK_OK};
+    batch_job job = {world,       hits,       rays,        long_rays ? &bounds : NULL,
+                     setup.cache, setup.grid, setup.state, setup.index,
+                     order,       limit,      VXK_OK};
     vxk_parallel_for(jobs, "raycast_batch", count, grain, batch_piece, &job);
     vxk_free(order, order_bytes);
     return (vxk_status)atomic_load(&job.status);
@@ -1020,8 +1461,10 @@ void vxk_raycast_cache_stats(const vxk_world* world, vxk_ray_cache_stats* out)
         return;
     vxk_narrow_stats s;
     vxk_narrow_cache_stats(cache, &s);
-    *out = (vxk_ray_cache_stats){s.hits,    s.misses, s.builds, s.evictions,
-                                 s.entries, s.bytes,  s.budget, s.packets};
+    ray_state* state = state_get(world);
+    uint64_t steps = state ? atomic_load_explicit(&state->steps, memory_order_relaxed) : 0;
+    *out = (vxk_ray_cache_stats){s.hits,  s.misses, s.builds,  s.evictions, s.entries,
+                                 s.bytes, s.budget, s.packets, steps};
 }
 
 void vxk_raycast_cache_clear(const vxk_world* world)

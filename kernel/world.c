@@ -102,6 +102,8 @@ void vxk_world_destroy(vxk_world* world)
     if (!world)
         return;
     // Derived data first: it may refer to terrain chunks.
+    if (world->rays.destroy)
+        world->rays.destroy(world->rays.self);
     if (world->narrow.destroy)
         world->narrow.destroy(world->narrow.self);
     if (world->broadphase.destroy)
@@ -242,6 +244,8 @@ void vxk_world_memory_stats(const vxk_world* world, vxk_world_memory* out)
         world->broadphase.memory(world->broadphase.self, out);
     if (world->narrow.memory)
         world->narrow.memory(world->narrow.self, out);
+    if (world->rays.memory)
+        world->rays.memory(world->rays.self, out);
     out->total_bytes = sizeof(*world) + out->map_bytes + out->chunk_entry_bytes + out->voxel_bytes +
                        out->occupancy_bytes + out->terrain_other_bytes + out->broadphase_bytes +
                        out->narrow_bytes;

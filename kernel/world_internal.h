@@ -69,6 +69,7 @@ struct vxk_world {
 
     vxk_subsystem broadphase; // broadphase.c
     vxk_subsystem narrow;     // narrow_cache.c
+    vxk_subsystem rays;       // raycast.c (the sparse ray index, ray counters)
 };
 
 // Finds a chunk entry; NULL if the chunk is all air (no entry). Thread-safe against other reads.

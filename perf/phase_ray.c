@@ -1,8 +1,9 @@
 // phase_ray.c: the world raycast benchmark phase (seed 000: kD tree ray queries through the lazy
 // narrowphase cache): rays from above the surface downwards and horizontal rays through caves,
 // single-threaded (cold and warm cache) and batched over all threads; camera tiles one thread,
-// single rays against the batch's 8-ray packets; against Embree (rtcIntersect1 over the same
-// triangles) and Bullet when their peers are built.
+// single rays against the batch's 8-ray packets; rays across 2^26 voxels of empty space in a
+// sparse world; against Embree (rtcIntersect1 over the same triangles) and Bullet when their
+// peers are built.
 #include "bench.h"
 
 #include <vxk/broadphase.h>
@@ -203,6 +204,59 @@ static void bench_camera(vxk_bench* b, const vxk_world* world, const ray_region*
     free(packet);
 }
 
+// A sparse world: blocks of 16^3 voxels at x = 0 and at 2^26 voxels along x and along the
+// diagonal, nothing between (no dense ray grid). Rays from beside the first block to random points
+// of the far ones cross 2^23 empty chunk cells: their cost is the empty-space skipping's (the
+// coarse occupancy levels), reported per ray with the DDA steps it took.
+static void bench_sparse(vxk_bench* b)
+{
+    vxk_world_def def = vxk_default_world_def();
+    vxk_world* world = NULL;
+    if (vxk_world_create(&def, &world) != VXK_OK)
+        return;
+    const int64_t far = (int64_t)1 << 26;
+    const int64_t lo[3][3] = {{0, 0, 0}, {far, 0, 0}, {far, far, far}};
+    bool ok = true;
+    for (int k = 0; k < 3 && ok; ++k) {
+        const int64_t hi[3] = {lo[k][0] + 15, lo[k][1] + 15, lo[k][2] + 15};
+        ok = vxk_world_fill_box(world, lo[k], hi, VXK_MAT_STONE) == VXK_OK;
+    }
+    if (!ok || vxk_broadphase_build(world) != VXK_OK) {
+        vxk_world_destroy(world);
+        return;
+    }
+    uint32_t n = b->quick ? 200 : 2000;
+    vxk_ray* rays = (vxk_ray*)malloc(n * sizeof(vxk_ray));
+    vxk_ray_hit* hits = (vxk_ray_hit*)malloc(n * sizeof(vxk_ray_hit));
+    uint64_t s = b->seed * 31 + 5;
+    for (uint32_t i = 0; i < n; ++i) {
+        const int64_t* target = lo[1 + i % 2];
+        vxk_vec3 o = {randf(&s, 17, 40), randf(&s, 17, 40), randf(&s, 17, 40)};
+        vxk_vec3 t = {(float)target[0] + randf(&s, 1, 15), (float)target[1] + randf(&s, 1, 15),
+                      (float)target[2] + randf(&s, 1, 15)};
+        rays[i] = (vxk_ray){o, {t.x - o.x, t.y - o.y, t.z - o.z}, INFINITY};
+    }
+    vxk_ray_cache_stats s0, s1;
+    trace_single(world, rays, n, hits); // builds the trees and the sparse ray index
+    vxk_raycast_cache_stats(world, &s0);
+    double best = 1e30;
+    for (int rep = 0; rep < 3; ++rep) {
+        double t = trace_single(world, rays, n, hits);
+        best = t < best ? t : best;
+    }
+    vxk_raycast_cache_stats(world, &s1);
+    uint32_t hit_count = 0;
+    for (uint32_t i = 0; i < n; ++i)
+        hit_count += hits[i].hit;
+    vxk_bench_phase_add(b, "ray_sparse", best, n);
+    vxk_bench_figure_add(b, "ray_sparse_us", best / n * 1e6);
+    vxk_bench_figure_add(b, "ray_sparse_steps", (double)(s1.steps - s0.steps) / (3.0 * n));
+    vxk_bench_figure_add(b, "ray_sparse_hit_fraction", (double)hit_count / n);
+    free(rays);
+    free(hits);
+    vxk_world_destroy(world);
+}
+
 #if defined(VXK_HAVE_EMBREE) || defined(VXK_HAVE_BULLET)
 // World-space triangles (two per mesher quad) of every terrain chunk a ray can reach: the aiming
 // region widened by the farthest sideways drift of make_rays' rays (downward rays tilt at most 0.4
@@ -393,6 +447,7 @@ void vxk_bench_ray(vxk_bench* b)
     vxk_bench_figure_add(b, "ray_cache_bytes_per_chunk",
                          after.entries ? (double)after.bytes / (double)after.entries : 0.0);
     bench_camera(b, world, &region);
+    bench_sparse(b);
 
 #if defined(VXK_HAVE_EMBREE) || defined(VXK_HAVE_BULLET)
     // Peers trace the same triangles: every terrain chunk's, one scene. Rays starting inside

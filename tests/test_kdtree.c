@@ -1,6 +1,8 @@
 // test_kdtree.c: the loose kD tree (seed 000) against brute force over all primitives: AABB
 // queries, closest and any ray hits on seeded random meshes and rays, the tree invariants, the
-// quantized tree against the float tree on dequantized geometry, quad trees against triangles.
+// quantized tree against the float tree on dequantized geometry, quad trees against triangles,
+// and watertight quads (rays aimed exactly at shared edges and corners of a closed surface, within
+// one tree and across trees in a shared frame).
 #include <vxk/kdtree.h>
 
 #include "core.h"
@@ -1124,6 +1126,154 @@ static int test_large(void)
     return 0;
 }
 
+// ---- watertightness
+// ------------------------------------------------------------------------------
+
+// The closed surface of the box [lo, lo + size) of whole numbers, each unit square of it a quad
+// (wound outwards), for squares whose centre x is below split (below) or not (!below). Corners
+// are stored relative to shift.
+static void make_box_surface(test_mesh* m, const int32_t lo[3], const int32_t size[3], float split,
+                             bool below, const int32_t shift[3])
+{
+    uint32_t n = 2 * (uint32_t)(size[0] * size[1] + size[1] * size[2] + size[0] * size[2]);
+    tm_init(m, 4, 4 * n, n);
+    for (int k = 0; k < 3; ++k) {
+        int a = (k + 1) % 3, b = (k + 2) % 3; // a x b points along +k
+        for (int side = 0; side < 2; ++side)
+            for (int i = 0; i < size[a]; ++i)
+                for (int j = 0; j < size[b]; ++j) {
+                    float p[4][3];
+                    for (int c = 0; c < 4; ++c) {
+                        int di = c == 1 || c == 2, dj = c >= 2;
+                        if (!side) { // the -k face winds the other way
+                            int x = di;
+                            di = dj;
+                            dj = x;
+                        }
+                        p[c][k] = (float)(lo[k] + side * size[k] - shift[k]);
+                        p[c][a] = (float)(lo[a] + i + di - shift[a]);
+                        p[c][b] = (float)(lo[b] + j + dj - shift[b]);
+                    }
+                    float cx = 0.25f * (p[0][0] + p[1][0] + p[2][0] + p[3][0]) + (float)shift[0];
+                    if ((cx < split) != below)
+                        continue;
+                    uint32_t q = m->mesh.primitive_count++;
+                    for (int c = 0; c < 4; ++c) {
+                        m->mesh.vertices[m->mesh.vertex_count] =
+                            (vxk_vec3){p[c][0], p[c][1], p[c][2]};
+                        m->mesh.indices[4 * q + (uint32_t)c] = m->mesh.vertex_count++;
+                    }
+                }
+    }
+}
+
+// Rays aimed exactly at lattice points of a box's surface built from unit squares: points on
+// edges that squares share (every one split between two quads, every lattice point shared by
+// four), on the box's own edges and at its corners, from 10 to 20 units away and towards a point
+// inside the box. The float ray passes within an ulp or so of the point, and must hit the
+// surface there (t within 1e-5 of 1: its direction is the rounded origin to the point): in the
+// float tree, the quantized tree (leaves of rectangles), its packet traversal, a brute-force scan
+// with vxk_kd_intersect_quad, and two trees holding the two halves of the surface at different
+// shifts queried in one vxk_kd_frame (faces meeting across trees).
+static int test_watertight_quads(void)
+{
+    uint64_t s = vxk_test_seed(4242);
+    uint32_t rays = 0;
+    for (int round = 0; round < 12; ++round) {
+        int32_t lo[3], size[3], none[3] = {0, 0, 0};
+        int32_t shift_a[3] = {-16, 8, 0}, shift_b[3] = {24, -8, 40 + round};
+        for (int a = 0; a < 3; ++a) {
+            lo[a] = (int32_t)(vxk_test_rand(&s) % 21) - 10;
+            size[a] = 1 + (int32_t)(vxk_test_rand(&s) % 5);
+        }
+        float split = (float)lo[0] + (float)(vxk_test_rand(&s) % (uint64_t)(size[0] + 1));
+        test_mesh whole, half_a, half_b;
+        make_box_surface(&whole, lo, size, INFINITY, true, none);
+        make_box_surface(&half_a, lo, size, split, true, shift_a);
+        make_box_surface(&half_b, lo, size, split, false, shift_b);
+        vxk_kdtree f, fa;
+        vxk_kdtree16 q, qb;
+        VXK_CHECK_EQ_INT(vxk_kdtree_build(&f, &whole.mesh, NULL, 0), VXK_OK);
+        VXK_CHECK_EQ_INT(vxk_kdtree16_build(&q, &whole.mesh, NULL, 0), VXK_OK);
+        VXK_CHECK_EQ_INT(vxk_kdtree_build(&fa, &half_a.mesh, NULL, 0), VXK_OK);
+        VXK_CHECK_EQ_INT(vxk_kdtree16_build(&qb, &half_b.mesh, NULL, 0), VXK_OK);
+        for (uint32_t i = 0; i < scaled(4000); i += 8) {
+            vxk_kd_ray packet[8];
+            for (int l = 0; l < 8; ++l, ++rays) {
+                // a lattice point on the surface: one coordinate on a face, the others whole
+                double p[3];
+                int k = (int)(vxk_test_rand(&s) % 3);
+                for (int a = 0; a < 3; ++a)
+                    p[a] = lo[a] + (double)(vxk_test_rand(&s) % (uint64_t)(size[a] + 1));
+                p[k] = lo[k] + (vxk_test_rand(&s) % 2 ? size[k] : 0);
+                int e = (k + 1) % 3;
+                if (vxk_test_rand(&s) % 3 == 0) // anywhere along an edge
+                    p[e] = lo[e] + (double)(vxk_test_rand(&s) % (uint64_t)size[e]) +
+                           vxk_test_randf(&s, 0, 1);
+                double inside[3], dir[3], len = 0.0;
+                for (int a = 0; a < 3; ++a) {
+                    inside[a] = lo[a] + vxk_test_randf(&s, 0.25f, 0.75f) * size[a];
+                    dir[a] = inside[a] - p[a];
+                    len += dir[a] * dir[a];
+                }
+                double dist = vxk_test_randf(&s, 10, 20) / sqrt(len);
+                float o[3];
+                for (int a = 0; a < 3; ++a)
+                    o[a] = (float)(p[a] - dist * dir[a]);
+                vxk_kd_ray r = {{o[0], o[1], o[2]},
+                                {(float)(p[0] - o[0]), (float)(p[1] - o[1]), (float)(p[2] - o[2])},
+                                2.0f};
+                packet[l] = r;
+                vxk_kd_hit hf, hq, hb;
+                bool got_f = vxk_kdtree_raycast(&f, &hf, &r, NULL);
+                bool got_q = vxk_kdtree16_raycast(&q, &hq, &r, NULL);
+                bool got_b = brute_ray(&whole.mesh, &r, &hb);
+                VXK_CHECK_MSG(got_f && fabsf(hf.t - 1.0f) < 1e-5f,
+                              "round %d ray %u: float tree %d at %.9g, aimed at (%g %g %g)", round,
+                              i + (uint32_t)l, got_f, (double)hf.t, p[0], p[1], p[2]);
+                VXK_CHECK_MSG(got_q && memcmp(&hq, &hf, sizeof(hq)) == 0 && got_b &&
+                                  memcmp(&hb, &hf, sizeof(hb)) == 0,
+                              "round %d ray %u: trees and brute force differ", round,
+                              i + (uint32_t)l);
+                // the two halves, each in its own coordinates, tested in the shared frame
+                vxk_kd_frame frame = {r.origin, {shift_a[0], shift_a[1], shift_a[2]}};
+                vxk_kd_ray ra = {
+                    {o[0] - (float)shift_a[0], o[1] - (float)shift_a[1], o[2] - (float)shift_a[2]},
+                    r.dir,
+                    2.0f};
+                vxk_kd_hit ha, hb2;
+                bool got_a = vxk_kdtree_raycast_framed(&fa, &ha, &ra, &frame, false, NULL);
+                for (int a = 0; a < 3; ++a)
+                    frame.shift[a] = shift_b[a];
+                vxk_kd_ray rb = {
+                    {o[0] - (float)shift_b[0], o[1] - (float)shift_b[1], o[2] - (float)shift_b[2]},
+                    r.dir,
+                    2.0f};
+                bool got_b2 = vxk_kdtree16_raycast_framed(&qb, &hb2, &rb, &frame, false, NULL);
+                float t = fminf(got_a ? ha.t : INFINITY, got_b2 ? hb2.t : INFINITY);
+                VXK_CHECK_MSG(fabsf(t - 1.0f) < 1e-5f,
+                              "round %d ray %u: halves %d %d at %.9g, aimed at (%g %g %g)", round,
+                              i + (uint32_t)l, got_a, got_b2, (double)t, p[0], p[1], p[2]);
+                VXK_CHECK(vxk_kdtree16_raycast_framed(&qb, NULL, &rb, &frame, true, NULL) ==
+                          got_b2);
+            }
+            vxk_kd_hit hits[8];
+            VXK_CHECK_EQ_INT(vxk_kdtree16_raycast8(&q, hits, packet, 0xFFu), 0xFF);
+            for (int l = 0; l < 8; ++l)
+                VXK_CHECK(fabsf(hits[l].t - 1.0f) < 1e-5f);
+        }
+        vxk_kdtree_free(&f);
+        vxk_kdtree_free(&fa);
+        vxk_kdtree16_free(&q);
+        vxk_kdtree16_free(&qb);
+        tm_free(&whole);
+        tm_free(&half_a);
+        tm_free(&half_b);
+    }
+    fprintf(stderr, "   watertight quads: %u rays\n", rays);
+    return 0;
+}
+
 int main(void)
 {
     VXK_RUN(test_soups);
@@ -1139,5 +1289,6 @@ int main(void)
     VXK_RUN(test_validator_catches_corruption);
     VXK_RUN(test_bad_input_and_edges);
     VXK_RUN(test_large);
+    VXK_RUN(test_watertight_quads);
     return vxk_test_finish();
 }

@@ -1,12 +1,15 @@
 // test_raycast.c: world raycasts against brute force over every primitive of the world: (1) the
-// same float Moller-Trumbore on every quad of every chunk in the kernel's chunk-local frame (must
-// agree exactly), (2) double precision over world-space triangles (within 1e-5, or the float
-// error of far origins and grazing hits; near-ties honestly allowed). Worlds: a test terrain with
-// caves and floating voxels, and the generator's terrain; VXK_RAY_SOAK=N adds N more worlds.
-// Rays: random, axis-aligned, from inside solid, grazing edges and corners, very long, negative
-// coordinates. Batch equals single for 1, 2 and 4 workers (also on camera
-// tiles, the batch's packet path); after edits a warm
-// cache answers as brute force and as a cold cache; threads racing on one world agree.
+// same float quad test on every quad of every chunk in the kernel's frame (must agree exactly),
+// (2) double precision over world-space triangles (within 1e-5, or the float error of far origins
+// and grazing hits; near-ties honestly allowed), (3) watertightness: rays aimed exactly at the
+// edges and corners where quads meet (material seams, chunk borders) against exact
+// double-precision rays through the solid voxels as unit cubes. Worlds: a test terrain with caves
+// and floating voxels, the generator's terrain, a terrain of material seams; VXK_RAY_SOAK=N adds N
+// more worlds. Rays: random, axis-aligned, from inside solid, grazing edges and corners, very
+// long, negative coordinates. Batch equals single for 1, 2 and 4 workers (also on camera tiles,
+// the batch's packet path); after edits a warm cache answers as brute force and as a cold cache;
+// threads racing on one world agree. Empty space costs steps by what a ray passes near, not by
+// its length; the coordinate range is int32 for terrain and rays alike.
 #include <vxk/broadphase.h>
 #include <vxk/kdtree.h>
 #include <vxk/mesher.h>
@@ -179,11 +182,20 @@ static bool inside_solid(const vxk_world* world, const prepared* p, uint8_t* mat
     return vxk_world_materials(world)->materials[id].kind == VXK_MATERIAL_SOLID;
 }
 
-// (1) Same float test in the same frame over every quad of every chunk.
+// (1) Same float test in the same frame over every quad of every chunk: the kernel's frame (the
+// origin relative to chunk c_ref = trunc(o / 8), every chunk's quads shifted by 8 (c - c_ref):
+// exact in float for these worlds).
 static bool brute_float(const brute_world* b, const prepared* p, float* t_out)
 {
     bool found = false;
     float best = p->tmax;
+    double c_ref[3];
+    float o_ref[3];
+    for (int a = 0; a < 3; ++a) {
+        c_ref[a] = trunc((double)p->o[a] * 0.125);
+        o_ref[a] = (float)((double)p->o[a] - 8.0 * c_ref[a]);
+    }
+    vxk_kd_ray kr = {{o_ref[0], o_ref[1], o_ref[2]}, {p->dv[0], p->dv[1], p->dv[2]}, p->tmax};
     for (uint32_t i = 0; i < b->count; ++i) {
         const vxk_narrow_chunk* c = &b->chunks[i];
         // Skip chunks whose box (padded by a voxel) the ray misses (double slab test).
@@ -202,13 +214,11 @@ static bool brute_float(const brute_world* b, const prepared* p, float* t_out)
         }
         if (t0 > t1)
             continue;
-        vxk_kd_ray kr = {{p->o[0] - 8.0f * (float)c->coord.x, p->o[1] - 8.0f * (float)c->coord.y,
-                          p->o[2] - 8.0f * (float)c->coord.z},
-                         {p->dv[0], p->dv[1], p->dv[2]},
-                         p->tmax};
+        vxk_vec3 shift = {(float)(8.0 * (cc[0] - c_ref[0])), (float)(8.0 * (cc[1] - c_ref[1])),
+                          (float)(8.0 * (cc[2] - c_ref[2]))};
         for (uint32_t q = 0; q < c->quad_count; ++q) {
             vxk_vec3 v4[4];
-            vxk_quad_corners(v4, c->quads[q], (vxk_vec3){0, 0, 0}, 1.0f);
+            vxk_quad_corners(v4, c->quads[q], shift, 1.0f);
             float t, u, v;
             if (vxk_kd_intersect_quad(&kr, v4[0], v4[1], v4[3], p->tmax, &t, &u, &v) &&
                 (!found || t < best)) {
@@ -1045,6 +1055,552 @@ static int test_sparse_world(void)
     return 0;
 }
 
+// ---- watertightness
+// ------------------------------------------------------------------------------
+//
+// A reference that shares no code with the kernel's quad and kD tests: the kernel's prepared ray
+// (float origin and direction in voxel units, as documented in vxk/raycast.h, taken as exact) in
+// double precision against the solid voxels themselves as closed unit cubes. For a tolerance eps
+// (voxel units, per axis) it gives two distances (world units):
+//   t_out: where the ray first comes within eps of a solid voxel (the solid grown by eps);
+//   t_in:  where the ray first lies farther than eps from every non-solid voxel (the solid shrunk
+//          by eps): by then it has crossed the surface for certain.
+// A ray that starts in a non-solid voxel must be answered with a hit at t_out - tt <= t <=
+// t_in + tt (tt: the float rounding of t itself) on a face that exists within eps of the hit
+// point (a solid voxel of the reported material behind it, a non-solid one in front); it may miss
+// only when it never enters the shrunk solid (t_in infinite). Where the exact ray passes within
+// eps of an edge, both faces (and at a convex edge, passing by) lie within these bounds; a ray
+// that leaks through an edge and reports a far face from inside lies beyond t_in. (Which way the
+// face looks is not checked: hits are two-sided, and a ray that touches an edge exactly, or starts
+// on a face, may report a face it meets from behind; both faces at an edge are the solid's.)
+
+typedef struct cube_world {
+    const vxk_world* world;
+    int32_t lo[3], hi[3]; // voxel box holding all the terrain (inclusive lo, exclusive hi)
+} cube_world;
+
+static bool cube_solid(const cube_world* cw, int32_t x, int32_t y, int32_t z, uint8_t* material)
+{
+    uint8_t id = vxk_world_get_voxel(cw->world, x, y, z);
+    if (material)
+        *material = id;
+    return vxk_world_materials(cw->world)->materials[id].kind == VXK_MATERIAL_SOLID;
+}
+
+// The interval of t over which o + t d lies in the closed box [lo, hi]; false when empty.
+static bool cube_slab(const double o[3], const double d[3], const double lo[3], const double hi[3],
+                      double* t0, double* t1)
+{
+    double a = -INFINITY, b = INFINITY;
+    for (int k = 0; k < 3; ++k) {
+        if (d[k] == 0.0) {
+            if (o[k] < lo[k] || o[k] > hi[k])
+                return false;
+            continue;
+        }
+        double ta = (lo[k] - o[k]) / d[k], tb = (hi[k] - o[k]) / d[k];
+        a = fmax(a, fmin(ta, tb));
+        b = fmin(b, fmax(ta, tb));
+    }
+    *t0 = a;
+    *t1 = b;
+    return a <= b;
+}
+
+typedef struct cube_interval {
+    double t0, t1;
+} cube_interval;
+
+static int cube_interval_less(const void* a, const void* b)
+{
+    double x = ((const cube_interval*)a)->t0, y = ((const cube_interval*)b)->t0;
+    return x < y ? -1 : (x > y ? 1 : 0);
+}
+
+// t_out and t_in (infinite when never reached) of the ray (o, d) over t in [0, tmax].
+static void cube_reference(const cube_world* cw, const double o[3], const double d[3], double tmax,
+                           double eps, double* t_out, double* t_in)
+{
+    *t_out = *t_in = INFINITY;
+    // Outside the terrain's box (grown by two voxels) everything is air.
+    double blo[3], bhi[3], ta, tb;
+    for (int k = 0; k < 3; ++k) {
+        blo[k] = cw->lo[k] - 2.0;
+        bhi[k] = cw->hi[k] + 2.0;
+    }
+    if (!cube_slab(o, d, blo, bhi, &ta, &tb) || tb < 0.0)
+        return;
+    double t_end = fmin(tb, tmax);
+    // Voxels along the ray (an exact-enough double DDA), each with its 26 neighbours: every voxel
+    // within eps (< 1) of the ray is one of them.
+    size_t cap = 4096, ns = 0, nn = 0;
+    cube_interval* solid = (cube_interval*)malloc(cap * sizeof(cube_interval));
+    cube_interval* open = (cube_interval*)malloc(cap * sizeof(cube_interval));
+    double t = fmax(ta, 0.0);
+    int32_t v[3], step[3];
+    double t_next[3], t_delta[3];
+    for (int k = 0; k < 3; ++k) {
+        v[k] = (int32_t)floor(o[k] + t * d[k]);
+        step[k] = d[k] > 0 ? 1 : (d[k] < 0 ? -1 : 0);
+        t_delta[k] = d[k] != 0.0 ? fabs(1.0 / d[k]) : INFINITY;
+        double next = v[k] + (d[k] > 0 ? 1.0 : 0.0);
+        t_next[k] = d[k] != 0.0 ? (next - o[k]) / d[k] : INFINITY;
+    }
+    for (;;) {
+        for (int dy = -1; dy <= 1; ++dy)
+            for (int dz = -1; dz <= 1; ++dz)
+                for (int dx = -1; dx <= 1; ++dx) {
+                    int32_t u[3] = {v[0] + dx, v[1] + dy, v[2] + dz};
+                    double lo[3], hi[3], u0, u1;
+                    for (int k = 0; k < 3; ++k) {
+                        lo[k] = u[k] - eps;
+                        hi[k] = u[k] + 1.0 + eps;
+                    }
+                    if (!cube_slab(o, d, lo, hi, &u0, &u1) || u1 < 0.0)
+                        continue;
+                    bool is_solid = cube_solid(cw, u[0], u[1], u[2], NULL);
+                    cube_interval** list = is_solid ? &solid : &open;
+                    size_t* n = is_solid ? &ns : &nn;
+                    if (*n == cap) {
+                        cap *= 2;
+                        solid = (cube_interval*)realloc(solid, cap * sizeof(cube_interval));
+                        open = (cube_interval*)realloc(open, cap * sizeof(cube_interval));
+                    }
+                    (*list)[(*n)++] = (cube_interval){u0, u1};
+                }
+        int a = t_next[0] <= t_next[1] ? (t_next[0] <= t_next[2] ? 0 : 2)
+                                       : (t_next[1] <= t_next[2] ? 1 : 2);
+        if (t_next[a] > t_end)
+            break;
+        v[a] += step[a];
+        t_next[a] += t_delta[a];
+    }
+    for (size_t i = 0; i < ns; ++i)
+        *t_out = fmin(*t_out, fmax(solid[i].t0, 0.0));
+    if (*t_out > tmax)
+        *t_out = INFINITY;
+    qsort(open, nn, sizeof(cube_interval), cube_interval_less);
+    // [0, covered] lies within eps of non-solid voxels (before the box: air, two voxels clear)
+    double covered = fmax(ta, 0.0);
+    bool gap = false;
+    for (size_t i = 0; i < nn && !gap; ++i) {
+        if (open[i].t0 > covered)
+            gap = true;
+        else
+            covered = fmax(covered, open[i].t1);
+    }
+    if (covered < t_end)
+        *t_in = covered;
+    free(solid);
+    free(open);
+}
+
+// Whether a face with outward normal axis k, sign s exists within eps of point p (voxel units):
+// a solid voxel of `material` behind it and a non-solid one in front.
+static bool cube_face_near(const cube_world* cw, const double p[3], int k, int s, uint8_t material,
+                           double eps)
+{
+    double plane = floor(p[k] + 0.5);
+    if (fabs(p[k] - plane) > eps)
+        return false;
+    int a = (k + 1) % 3, b = (k + 2) % 3;
+    for (int32_t ia = (int32_t)floor(p[a] - eps); ia <= (int32_t)floor(p[a] + eps); ++ia)
+        for (int32_t ib = (int32_t)floor(p[b] - eps); ib <= (int32_t)floor(p[b] + eps); ++ib) {
+            int32_t behind[3], front[3];
+            behind[a] = front[a] = ia;
+            behind[b] = front[b] = ib;
+            behind[k] = (int32_t)plane - (s > 0 ? 1 : 0);
+            front[k] = (int32_t)plane - (s > 0 ? 0 : 1);
+            uint8_t m;
+            if (cube_solid(cw, behind[0], behind[1], behind[2], &m) && m == material &&
+                !cube_solid(cw, front[0], front[1], front[2], NULL))
+                return true;
+        }
+    return false;
+}
+
+typedef struct cube_counts {
+    uint32_t rays, hits, inside;
+} cube_counts;
+
+// Checks one answer against the cube reference; on a failure writes why into why (size 512) and
+// returns 1. reach: the voxel distance the ray is meant to cover (the tolerance grows with it, as
+// raycast.h's 1e-5 relative error does).
+static int cube_check(const cube_world* cw, const vxk_ray* ray, const vxk_ray_hit* hit,
+                      double reach, cube_counts* counts, char* why)
+{
+    prepared p;
+    prepare(cw->world, ray, &p);
+    ++counts->rays;
+    if (cube_solid(cw, (int32_t)floorf(p.o[0]), (int32_t)floorf(p.o[1]), (int32_t)floorf(p.o[2]),
+                   NULL)) {
+        ++counts->inside;
+        snprintf(why, 512, "starts in solid: hit %d at %g", hit->hit, (double)hit->distance);
+        return !(hit->hit && hit->distance == 0.0f);
+    }
+    double o[3], d[3];
+    for (int k = 0; k < 3; ++k) {
+        o[k] = p.o[k];
+        d[k] = p.dv[k];
+    }
+    // raycast.h: distances good to 1e-5 relative, positions to a few ulps of their distance from
+    // the origin's chunk
+    double eps = 1e-5 * (1.0 + reach) + 8.0 * FLT_EPSILON * (8.0 + reach);
+    double tmax = isinf(ray->max_distance) ? INFINITY : ray->max_distance;
+    double t_out, t_in;
+    cube_reference(cw, o, d, tmax, eps, &t_out, &t_in);
+    double t = hit->distance;
+    double tt = 4.0 * FLT_EPSILON * fmax(t, 1.0);
+    const float n[3] = {hit->normal.x, hit->normal.y, hit->normal.z};
+    snprintf(why, 512,
+             "%s at %.9g normal (%g %g %g) material %u; the solid is touched at %.9g, entered by "
+             "%.9g; origin (%a %a %a) direction (%a %a %a)",
+             hit->hit ? "hit" : "miss", t, (double)n[0], (double)n[1], (double)n[2], hit->material,
+             t_out, t_in, (double)ray->origin.x, (double)ray->origin.y, (double)ray->origin.z,
+             (double)ray->direction.x, (double)ray->direction.y, (double)ray->direction.z);
+    if (isfinite(t_in) && !(hit->hit && t <= t_in + tt))
+        return 1; // missed the surface, or went through it
+    if (!hit->hit)
+        return 0;
+    ++counts->hits;
+    if (t < t_out - tt)
+        return 1; // before the solid
+    int k = n[0] != 0.0f ? 0 : (n[1] != 0.0f ? 1 : 2);
+    int s = n[k] > 0.0f ? 1 : -1;
+    double at[3] = {o[0] + t * d[0], o[1] + t * d[1], o[2] + t * d[2]};
+    return !cube_face_near(cw, at, k, s, hit->material, eps); // a face that is not there
+}
+
+// The minimal leak of issue 14: a ray crossing the surface within an ulp of the edge between a
+// stone and a dirt top face. The top face at (1, 1, 0.624) must be hit, not the far side.
+static int test_seam_regression(void)
+{
+    vxk_world_def def = vxk_default_world_def();
+    vxk_world* world = NULL;
+    VXK_CHECK_EQ_INT(vxk_world_create(&def, &world), VXK_OK);
+    const int64_t a[3] = {0, 0, 0}, b[3] = {1, 0, 0};
+    VXK_CHECK_EQ_INT(vxk_world_fill_box(world, a, a, VXK_MAT_STONE), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_world_fill_box(world, b, b, VXK_MAT_DIRT), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_broadphase_build(world), VXK_OK);
+    vxk_ray ray = {{-0x1.c617a6p+2f, 0x1.41c5e4p+3f, 0x1.2d2a1ap+3f},
+                   {0x1.14780ep-1f, -0x1.35432cp-1f, -0x1.2c1c06p-1f},
+                   INFINITY};
+    vxk_ray_hit hit;
+    VXK_CHECK_EQ_INT(vxk_raycast(world, &ray, &hit), VXK_OK);
+    VXK_CHECK_MSG(hit.hit && hit.normal.x == 0.0f && hit.normal.y == 1.0f && hit.normal.z == 0.0f,
+                  "hit %d normal (%g %g %g) at %.7g", hit.hit, (double)hit.normal.x,
+                  (double)hit.normal.y, (double)hit.normal.z, (double)hit.distance);
+    VXK_CHECK_MSG(fabs(hit.distance - 14.99170) < 1e-4 && fabsf(hit.point.x - 1.0f) < 1e-4f &&
+                      fabsf(hit.point.y - 1.0f) < 1e-5f && fabsf(hit.point.z - 0.624f) < 1e-3f,
+                  "distance %.7g point (%.7g %.7g %.7g)", (double)hit.distance, (double)hit.point.x,
+                  (double)hit.point.y, (double)hit.point.z);
+    cube_world cw = {world, {0, 0, 0}, {2, 1, 1}};
+    cube_counts counts = {0};
+    char why[512];
+    VXK_CHECK_MSG(!cube_check(&cw, &ray, &hit, 16.0, &counts, why), "%s", why);
+    bool any = false;
+    VXK_CHECK_EQ_INT(vxk_raycast_any(world, &ray, &any), VXK_OK);
+    VXK_CHECK(any);
+    vxk_world_destroy(world);
+    return 0;
+}
+
+// A terrain of seams: a stepped height field whose voxels take one of five materials in small
+// patches (so that coplanar faces of different materials meet all over the surface), pillars and
+// floating blocks (convex edges and corners), across chunk borders on every axis, at `offset`.
+static vxk_world* make_seam_world(float voxel_size, uint64_t seed, const int32_t offset[3],
+                                  cube_world* cw)
+{
+    enum { SX = 37, SY = 22, SZ = 35 };
+    vxk_world_def def = vxk_default_world_def();
+    def.voxel_size = voxel_size;
+    vxk_world* world = NULL;
+    if (vxk_world_create(&def, &world) != VXK_OK)
+        return NULL;
+    static uint8_t ids[SX * SY * SZ];
+    static const uint8_t materials[5] = {VXK_MAT_STONE, VXK_MAT_DIRT, VXK_MAT_GRASS, VXK_MAT_SAND,
+                                         VXK_MAT_CLAY};
+    uint64_t rng = seed;
+    memset(ids, 0, sizeof(ids));
+    for (int z = 0; z < SZ; ++z)
+        for (int x = 0; x < SX; ++x) {
+            int h = 7 + (int)(2.5 * sin(x * 0.45 + (double)(seed & 3)) + 2.0 * cos(z * 0.37)) +
+                    (int)(vxk_test_rand(&rng) % 2);
+            if (vxk_test_rand(&rng) % 41 == 0)
+                h += 3 + (int)(vxk_test_rand(&rng) % 4); // a pillar
+            for (int y = 0; y < h && y < SY; ++y) {
+                uint64_t patch = (uint64_t)(x / 2) * 73856093u ^ (uint64_t)(z / 3) * 19349663u ^
+                                 (uint64_t)(y / 2) * 83492791u ^ seed;
+                ids[x + SX * (z + SZ * y)] = materials[((patch * 0x9E3779B97F4A7C15ull) >> 40) % 5];
+            }
+        }
+    for (int k = 0; k < 12; ++k) { // floating blocks
+        int x0 = (int)(vxk_test_rand(&rng) % (SX - 3)), z0 = (int)(vxk_test_rand(&rng) % (SZ - 3));
+        int y0 = 15 + (int)(vxk_test_rand(&rng) % 5);
+        int sx = 1 + (int)(vxk_test_rand(&rng) % 3), sz = 1 + (int)(vxk_test_rand(&rng) % 3);
+        for (int y = y0; y < y0 + 2 && y < SY; ++y)
+            for (int z = z0; z < z0 + sz; ++z)
+                for (int x = x0; x < x0 + sx; ++x)
+                    ids[x + SX * (z + SZ * y)] = materials[(x + y + z) % 5];
+    }
+    vxk_int3 min = {offset[0] - 13, offset[1] - 7, offset[2] - 11};
+    if (vxk_world_write_box(world, min, (vxk_int3){SX, SY, SZ}, ids) != VXK_OK ||
+        vxk_broadphase_build(world) != VXK_OK) {
+        vxk_world_destroy(world);
+        return NULL;
+    }
+    *cw = (cube_world){world, {min.x, min.y, min.z}, {min.x + SX, min.y + SY, min.z + SZ}};
+    return world;
+}
+
+// A face of the terrain: solid voxel v, outward normal axis k and sign s.
+typedef struct cube_face {
+    int32_t v[3];
+    int k, s;
+} cube_face;
+
+// A point on an edge of a face where quads meet: a material seam or a chunk border in the face's
+// plane (or, now and then, any edge), an edge point or a corner, and a ray towards it from 14 to
+// 16 voxels away in front of the face at an incidence cosine of 0.2 to 0.9. The float ray passes
+// within an ulp or so of the point: its direction is taken from the rounded origin.
+static bool aim_at_edge(const cube_world* cw, const cube_face* faces, uint32_t face_count,
+                        uint64_t* rng, float voxel_size, vxk_ray* ray, uint32_t* kind)
+{
+    for (int attempt = 0; attempt < 200; ++attempt) {
+        const cube_face* f = &faces[vxk_test_rand(rng) % face_count];
+        int a = (f->k + 1 + (int)(vxk_test_rand(rng) % 2)) % 3, b = 3 - f->k - a;
+        int side = (int)(vxk_test_rand(rng) % 2);
+        int32_t w[3] = {f->v[0], f->v[1], f->v[2]};
+        w[a] += side ? 1 : -1;
+        int32_t edge = f->v[a] + side; // the edge's coordinate on axis a
+        uint8_t mv, mw;
+        cube_solid(cw, f->v[0], f->v[1], f->v[2], &mv);
+        int32_t wf[3] = {w[0], w[1], w[2]};
+        wf[f->k] += f->s;
+        bool coplanar =
+            cube_solid(cw, w[0], w[1], w[2], &mw) && !cube_solid(cw, wf[0], wf[1], wf[2], NULL);
+        bool seam = coplanar && mw != mv;
+        bool border = edge % 8 == 0 || (f->v[f->k] + (f->s > 0)) % 8 == 0;
+        uint32_t want = (uint32_t)(vxk_test_rand(rng) % 5);
+        if ((want < 2 && !seam) || (want >= 2 && want < 4 && !border))
+            continue;
+        double pt[3];
+        pt[f->k] = f->v[f->k] + (f->s > 0 ? 1.0 : 0.0);
+        pt[a] = edge;
+        uint32_t along = (uint32_t)(vxk_test_rand(rng) % 3);
+        pt[b] = f->v[b] + (along == 0 ? 0.0 : (along == 1 ? 1.0 : vxk_test_randf(rng, 0, 1)));
+        // Direction: cosine c against the inward normal, the rest in the face's plane.
+        double c = vxk_test_randf(rng, 0.2f, 0.9f), phi = vxk_test_randf(rng, 0, 6.2831853f);
+        double dir[3];
+        dir[f->k] = -f->s * c;
+        dir[a] = sqrt(1.0 - c * c) * cos(phi);
+        dir[b] = sqrt(1.0 - c * c) * sin(phi);
+        double dist = vxk_test_randf(rng, 14, 16);
+        float o[3];
+        for (int m = 0; m < 3; ++m)
+            o[m] = (float)((pt[m] - dist * dir[m]) * voxel_size);
+        if (cube_solid(cw, (int32_t)floor(o[0] / voxel_size), (int32_t)floor(o[1] / voxel_size),
+                       (int32_t)floor(o[2] / voxel_size), NULL))
+            continue;
+        ray->origin = (vxk_vec3){o[0], o[1], o[2]};
+        ray->direction =
+            (vxk_vec3){(float)(pt[0] * voxel_size - o[0]), (float)(pt[1] * voxel_size - o[1]),
+                       (float)(pt[2] * voxel_size - o[2])};
+        ray->max_distance = INFINITY;
+        *kind = seam ? 0 : (border ? 1 : 2);
+        return true;
+    }
+    return false;
+}
+
+static int run_watertight(float voxel_size, uint64_t seed, const int32_t offset[3], uint32_t n)
+{
+    cube_world cw;
+    vxk_world* world = make_seam_world(voxel_size, seed, offset, &cw);
+    VXK_CHECK(world);
+    // The terrain's faces.
+    uint32_t cap = 65536, count = 0;
+    cube_face* faces = (cube_face*)malloc(cap * sizeof(cube_face));
+    for (int32_t y = cw.lo[1]; y < cw.hi[1]; ++y)
+        for (int32_t z = cw.lo[2]; z < cw.hi[2]; ++z)
+            for (int32_t x = cw.lo[0]; x < cw.hi[0]; ++x) {
+                if (!cube_solid(&cw, x, y, z, NULL))
+                    continue;
+                for (int k = 0; k < 3; ++k)
+                    for (int s = -1; s <= 1; s += 2) {
+                        int32_t u[3] = {x, y, z};
+                        u[k] += s;
+                        if (!cube_solid(&cw, u[0], u[1], u[2], NULL) && count < cap)
+                            faces[count++] = (cube_face){{x, y, z}, k, s};
+                    }
+            }
+    VXK_CHECK(count > 1000);
+    uint64_t rng = vxk_test_seed(seed);
+    cube_counts counts = {0};
+    uint32_t kinds[3] = {0, 0, 0}, failures = 0;
+    char why[512], first[640] = "";
+    vxk_ray* rays = (vxk_ray*)malloc(n * sizeof(vxk_ray));
+    vxk_ray_hit* hits = (vxk_ray_hit*)malloc(n * sizeof(vxk_ray_hit));
+    vxk_ray_hit* batch = (vxk_ray_hit*)malloc(n * sizeof(vxk_ray_hit));
+    for (uint32_t i = 0; i < n; ++i) {
+        uint32_t kind = 0;
+        VXK_CHECK(aim_at_edge(&cw, faces, count, &rng, voxel_size, &rays[i], &kind));
+        ++kinds[kind];
+        VXK_CHECK_EQ_INT(vxk_raycast(world, &rays[i], &hits[i]), VXK_OK);
+        if (cube_check(&cw, &rays[i], &hits[i], 16.0, &counts, why) && failures++ == 0)
+            snprintf(first, sizeof(first), "ray %u (%s): %s", i,
+                     kind == 0 ? "seam" : (kind == 1 ? "chunk border" : "edge"), why);
+        bool any = false;
+        VXK_CHECK_EQ_INT(vxk_raycast_any(world, &rays[i], &any), VXK_OK);
+        VXK_CHECK_MSG(any == (hits[i].hit != 0), "ray %u: any %d closest %d", i, any, hits[i].hit);
+    }
+    VXK_CHECK_EQ_INT(vxk_raycast_batch(world, batch, rays, n), VXK_OK);
+    VXK_CHECK(memcmp(batch, hits, n * sizeof(vxk_ray_hit)) == 0);
+    fprintf(stderr,
+            "   voxel %g offset (%d %d %d): %u rays (%u at seams, %u at chunk borders), %u hits, "
+            "%u from inside, %u wrong\n",
+            (double)voxel_size, offset[0], offset[1], offset[2], counts.rays, kinds[0], kinds[1],
+            counts.hits, counts.inside, failures);
+    VXK_CHECK_MSG(failures == 0, "%u of %u rays: first %s", failures, n, first);
+    VXK_CHECK(counts.hits > n / 2 && kinds[0] > n / 5 && kinds[1] > n / 5);
+    free(rays);
+    free(hits);
+    free(batch);
+    free(faces);
+    vxk_world_destroy(world);
+    return 0;
+}
+
+// Thousands of rays aimed exactly at edges and corners where quads meet (material seams, chunk
+// borders, convex and concave edges), checked against the cube reference; near the origin, at a
+// voxel size of 0.5 and far from it on negative and positive axes.
+static int test_watertight(void)
+{
+    uint32_t n = VXK_TEST_SLOW ? 500 : 4000;
+    const int32_t origin[3] = {0, 0, 0}, far[3] = {1048579, -37, -262149};
+    if (run_watertight(1.0f, 81, origin, n) || run_watertight(0.5f, 82, origin, n) ||
+        run_watertight(1.0f, 83, far, n))
+        return 1;
+    return 0;
+}
+
+// ---- empty space and the coordinate range ------------------------------------------------------
+
+// Terrain at x = 0 and x = 2^26 (and 2^27), nothing between: a ray between them crosses millions of
+// empty chunk cells. Its cost must depend on what it passes near: the DDA's steps
+// (vxk_ray_cache_stats.steps, cells visited plus empty blocks skipped) stay in the hundreds, and
+// the far face is hit. (The blocks are 16 voxels thick: at 2^26 voxels from the origin a float
+// position is good to a few voxels, so a one-voxel wall's two faces may coincide.)
+static int test_far_sparse(void)
+{
+    for (int shift = 26; shift <= 27; ++shift) {
+        vxk_world_def def = vxk_default_world_def();
+        vxk_world* world = NULL;
+        VXK_CHECK_EQ_INT(vxk_world_create(&def, &world), VXK_OK);
+        int64_t far = (int64_t)1 << shift;
+        const int64_t near_lo[3] = {0, 0, 0}, near_hi[3] = {15, 15, 15};
+        const int64_t far_lo[3] = {far, 0, 0}, far_hi[3] = {far + 15, 15, 15};
+        const int64_t block_lo[3] = {far, far, far}, block_hi[3] = {far + 63, far + 63, far + 63};
+        VXK_CHECK_EQ_INT(vxk_world_fill_box(world, near_lo, near_hi, VXK_MAT_STONE), VXK_OK);
+        VXK_CHECK_EQ_INT(vxk_world_fill_box(world, far_lo, far_hi, VXK_MAT_DIRT), VXK_OK);
+        VXK_CHECK_EQ_INT(vxk_world_fill_box(world, block_lo, block_hi, VXK_MAT_METAL), VXK_OK);
+        VXK_CHECK_EQ_INT(vxk_broadphase_build(world), VXK_OK);
+        struct {
+            vxk_ray ray;
+            float distance, normal_x;
+            uint8_t material;
+        } cases[] = {
+            {{{16.5f, 8.5f, 8.5f}, {1, 0, 0}, INFINITY}, (float)far - 16.5f, -1.0f, VXK_MAT_DIRT},
+            {{{(float)far - 8.0f, 8.5f, 8.5f}, {-1, 0, 0}, INFINITY},
+             (float)far - 24.0f,
+             1.0f,
+             VXK_MAT_STONE},
+            {{{16.5f, 8.5f, 8.5f}, {1, 0, 0}, (float)far * 0.5f}, 0.0f, 0.0f, 0},
+            // across the empty cube towards the block: hits one of its three near faces
+            {{{16.5f, 16.5f, 16.5f}, {1, 1.0000001f, 0.9999999f}, INFINITY},
+             0.0f,
+             0.0f,
+             VXK_MAT_METAL},
+        };
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i) {
+            vxk_ray_cache_stats before, after;
+            vxk_raycast_cache_stats(world, &before);
+            vxk_ray_hit hit;
+            VXK_CHECK_EQ_INT(vxk_raycast(world, &cases[i].ray, &hit), VXK_OK);
+            vxk_raycast_cache_stats(world, &after);
+            uint64_t steps = after.steps - before.steps;
+            VXK_CHECK_MSG(steps > 0 && steps < 2000, "2^%d case %zu: %llu DDA steps", shift, i,
+                          (unsigned long long)steps);
+            VXK_CHECK_MSG(hit.hit == (cases[i].material != 0), "2^%d case %zu: hit %d", shift, i,
+                          hit.hit);
+            if (!hit.hit)
+                continue;
+            VXK_CHECK_EQ_INT(hit.material, cases[i].material);
+            if (cases[i].distance > 0.0f)
+                VXK_CHECK_MSG(fabsf(hit.distance - cases[i].distance) <=
+                                      1e-5f * cases[i].distance &&
+                                  hit.normal.x == cases[i].normal_x,
+                              "2^%d case %zu: distance %.9g normal x %g", shift, i,
+                              (double)hit.distance, (double)hit.normal.x);
+            else
+                VXK_CHECK(hit.point.x > (float)far - 8.0f && hit.point.y > (float)far - 8.0f &&
+                          hit.point.z > (float)far - 8.0f);
+        }
+        vxk_world_destroy(world);
+    }
+    return 0;
+}
+
+// One coordinate range everywhere: terrain is stored at any int32 voxel coordinate, and rays start
+// anywhere in that range and hit terrain anywhere in it (an origin outside it is refused).
+static int test_coordinate_range(void)
+{
+    vxk_world_def def = vxk_default_world_def();
+    vxk_world* world = NULL;
+    VXK_CHECK_EQ_INT(vxk_world_create(&def, &world), VXK_OK);
+    const int64_t hi[3] = {INT32_MAX, 5, 5}, lo[3] = {INT32_MIN, 5, 5}, mid[3] = {0, 5, 5};
+    VXK_CHECK_EQ_INT(vxk_world_fill_box(world, hi, hi, VXK_MAT_METAL), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_world_fill_box(world, lo, lo, VXK_MAT_WOOD), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_world_fill_box(world, mid, mid, VXK_MAT_STONE), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_broadphase_build(world), VXK_OK);
+    vxk_ray_hit hit;
+    // towards the last voxel of the range
+    vxk_ray up = {{2147480000.0f, 5.5f, 5.5f}, {1, 0, 0}, INFINITY};
+    VXK_CHECK_EQ_INT(vxk_raycast(world, &up, &hit), VXK_OK);
+    VXK_CHECK_MSG(hit.hit && hit.material == VXK_MAT_METAL && hit.normal.x == -1.0f &&
+                      fabs((double)hit.distance - (2147483647.0 - 2147480064.0)) < 300.0,
+                  "hit %d material %u distance %.9g", hit.hit, hit.material, (double)hit.distance);
+    // towards the first one, from 2^31 voxels away (where a float position is good to a hundred
+    // voxels: the voxel's two x faces may coincide, so either may be reported)
+    vxk_ray down = {{-1000.0f, 5.5f, 5.5f}, {-1, 0, 0}, INFINITY};
+    VXK_CHECK_EQ_INT(vxk_raycast(world, &down, &hit), VXK_OK);
+    VXK_CHECK_MSG(hit.hit && hit.material == VXK_MAT_WOOD && hit.normal.x != 0.0f &&
+                      fabs((double)hit.distance - (2147483648.0 - 1000.0)) < 1e-5 * 2147483648.0,
+                  "hit %d material %u distance %.9g", hit.hit, hit.material, (double)hit.distance);
+    // an origin on the lowest coordinate is in range (inside the wood voxel)
+    vxk_ray edge = {{-2147483648.0f, 5.5f, 5.5f}, {1, 0, 0}, INFINITY};
+    VXK_CHECK_EQ_INT(vxk_raycast(world, &edge, &hit), VXK_OK);
+    VXK_CHECK(hit.hit && hit.distance == 0.0f && hit.material == VXK_MAT_WOOD);
+    // past the highest one, and past the lowest one, refused
+    vxk_ray past = {{2147483648.0f, 5.5f, 5.5f}, {-1, 0, 0}, INFINITY};
+    VXK_CHECK_EQ_INT(vxk_raycast(world, &past, &hit), VXK_ERR_OUT_OF_RANGE);
+    past.origin.x = -2147483904.0f;
+    VXK_CHECK_EQ_INT(vxk_raycast(world, &past, &hit), VXK_ERR_OUT_OF_RANGE);
+    // with a voxel size of 0.25 the range is in voxels: world units a quarter of it
+    vxk_world_destroy(world);
+    def.voxel_size = 0.25f;
+    VXK_CHECK_EQ_INT(vxk_world_create(&def, &world), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_world_fill_box(world, hi, hi, VXK_MAT_METAL), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_broadphase_build(world), VXK_OK);
+    vxk_ray quarter = {{536870000.0f, 1.375f, 1.375f}, {1, 0, 0}, INFINITY};
+    VXK_CHECK_EQ_INT(vxk_raycast(world, &quarter, &hit), VXK_OK);
+    VXK_CHECK(hit.hit && hit.material == VXK_MAT_METAL);
+    quarter.origin.x = 536870912.0f;
+    VXK_CHECK_EQ_INT(vxk_raycast(world, &quarter, &hit), VXK_ERR_OUT_OF_RANGE);
+    vxk_world_destroy(world);
+    return 0;
+}
+
 int main(void)
 {
     VXK_RUN(test_bad_input);
@@ -1055,5 +1611,9 @@ int main(void)
     VXK_RUN(test_edit_warm_cache);
     VXK_RUN(test_concurrent);
     VXK_RUN(test_sparse_world);
+    VXK_RUN(test_seam_regression);
+    VXK_RUN(test_watertight);
+    VXK_RUN(test_far_sparse);
+    VXK_RUN(test_coordinate_range);
     return vxk_test_finish();
 }

@@ -1,7 +1,8 @@
 // test_simd.c: the SIMD layer against its scalar twins, bit for bit, on 100,000 seeded random
 // inputs per operation and kernel (special floats, zero direction components, rays on box
-// planes, grazing hits, degenerate triangles), and the ray kernels against independent
-// double-precision references so that the twins are not just equally wrong.
+// planes, grazing hits, degenerate triangles, rectangle leaves), the ray kernels against
+// independent double-precision references so that the twins are not just equally wrong, and the
+// rectangle kernels' watertightness at shared edges and corners.
 #include "test.h"
 
 #include <vxk/simd.h>
@@ -745,57 +746,96 @@ static int test_ray_tri8_twins(void)
 // and both equal vxk_ray_quad8's twin on the dequantized corners (the test the quantized kD tree's
 // leaves stand for); lanes from count on miss. Leaves up to 16 wide: the tree tests a wide leaf
 // 8 quads at a time.
+// A random quantized leaf block: rows of stride uint16 (all holds 9 * 16 + 8: the kernels read 8
+// uint16 from each row start), the block at column base, count quads from there, random grid.
+typedef struct qleaf {
+    uint16_t all[9 * 16 + 8];
+    uint16_t* rows;
+    uint32_t stride, count;
+    float origin[3], step[3];
+} qleaf;
+
+static void qleaf_random(uint64_t* s, qleaf* q)
+{
+    q->stride = 1 + (uint32_t)rand_below(s, 16);
+    uint32_t base = q->stride > 8 && rand_below(s, 2) ? 8u : 0u;
+    uint32_t span = q->stride - base < 8u ? q->stride - base : 8u;
+    q->count = 1 + (uint32_t)rand_below(s, span);
+    q->rows = q->all + base;
+    for (int a = 0; a < 3; ++a) {
+        q->origin[a] = vxk_test_randf(s, -100.0f, 100.0f);
+        q->step[a] = rand_below(s, 2) ? 1.0f : 0.0625f;
+    }
+    for (size_t i = 0; i < sizeof(q->all) / sizeof(q->all[0]); ++i)
+        q->all[i] = (uint16_t)rand_below(s, 20u);
+}
+
+// Makes quad k axis-aligned (v1 and v3 share v0's normal coordinate, e1 along one other axis, e2
+// along the third); proper: either edge along either axis, both of nonzero length (a rectangle).
+static void qleaf_rect(uint64_t* s, qleaf* q, uint32_t k, bool proper)
+{
+    uint32_t axis = (uint32_t)rand_below(s, 3), u = (axis + 1) % 3, v = (axis + 2) % 3;
+    if (proper && rand_below(s, 2)) {
+        uint32_t x = u;
+        u = v;
+        v = x;
+    }
+    uint16_t* r = q->rows;
+    uint32_t w = q->stride;
+    r[(3 + axis) * w + k] = r[(6 + axis) * w + k] = r[axis * w + k];
+    r[(3 + v) * w + k] = r[v * w + k];
+    r[(6 + u) * w + k] = r[u * w + k];
+    if (proper) {
+        uint16_t q0u = r[u * w + k], q0v = r[v * w + k];
+        r[(3 + u) * w + k] = (uint16_t)(q0u + 1 + rand_below(s, 5));
+        r[(6 + v) * w + k] =
+            q0v > 0 && rand_below(s, 2) ? (uint16_t)(q0v - 1) : (uint16_t)(q0v + 3);
+    }
+}
+
+// The leaf's count quads dequantized into lanes: v0, e1 = v1 - v0, e2 = v3 - v0.
+static void qleaf_quads(const qleaf* q, vxk_tri8* quads)
+{
+    memset(quads, 0, sizeof(*quads));
+    for (uint32_t k = 0; k < q->count; ++k) {
+        float p[3][3];
+        for (int c = 0; c < 3; ++c)
+            for (int a = 0; a < 3; ++a)
+                p[c][a] =
+                    q->origin[a] + (float)q->rows[(size_t)(3 * c + a) * q->stride + k] * q->step[a];
+        float e1[3] = {p[1][0] - p[0][0], p[1][1] - p[0][1], p[1][2] - p[0][2]};
+        float e2[3] = {p[2][0] - p[0][0], p[2][1] - p[0][1], p[2][2] - p[0][2]};
+        tri8_set(quads, (int)k, p[0], e1, e2);
+    }
+}
+
 static int test_ray_qquad8(void)
 {
     uint64_t s = vxk_test_seed(29);
     uint32_t hits = 0;
     for (int it = 0; it < ITERATIONS; ++it) {
-        uint32_t stride = 1 + (uint32_t)rand_below(&s, 16);
-        uint32_t base = stride > 8 && rand_below(&s, 2) ? 8u : 0u;
-        uint32_t span = stride - base < 8u ? stride - base : 8u;
-        uint32_t count = 1 + (uint32_t)rand_below(&s, span);
-        uint16_t all[9 * 16 + 8]; // the kernel reads 8 uint16 from each row start
-        uint16_t* rows = all + base;
-        float origin[3], step[3];
-        for (int a = 0; a < 3; ++a) {
-            origin[a] = vxk_test_randf(&s, -100.0f, 100.0f);
-            step[a] = rand_below(&s, 2) ? 1.0f : 0.0625f;
-        }
-        for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); ++i)
-            all[i] = (uint16_t)rand_below(&s, 20u);
+        qleaf leaf;
+        qleaf_random(&s, &leaf);
         // most quads axis-aligned rectangles (voxel faces): v1 and v3 share v0's normal coordinate
-        for (uint32_t k = 0; k < count; ++k) {
-            if (rand_below(&s, 4) == 0)
-                continue;
-            uint32_t axis = (uint32_t)rand_below(&s, 3), u = (axis + 1) % 3, v = (axis + 2) % 3;
-            uint16_t* r = rows;
-            r[(3 + axis) * stride + k] = r[(6 + axis) * stride + k] = r[axis * stride + k];
-            r[(3 + v) * stride + k] = r[v * stride + k];
-            r[(6 + u) * stride + k] = r[u * stride + k];
-        }
+        for (uint32_t k = 0; k < leaf.count; ++k)
+            if (rand_below(&s, 4) != 0)
+                qleaf_rect(&s, &leaf, k, false);
         vxk_tri8 quads;
-        memset(&quads, 0, sizeof(quads));
-        for (uint32_t k = 0; k < count; ++k) {
-            float p[3][3];
-            for (int c = 0; c < 3; ++c)
-                for (int a = 0; a < 3; ++a)
-                    p[c][a] = origin[a] + (float)rows[(size_t)(3 * c + a) * stride + k] * step[a];
-            float e1[3] = {p[1][0] - p[0][0], p[1][1] - p[0][1], p[1][2] - p[0][2]};
-            float e2[3] = {p[2][0] - p[0][0], p[2][1] - p[0][1], p[2][2] - p[0][2]};
-            tri8_set(&quads, (int)k, p[0], e1, e2);
-        }
-        vxk_simd_ray ray = rand_tri_ray(&s, &quads, (int)rand_below(&s, count));
+        qleaf_quads(&leaf, &quads);
+        vxk_simd_ray ray = rand_tri_ray(&s, &quads, (int)rand_below(&s, leaf.count));
         vxk_hit8 h1, h2, ref;
         memset(&h1, 0xA5, sizeof(h1));
         memset(&h2, 0x5A, sizeof(h2));
-        uint32_t m1 = vxk_ray_qquad8(&ray, rows, stride, count, origin, step, &h1);
-        uint32_t m2 = vxk_ray_qquad8_scalar(&ray, rows, stride, count, origin, step, &h2);
+        uint32_t m1 =
+            vxk_ray_qquad8(&ray, leaf.rows, leaf.stride, leaf.count, leaf.origin, leaf.step, &h1);
+        uint32_t m2 = vxk_ray_qquad8_scalar(&ray, leaf.rows, leaf.stride, leaf.count, leaf.origin,
+                                            leaf.step, &h2);
         VXK_CHECK_EQ_U64(m1, m2);
         VXK_CHECK_MSG(memcmp(&h1, &h2, sizeof(h1)) == 0, "ray_qquad8 hits differ (it %d)", it);
-        uint32_t mr = vxk_ray_quad8_scalar(&ray, &quads, &ref) & ((1u << count) - 1u);
+        uint32_t mr = vxk_ray_quad8_scalar(&ray, &quads, &ref) & ((1u << leaf.count) - 1u);
         VXK_CHECK_EQ_U64(m1, mr);
         for (uint32_t k = 0; k < 8; ++k) {
-            if (k < count) {
+            if (k < leaf.count) {
                 VXK_CHECK(memcmp(&h1.t[k], &ref.t[k], sizeof(float)) == 0);
                 VXK_CHECK(memcmp(&h1.u[k], &ref.u[k], sizeof(float)) == 0);
                 VXK_CHECK(memcmp(&h1.v[k], &ref.v[k], sizeof(float)) == 0);
@@ -804,11 +844,155 @@ static int test_ray_qquad8(void)
             }
         }
         hits += (uint32_t)__builtin_popcount(m1);
-        vxk_f32x8_lanes a = vxk_f32x8_load_u16_scalar(rows + it % 8), b;
-        vxk_f32x8_store(b.lane, vxk_f32x8_load_u16(rows + it % 8));
+        vxk_f32x8_lanes a = vxk_f32x8_load_u16_scalar(leaf.rows + it % 8), b;
+        vxk_f32x8_store(b.lane, vxk_f32x8_load_u16(leaf.rows + it % 8));
         VXK_CHECK(memcmp(&a, &b, sizeof(a)) == 0);
     }
     VXK_CHECK(hits > ITERATIONS / 8);
+    return 0;
+}
+
+// Rectangle leaves: every quad an axis-aligned rectangle (nonzero edges on two different axes).
+// vxk_ray_qrect8 equals its twin bit for bit, and vxk_ray_qquad8 on the same rows (whose
+// rectangle lanes take the same test) in its mask and t, its u and v being vxk_ray_rect1_uv's;
+// lanes from count on miss.
+static int test_ray_qrect8(void)
+{
+    uint64_t s = vxk_test_seed(31);
+    uint32_t hits = 0;
+    for (int it = 0; it < ITERATIONS; ++it) {
+        qleaf leaf;
+        qleaf_random(&s, &leaf);
+        for (uint32_t k = 0; k < leaf.count; ++k)
+            qleaf_rect(&s, &leaf, k, true);
+        vxk_tri8 quads;
+        qleaf_quads(&leaf, &quads);
+        vxk_simd_ray ray = rand_tri_ray(&s, &quads, (int)rand_below(&s, leaf.count));
+        vxk_rect_ray rr;
+        vxk_rect_ray_set(&rr, ray.o, ray.d, ray.tmin, ray.tmax);
+        vxk_hit8 h1, h2, h3;
+        memset(&h1, 0xA5, sizeof(h1));
+        memset(&h2, 0x5A, sizeof(h2));
+        uint32_t m1 =
+            vxk_ray_qrect8(&rr, leaf.rows, leaf.stride, leaf.count, leaf.origin, leaf.step, &h1);
+        uint32_t m2 = vxk_ray_qrect8_scalar(&rr, leaf.rows, leaf.stride, leaf.count, leaf.origin,
+                                            leaf.step, &h2);
+        VXK_CHECK_EQ_U64(m1, m2);
+        VXK_CHECK_MSG(memcmp(&h1, &h2, sizeof(h1)) == 0, "ray_qrect8 hits differ (it %d)", it);
+        uint32_t m3 =
+            vxk_ray_qquad8(&ray, leaf.rows, leaf.stride, leaf.count, leaf.origin, leaf.step, &h3);
+        VXK_CHECK_EQ_U64(m1, m3);
+        VXK_CHECK_MSG(memcmp(h1.t, h3.t, sizeof(h1.t)) == 0,
+                      "ray_qrect8 and ray_qquad8 differ (it %d)", it);
+        for (int k = 0; k < 8; ++k) {
+            VXK_CHECK(h1.u[k] == 0.0f && h1.v[k] == 0.0f);
+            if ((m1 >> k) & 1u) { // u and v of a hit: vxk_ray_rect1_uv gives the kernel's
+                const float v0[3] = {quads.v0x[k], quads.v0y[k], quads.v0z[k]};
+                const float e1[3] = {quads.e1x[k], quads.e1y[k], quads.e1z[k]};
+                const float e2[3] = {quads.e2x[k], quads.e2y[k], quads.e2z[k]};
+                float u, v;
+                vxk_ray_rect1_uv(&rr, h1.t[k], v0, e1, e2, &u, &v);
+                VXK_CHECK(memcmp(&u, &h3.u[k], sizeof(u)) == 0 &&
+                          memcmp(&v, &h3.v[k], sizeof(v)) == 0);
+            }
+        }
+        hits += (uint32_t)__builtin_popcount(m1);
+    }
+    VXK_CHECK(hits > ITERATIONS / 8);
+    return 0;
+}
+
+// Watertight rectangles: a 4 x 2 grid of unit squares in one plane (8 lanes sharing edges and
+// corners) and the three faces of a unit cube meeting at its corner. Rays aimed exactly at the
+// shared edges and corners (the direction taken from the rounded origin, so the float ray passes
+// within an ulp or so of the point) are hit by at least one lane at t = 1 (to rounding), by the
+// vector kernels and their twins alike. (Moller-Trumbore lets some through: its u = 1 on one quad
+// and u = 0 on the next are different roundings.)
+static int test_ray_rect_watertight(void)
+{
+    uint64_t s = vxk_test_seed(37);
+    uint32_t rays = 0;
+    for (int it = 0; it < ITERATIONS / 4; ++it) {
+        bool cube = it % 3 == 2;
+        int k = (int)rand_below(&s, 3), a = (k + 1) % 3, b = (k + 2) % 3;
+        float plane = (float)((int)rand_below(&s, 17) - 8), corner[3];
+        for (int c = 0; c < 3; ++c)
+            corner[c] = (float)((int)rand_below(&s, 17) - 8);
+        vxk_tri8 quads;
+        memset(&quads, 0, sizeof(quads));
+        uint16_t rows[9 * 8 + 8];
+        memset(rows, 0, sizeof(rows));
+        const float origin[3] = {-64.0f, -64.0f, -64.0f}, step[3] = {1.0f, 1.0f, 1.0f};
+        double aim[3];
+        for (int lane = 0; lane < 8; ++lane) {
+            float v0[3] = {0, 0, 0}, e1[3] = {0, 0, 0}, e2[3] = {0, 0, 0};
+            if (!cube) { // square (lane % 4, lane / 4) of the grid in plane k
+                v0[k] = plane;
+                v0[a] = corner[a] + (float)(lane % 4);
+                v0[b] = corner[b] + (float)(lane / 4);
+                e1[a] = 1.0f;
+                e2[b] = 1.0f;
+            } else { // faces x, y, z = corner + 1 of the cube at corner (lanes 3..7 repeat them)
+                int f = lane % 3, fa = (f + 1) % 3, fb = (f + 2) % 3;
+                for (int c = 0; c < 3; ++c)
+                    v0[c] = corner[c];
+                v0[f] += 1.0f;
+                e1[fa] = 1.0f;
+                e2[fb] = 1.0f;
+            }
+            tri8_set(&quads, lane, v0, e1, e2);
+            for (int c = 0; c < 3; ++c) {
+                rows[(size_t)c * 8 + (size_t)lane] = (uint16_t)(v0[c] + 64.0f);
+                rows[(size_t)(3 + c) * 8 + (size_t)lane] = (uint16_t)(v0[c] + e1[c] + 64.0f);
+                rows[(size_t)(6 + c) * 8 + (size_t)lane] = (uint16_t)(v0[c] + e2[c] + 64.0f);
+            }
+        }
+        double from[3];
+        if (!cube) { // an inner grid point or a point on an inner grid line, from either side
+            aim[k] = plane;
+            aim[a] = corner[a] + 1.0 + (double)rand_below(&s, 3);
+            aim[b] = corner[b] + 1.0;
+            uint32_t along = (uint32_t)rand_below(&s, 3);
+            if (along == 1) // on the line b = 1
+                aim[a] = corner[a] + (double)rand_below(&s, 4) + vxk_test_randf(&s, 0, 1);
+            if (along == 2) // on a line a = 1, 2, 3
+                aim[b] = corner[b] + (double)rand_below(&s, 2) + vxk_test_randf(&s, 0, 1);
+            for (int c = 0; c < 3; ++c)
+                from[c] = aim[c] + vxk_test_randf(&s, -10, 10);
+            from[k] = aim[k] + (rand_below(&s, 2) ? 1 : -1) * vxk_test_randf(&s, 2, 10);
+        } else { // the cube's corner, or a point of one of its three edges there, from outside
+            for (int c = 0; c < 3; ++c)
+                aim[c] = corner[c] + 1.0;
+            if (rand_below(&s, 2))
+                aim[rand_below(&s, 3)] -= vxk_test_randf(&s, 0, 1);
+            // on the line from a point inside the cube through the aim, beyond it
+            double scale = vxk_test_randf(&s, 2, 10);
+            for (int c = 0; c < 3; ++c)
+                from[c] = aim[c] + scale * (aim[c] - (corner[c] + vxk_test_randf(&s, 0.2f, 0.8f)));
+        }
+        vxk_simd_ray ray;
+        for (int c = 0; c < 3; ++c)
+            ray.o[c] = (float)from[c];
+        for (int c = 0; c < 3; ++c)
+            ray.d[c] = (float)(aim[c] - ray.o[c]);
+        ray.tmin = 0.0f;
+        ray.tmax = 2.0f;
+        vxk_rect_ray rr;
+        vxk_rect_ray_set(&rr, ray.o, ray.d, ray.tmin, ray.tmax);
+        vxk_hit8 h[4];
+        uint32_t m[4] = {vxk_ray_quad8(&ray, &quads, &h[0]),
+                         vxk_ray_quad8_scalar(&ray, &quads, &h[1]),
+                         vxk_ray_qrect8(&rr, rows, 8, 8, origin, step, &h[2]),
+                         vxk_ray_qrect8_scalar(&rr, rows, 8, 8, origin, step, &h[3])};
+        for (int j = 0; j < 4; ++j) {
+            int lane = vxk_hit8_closest(m[j], &h[j]);
+            VXK_CHECK_MSG(lane >= 0 && fabsf(h[j].t[lane] - 1.0f) < 1e-5f,
+                          "it %d kernel %d: %s aimed at (%g %g %g): mask %x", it, j,
+                          cube ? "cube corner" : "grid", aim[0], aim[1], aim[2], m[j]);
+        }
+        ++rays;
+    }
+    VXK_CHECK(rays > 0);
     return 0;
 }
 
@@ -1012,6 +1196,8 @@ int main(void)
     VXK_RUN(test_ray_tri8_reference);
     VXK_RUN(test_ray_tri8_cases);
     VXK_RUN(test_ray_qquad8);
+    VXK_RUN(test_ray_qrect8);
+    VXK_RUN(test_ray_rect_watertight);
     VXK_RUN(test_hit8_closest);
     return vxk_test_finish();
 }

@@ -926,7 +926,7 @@ static int test_raycast(void)
     rays[0].origin.x = nanf("");
     rays[1].direction.y = 0;
     rays[2].max_distance = -1;
-    rays[3].origin.x = 2e9f; // beyond 2^30 voxels
+    rays[3].origin.x = 3e9f; // past the int32 voxel range
     const vxk_status bad_status[4] = {VXK_ERR_NOT_FINITE, VXK_ERR_OUT_OF_RANGE,
                                       VXK_ERR_OUT_OF_RANGE, VXK_ERR_OUT_OF_RANGE};
     vxk_ray_hit hit;

@@ -122,6 +122,25 @@ bool vxk_kdtree_raycast(const vxk_kdtree* tree, vxk_kd_hit* hit, const vxk_kd_ra
 // Whether the ray segment hits any primitive (shadow ray): stops at the first hit found.
 bool vxk_kdtree_raycast_any(const vxk_kdtree* tree, const vxk_kd_ray* ray, void* scratch);
 
+// A frame shared by the queries of one ray against several trees whose coordinates are offsets
+// from different places (the chunks of a world): the primitive tests take the ray from `origin`
+// and every tree coordinate c as fl32(c + shift) (the exact sum, rounded once), while ray->origin
+// (origin - shift rounded, the tree's own frame) still drives the traversal. A face shared by two
+// trees then has the same coordinates in both tests, and the rectangle test's decisions on it
+// agree (watertight across trees). shift: whole numbers, |shift| < 2^52.
+typedef struct vxk_kd_frame {
+    vxk_vec3 origin;
+    double shift[3];
+} vxk_kd_frame;
+
+// vxk_kdtree_raycast (any = false) or vxk_kdtree_raycast_any (any = true) with the primitive
+// tests in *frame (NULL: the ray's own, exactly vxk_kdtree_raycast). A hit in a frame reports t
+// and the primitive, with u = v = 0 (a zero shift and frame->origin == ray->origin give
+// vxk_kdtree_raycast's t and primitive). Returns whether the ray hits; hit may be NULL.
+// Thread-safe.
+bool vxk_kdtree_raycast_framed(const vxk_kdtree* tree, vxk_kd_hit* hit, const vxk_kd_ray* ray,
+                               const vxk_kd_frame* frame, bool any, void* scratch);
+
 // Checks the tree's invariants: node indices in range, every primitive in exactly one leaf, leaf
 // counts <= 2, every primitive of a left (right) subtree at or below splits[0] (at or above
 // splits[1]) on the node's axis, the stored depth and bounds. VXK_OK or VXK_ERR_MALFORMED; a NULL
@@ -129,9 +148,13 @@ bool vxk_kdtree_raycast_any(const vxk_kdtree* tree, const vxk_kd_ray* ray, void*
 // primitive_count + node_count bytes. Cost O(n depth).
 vxk_status vxk_kdtree_validate(const vxk_kdtree* tree);
 
-// The primitive test the queries use (Moller-Trumbore; quads as the parallelogram v0, v1 - v0,
-// v3 - v0 with u, v in [0, 1]). Returns true and fills *hit when 0 <= t <= tmax. Corners are the
-// primitive's vertices in order. Two-sided.
+// The primitive tests the queries use. Triangles: Moller-Trumbore. Quads, taken as the
+// parallelogram v0, v1 - v0, v3 - v0 with u, v in [0, 1]: an axis-aligned rectangle (each edge
+// along one axis, the two on different axes: voxel faces) takes the watertight rectangle test of
+// vxk/simd_kernels.h (crossings of the axis planes of its coordinates, which rectangles sharing an
+// edge or a corner share, so a ray through a shared edge or corner is never rejected by all of
+// them); any other quad takes Moller-Trumbore. Returns true and fills *t, *u, *v when
+// 0 <= t <= tmax. Corners are the primitive's vertices in order. Two-sided.
 bool vxk_kd_intersect_triangle(const vxk_kd_ray* ray, vxk_vec3 v0, vxk_vec3 v1, vxk_vec3 v2,
                                float tmax, float* t, float* u, float* v);
 bool vxk_kd_intersect_quad(const vxk_kd_ray* ray, vxk_vec3 v0, vxk_vec3 v1, vxk_vec3 v3, float tmax,
@@ -168,7 +191,8 @@ bool vxk_kd_intersect_quad(const vxk_kd_ray* ray, vxk_vec3 v0, vxk_vec3 v1, vxk_
 // children are nodes 2p + 1 and 2p + 2; a, b: quantized splits[0] and splits[1]. Triangle leaf:
 // in the 46-bit value L = a | b << 16 | (info >> 2) << 32, bits 0-1 hold the count (minus 1 in
 // the 11-bit format) and primitive k sits at bit 2 + w k (w = 11 or 14). Quad leaf: info bits
-// 2-15 count, a the first slot.
+// 2-15 count, a the first slot, b 1 when every quad of the leaf is an axis-aligned rectangle (the
+// leaf then takes the rectangle kernel vxk_ray_qrect8), else 0.
 typedef struct vxk_kd_node16 {
     uint16_t a, b;
     uint16_t info;
@@ -214,6 +238,11 @@ uint32_t vxk_kdtree16_query_aabb(const vxk_kdtree16* tree, uint32_t* out, uint32
 bool vxk_kdtree16_raycast(const vxk_kdtree16* tree, vxk_kd_hit* hit, const vxk_kd_ray* ray,
                           void* scratch);
 bool vxk_kdtree16_raycast_any(const vxk_kdtree16* tree, const vxk_kd_ray* ray, void* scratch);
+// As vxk_kdtree_raycast_framed. When origin + shift is exact in float on every axis, the leaves'
+// 8-quad kernels dequantize with it (one rounding of the exact coordinate, as the frame says);
+// otherwise the tree's quads are tested one by one.
+bool vxk_kdtree16_raycast_framed(const vxk_kdtree16* tree, vxk_kd_hit* hit, const vxk_kd_ray* ray,
+                                 const vxk_kd_frame* frame, bool any, void* scratch);
 // Closest hits of up to 8 rays at once (a packet): for every lane i set in `lanes` (bits 0-7),
 // hits[i] is exactly what vxk_kdtree16_raycast(tree, &hits[i], &rays[i], NULL) writes; other
 // slots are untouched. The lanes traverse the tree together, each by the single ray's rules,

@@ -6,15 +6,28 @@
 // Geometry: the terrain surface is the mesher's greedy quads (faces between a solid voxel and a
 // non-solid one, vxk/mesher.h); water and air are not hit. Hits are two-sided.
 //
+// Coordinates: voxel coordinates are the int32 range on every axis, for rays as for terrain
+// (vxk/world.h): an origin whose voxel coordinate (origin / voxel_size) lies outside
+// [-2^31, 2^31) on an axis is refused (VXK_ERR_OUT_OF_RANGE), a ray is followed to its
+// max_distance or to the edge of that range, and terrain anywhere in it can be hit.
+//
 // Distances: a ray is origin + s * normalize(direction); distance and max_distance are in world
-// units along the normalized direction. Rays are tested in each chunk's local voxel frame:
-// origin_voxel = origin * (1 / voxel_size), dir_voxel = direction * (1 / |direction|) *
-// (1 / voxel_size), local origin = origin_voxel - 8 * chunk, with t in world units (all float,
-// -ffp-contract=off), then vxk_kdtree_raycast with tmax = max_distance. Precision: positions along
-// the ray carry the float error of voxel units (a few ulps of the origin's magnitude there), so a
-// distance is good to 1e-5 relative except for grazing hits, where that error divided by the
-// cosine of the incidence angle dominates, and a ray starting within that error of a face may
-// start on either side of it.
+// units along the normalized direction. The ray in voxel units: origin_voxel = origin *
+// (1 / voxel_size), dir_voxel = direction * (1 / |direction|) * (1 / voxel_size), t in world
+// units (all float, -ffp-contract=off). Each chunk's tree is traversed in the chunk's frame
+// (origin_voxel - 8 * chunk), and its quads are tested in the ray's frame: the origin relative to
+// chunk c_ref = trunc(origin_voxel / 8) (exact), every chunk's corners shifted by
+// 8 * (chunk - c_ref) and rounded once (vxk_kd_frame), with tmax = max_distance. Watertight: the
+// quad test (vxk/kdtree.h's rectangle test) decides on the crossings of the axis planes of its
+// coordinates, and a plane has one coordinate in that frame whichever chunk's quad it bounds, so
+// a ray that enters the solid through an edge or corner shared by quads (material seams, chunk
+// borders, quads not merged for any reason) hits one of them; it never passes between them.
+// Precision: positions along the ray carry the float error of voxel units (a few ulps of their
+// distance from the origin's chunk), so a distance is good to 1e-5 relative except for grazing
+// hits, where that error divided by the cosine of the incidence angle dominates, and a ray
+// starting within that error of a face may start on either side of it. A ray that passes within
+// that error of an edge may report either face there (or, at a convex edge, pass by), both true
+// to the solid; a ray that touches an edge exactly may report a face it meets from behind.
 //
 // Rays that start inside solid: when the voxel containing the origin (floor of origin_voxel) is
 // solid, the result is a hit at distance 0 at the origin, with normal -normalize(direction), the
@@ -33,9 +46,12 @@
 // through which the DDA steps without reading cells when no entry with mask bits lies in the
 // block or within one cell of it; a sparse world whose box would hold over 64 cells per entry
 // or 2^22 cells (32 MiB; a 2048 x 256 x 2048-voxel world has 2^21 chunks) uses the broadphase map
-// instead, and then clips infinite rays to the terrain's y range in O(1), near-horizontal long ones
-// to its x/z chunk bounds by a scan of the chunk list per vxk_raycast call, once per
-// vxk_raycast_batch call).
+// instead, clips infinite rays to the terrain's y range in O(1), and skips empty space by a sparse
+// index of the entries with mask bits over coarser cells (4^l chunks per axis, l = 1..14; built
+// by the first ray after each broadphase build or update, O(entries)): a ray in a cell with no
+// entry within 4^l chunks leaves that cell in one step, so its steps grow with the logarithm of
+// the distances to the entries it passes near, not with its length (a ray across 2^26 voxels of
+// empty space takes a few hundred steps).
 //
 // Cache: a chunk's quads and its 16-bit quantized quad kD tree (vxk_kdtree16; chunk-local voxel
 // corners quantize exactly, so hits equal those of the float tree over the same quads; a chunk
@@ -79,11 +95,14 @@ typedef struct vxk_ray_hit {
 // whether anything was hit). Errors, with *hit untouched: NULL pointers ->
 // VXK_ERR_INVALID_ARGUMENT; NaN/Inf in origin or direction, or a NaN max_distance ->
 // VXK_ERR_NOT_FINITE; a zero direction (or one whose length underflows), a negative
-// max_distance or an origin 2^30 voxels or more from 0 on an axis -> VXK_ERR_OUT_OF_RANGE;
-// VXK_ERR_OUT_OF_MEMORY when the world's ray cache or a chunk's data cannot be built.
-// Cost: the chunks crossed (one grid read and a bit test each), plus one kD query per chunk with
-// bits near the ray (one cache lookup: a slot read and a pin); the first query of a chunk builds
-// its mesh and tree (cached).
+// max_distance or an origin outside the int32 voxel range [-2^31, 2^31) on an axis ->
+// VXK_ERR_OUT_OF_RANGE; VXK_ERR_OUT_OF_MEMORY when the world's ray cache or a chunk's data cannot
+// be built.
+// Cost: the chunks crossed (one grid read and a bit test each; in a sparse world the chunks near
+// the ray, empty space in coarse steps), plus one kD query per chunk with bits near the ray (one
+// cache lookup: a slot read and a pin); the first query of a chunk builds its mesh and tree
+// (cached; chunks of the outermost layer of the range, whose mesher box leaves int32, are built
+// by the ray for the call).
 vxk_status vxk_raycast(const vxk_world* world, const vxk_ray* ray, vxk_ray_hit* hit);
 
 // Whether the ray hits anything within max_distance (shadow/occlusion query; stops at the first
@@ -116,10 +135,13 @@ vxk_status vxk_raycast_batch(const vxk_world* world, vxk_ray_hit* hits, const vx
                              uint32_t count);
 
 // Statistics of the world's ray/narrowphase cache: resident chunks, bytes, hits and misses since
-// the world was created, and the coherent groups of 8 that batches traced as packets. Thread-safe.
+// the world was created, the coherent groups of 8 that batches traced as packets, and the DDA
+// steps of rays in sparse worlds (no dense ray grid: cells visited plus empty cells left in one
+// step; rays in dense worlds are not counted, to spare them a shared write). Thread-safe.
 typedef struct vxk_raycast_cache_stats {
     uint64_t hits, misses, builds, evictions, entries, bytes, budget;
     uint64_t packets;
+    uint64_t steps; // DDA steps of rays in sparse worlds
 } vxk_ray_cache_stats;
 void vxk_raycast_cache_stats(const vxk_world* world, vxk_ray_cache_stats* out);
 

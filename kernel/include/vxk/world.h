@@ -93,7 +93,10 @@ float vxk_world_voxel_size(const vxk_world* world);
 const vxk_material_table* vxk_world_materials(const vxk_world* world);
 vxk_jobs* vxk_world_jobs(const vxk_world* world); // never NULL (an inline scheduler if none given)
 
-// Voxel coordinates are int32; chunk coordinates are voxel >> 3 (floor).
+// Voxel coordinates are int32; chunk coordinates are voxel >> 3 (floor). The int32 range is the
+// world's one coordinate range: terrain writes outside it are refused (VXK_ERR_OUT_OF_RANGE),
+// reads outside it cannot be asked for, and rays (vxk/raycast.h) start inside it, are followed
+// to its edge and can hit any voxel of it.
 
 // Reads one voxel's material id (0 = air). Never fails for in-range int32 coordinates.
 uint8_t vxk_world_get_voxel(const vxk_world* world, int32_t x, int32_t y, int32_t z);

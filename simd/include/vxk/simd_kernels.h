@@ -1,7 +1,8 @@
 // vxk/simd_kernels.h: the first SIMD kernels of vxk, each a SIMD version and a scalar twin
 // (suffix _scalar) that give bit-identical results: bit-row operations for the bit broadphase
 // (seed 000, Roblox terrain physics), 8 rays against one box (slab test, Williams et al. 2005),
-// and one ray against 8 triangles or 8 quads (Moller-Trumbore 1997).
+// and one ray against 8 triangles or 8 quads (Moller-Trumbore 1997; axis-aligned rectangles by a
+// watertight slab test, after Woop, Benthin and Wald 2013).
 //
 // The twins do the same float operations in the same order (no FMA, no reciprocal estimates)
 // and are compiled without auto-vectorization (VXK_SCALAR_TWIN), so they also serve as the
@@ -118,7 +119,47 @@ typedef struct vxk_hit8 {
 uint32_t vxk_ray_tri8(const vxk_simd_ray* ray, const vxk_tri8* tris, vxk_hit8* hit);
 uint32_t vxk_ray_tri8_scalar(const vxk_simd_ray* ray, const vxk_tri8* tris, vxk_hit8* hit);
 
-// As vxk_ray_tri8 for quads: the inside test is 0 <= u <= 1 and 0 <= v <= 1.
+// ---- watertight rectangles --------------------------------------------------------------------
+//
+// A quad whose edges e1 and e2 each have exactly one nonzero component, on different axes, is an
+// axis-aligned rectangle (a voxel face). Rectangles are tested as flat boxes: per axis a, the ray
+// crosses the planes of the rectangle's two coordinates lo[a] <= hi[a] at
+// t = (lo[a] - o[a]) * inv[a] and (hi[a] - o[a]) * inv[a]; t_enter is the largest of the nearer
+// crossings, t_exit the smallest of the farther ones, and the ray hits when t_enter <= t_exit,
+// tmin <= t_enter <= tmax (then t_enter is the crossing of the rectangle's own plane). An axis
+// along which the ray does not move (inv infinite: flat) only requires lo[a] <= o[a] <= hi[a]
+// and lo[a] < hi[a] (a ray parallel to the rectangle's plane misses it). Every decision compares
+// crossings of axis planes, and a plane's crossing depends on its coordinate and the ray alone,
+// not on the rectangle: rectangles that share an edge or a corner (coplanar or not) compute the
+// same crossings for it, so a ray through the shared edge or corner is never rejected by all of
+// them (Woop, Benthin and Wald 2013 make triangles watertight the same way, by edge functions
+// that neighbours share). Hits report u = ((t d - (v0 - o)) . e1) / (e1 . e1) and v likewise
+// with e2, clamped to [0, 1].
+
+// A ray prepared for the rectangle kernels: inv[a] = 1 / d[a] (one IEEE division; +-inf for a
+// zero component), flat bit a when inv[a] is infinite. 48 bytes.
+typedef struct vxk_rect_ray {
+    float o[3], d[3], inv[3];
+    uint32_t flat;
+    float tmin, tmax;
+} vxk_rect_ray;
+_Static_assert(sizeof(vxk_rect_ray) == 48, "vxk_rect_ray is 12 floats");
+
+void vxk_rect_ray_set(vxk_rect_ray* ray, const float o[3], const float d[3], float tmin,
+                      float tmax);
+
+// Whether a quad with edges e1 and e2 is an axis-aligned rectangle (the lane rule above).
+bool vxk_quad_is_rect(const float e1[3], const float e2[3]);
+// One rectangle with extents [lo[a], hi[a]] against the ray: the rectangle test of one lane of
+// the kernels below (the same operations); true on a hit, with *t = t_enter.
+bool vxk_ray_rect1(const vxk_rect_ray* ray, const float lo[3], const float hi[3], float* t);
+// u and v of a rectangle hit at t, as the kernels below compute them (v0, e1, e2: the quad).
+void vxk_ray_rect1_uv(const vxk_rect_ray* ray, float t, const float v0[3], const float e1[3],
+                      const float e2[3], float* u, float* v);
+
+// As vxk_ray_tri8 for quads: an axis-aligned rectangle lane takes the watertight rectangle test
+// above (its corners v0 and v2 = (v0 + e1) + e2 give lo and hi), any other lane Moller-Trumbore
+// with the inside test 0 <= u <= 1 and 0 <= v <= 1.
 uint32_t vxk_ray_quad8(const vxk_simd_ray* ray, const vxk_quad8* quads, vxk_hit8* hit);
 uint32_t vxk_ray_quad8_scalar(const vxk_simd_ray* ray, const vxk_quad8* quads, vxk_hit8* hit);
 
@@ -128,10 +169,22 @@ uint32_t vxk_ray_quad8_scalar(const vxk_simd_ray* ray, const vxk_quad8* quads, v
 // dequantizes to origin[a] + (float)q * step[a] (one multiply, one add); then v0, e1 = v1 - v0,
 // e2 = v3 - v0 take vxk_ray_quad8's test. Lanes from count on miss (t = +inf, u = v = 0). Reads
 // 16 bytes from each row start: rows + 8 * stride + 8 uint16 must be readable (the quantized kD
-// tree pads its block for it). Cost: about 75 vector operations.
+// tree pads its block for it). Cost: about 130 vector operations.
 uint32_t vxk_ray_qquad8(const vxk_simd_ray* ray, const uint16_t* rows, uint32_t stride,
                         uint32_t count, const float origin[3], const float step[3], vxk_hit8* hit);
 uint32_t vxk_ray_qquad8_scalar(const vxk_simd_ray* ray, const uint16_t* rows, uint32_t stride,
+                               uint32_t count, const float origin[3], const float step[3],
+                               vxk_hit8* hit);
+
+// As vxk_ray_qquad8 when every one of the count quads is an axis-aligned rectangle (the caller
+// knows: the quantized kD tree flags such leaves): the rectangle test alone, lo and hi per axis
+// the dequantized smallest and largest of the three stored coordinates (the same values as
+// vxk_ray_qquad8's v0 and v2 for a rectangle, so the same hits and t), but hits report t alone:
+// u = v = 0 in every lane (a caller that wants them takes vxk_ray_rect1_uv for the hit it keeps).
+// Lanes from count on miss. Reads as vxk_ray_qquad8. Cost: about 100 vector operations.
+uint32_t vxk_ray_qrect8(const vxk_rect_ray* ray, const uint16_t* rows, uint32_t stride,
+                        uint32_t count, const float origin[3], const float step[3], vxk_hit8* hit);
+uint32_t vxk_ray_qrect8_scalar(const vxk_rect_ray* ray, const uint16_t* rows, uint32_t stride,
                                uint32_t count, const float origin[3], const float step[3],
                                vxk_hit8* hit);
 
