@@ -1238,14 +1238,14 @@ static vxk_status trace_call(const vxk_world* world, const vxk_ray* ray, bool an
     return status;
 }
 
-vxk_status vxk_raycast(const vxk_world* world, const vxk_ray* ray, vxk_ray_hit* hit)
+vxk_status vxk_raycast(const vxk_world* world, vxk_ray_hit* hit, const vxk_ray* ray)
 {
     if (!world || !ray || !hit)
         return VXK_ERR_INVALID_ARGUMENT;
     return trace_call(world, ray, false, hit, NULL);
 }
 
-vxk_status vxk_raycast_any(const vxk_world* world, const vxk_ray* ray, bool* hit_any)
+vxk_status vxk_raycast_any(const vxk_world* world, bool* hit_any, const vxk_ray* ray)
 {
     if (!world || !ray || !hit_any)
         return VXK_ERR_INVALID_ARGUMENT;

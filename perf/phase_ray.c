@@ -120,7 +120,7 @@ static double trace_single(const vxk_world* world, const vxk_ray* rays, uint32_t
 {
     double t0 = vxk_bench_now();
     for (uint32_t i = 0; i < n; ++i)
-        vxk_raycast(world, &rays[i], &hits[i]);
+        vxk_raycast(world, &hits[i], &rays[i]);
     return vxk_bench_now() - t0;
 }
 

@@ -1124,15 +1124,15 @@ static int test_raycast_edges(void)
     VXK_CHECK_EQ_INT(vxk_broadphase_build(w), VXK_OK);
     const vxk_ray good = {{2.5f, 30.0f, 2.5f}, {0.0f, -1.0f, 0.0f}, 100.0f};
     vxk_ray_hit hit;
-    VXK_CHECK_EQ_INT(vxk_raycast(w, &good, &hit), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_raycast(w, &hit, &good), VXK_OK);
     VXK_CHECK(hit.hit == 1 && hit.material == VXK_MAT_DIRT);
     bool any = false;
-    VXK_CHECK_EQ_INT(vxk_raycast(NULL, &good, &hit), VXK_ERR_INVALID_ARGUMENT);
-    VXK_CHECK_EQ_INT(vxk_raycast(w, NULL, &hit), VXK_ERR_INVALID_ARGUMENT);
-    VXK_CHECK_EQ_INT(vxk_raycast(w, &good, NULL), VXK_ERR_INVALID_ARGUMENT);
-    VXK_CHECK_EQ_INT(vxk_raycast_any(NULL, &good, &any), VXK_ERR_INVALID_ARGUMENT);
-    VXK_CHECK_EQ_INT(vxk_raycast_any(w, NULL, &any), VXK_ERR_INVALID_ARGUMENT);
-    VXK_CHECK_EQ_INT(vxk_raycast_any(w, &good, NULL), VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_raycast(NULL, &hit, &good), VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_raycast(w, &hit, NULL), VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_raycast(w, NULL, &good), VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_raycast_any(NULL, &any, &good), VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_raycast_any(w, &any, NULL), VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_raycast_any(w, NULL, &good), VXK_ERR_INVALID_ARGUMENT);
     for (int k = 0; k < SPECIAL_FLOATS; ++k) {
         float v = special_float(k);
         for (int c = 0; c < 7; ++c) {
@@ -1142,9 +1142,9 @@ static int test_raycast_edges(void)
                                : &ray.max_distance;
             *f = v;
             memset(&hit, CANARY, sizeof(hit));
-            vxk_status st = vxk_raycast(w, &ray, &hit);
+            vxk_status st = vxk_raycast(w, &hit, &ray);
             memset(&any, CANARY, sizeof(any));
-            vxk_status st_any = vxk_raycast_any(w, &ray, &any);
+            vxk_status st_any = vxk_raycast_any(w, &any, &ray);
             VXK_CHECK_EQ_INT(st, st_any);
             bool zero_dir =
                 ray.direction.x == 0.0f && ray.direction.y == 0.0f && ray.direction.z == 0.0f;
@@ -1174,14 +1174,14 @@ static int test_raycast_edges(void)
     vxk_ray zero = good;
     zero.direction = (vxk_vec3){0.0f, -0.0f, 0.0f};
     memset(&hit, CANARY, sizeof(hit));
-    VXK_CHECK_EQ_INT(vxk_raycast(w, &zero, &hit), VXK_ERR_OUT_OF_RANGE);
+    VXK_CHECK_EQ_INT(vxk_raycast(w, &hit, &zero), VXK_ERR_OUT_OF_RANGE);
     VXK_CHECK(all_canary(&hit, sizeof(hit)));
     // A denormal direction is a direction: it is normalized and hits like (0, -1, 0).
     vxk_ray tiny = good;
     tiny.direction = (vxk_vec3){0.0f, -FLT_TRUE_MIN, 0.0f};
     vxk_ray_hit tiny_hit;
-    VXK_CHECK_EQ_INT(vxk_raycast(w, &tiny, &tiny_hit), VXK_OK);
-    VXK_CHECK_EQ_INT(vxk_raycast(w, &good, &hit), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_raycast(w, &tiny_hit, &tiny), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_raycast(w, &hit, &good), VXK_OK);
     VXK_CHECK(memcmp(&tiny_hit, &hit, sizeof(hit)) == 0);
 
     // Batch: one bad ray anywhere means nothing is written.
@@ -1210,7 +1210,7 @@ static int test_raycast_edges(void)
     VXK_CHECK_EQ_INT(vxk_raycast_batch(w, hits, rays, RAYS), VXK_OK);
     for (int i = 0; i < RAYS; i += 37) {
         vxk_ray_hit single;
-        VXK_CHECK_EQ_INT(vxk_raycast(w, &rays[i], &single), VXK_OK);
+        VXK_CHECK_EQ_INT(vxk_raycast(w, &single, &rays[i]), VXK_OK);
         VXK_CHECK(memcmp(&single, &hits[i], sizeof(single)) == 0);
     }
     vxk_ray_cache_stats stats;
@@ -1709,7 +1709,7 @@ static int test_raycast_int32_extremes(void)
     VXK_CHECK_EQ_INT(vxk_broadphase_build(w), VXK_OK);
     vxk_ray r = {{2.5f, 30.0f, 2.5f}, {0.0f, -1.0f, 0.0f}, 100.0f};
     vxk_ray_hit h;
-    VXK_CHECK_EQ_INT(vxk_raycast(w, &r, &h), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_raycast(w, &h, &r), VXK_OK);
     VXK_CHECK(h.hit == 1);
     VXK_CHECK_MSG(fabsf(h.distance - 26.0f) < 1e-4f, "distance %g", (double)h.distance);
     VXK_CHECK_EQ_INT(h.material, VXK_MAT_STONE);
@@ -1779,7 +1779,7 @@ static int test_oom_queries(void)
             vxk_raycast_cache_clear(w);
             memset(&one, CANARY, sizeof(one));
         },
-        vxk_raycast(w, &rays[3], &one),
+        vxk_raycast(w, &one, &rays[3]),
         {
             if (st != VXK_OK) {
                 VXK_CHECK_EQ_INT(st, VXK_ERR_OUT_OF_MEMORY);

@@ -547,11 +547,11 @@ static int run_world(float voxel_size, uint64_t seed, bool generated)
                                         vs};
         }
         vxk_ray_hit hit;
-        VXK_CHECK_EQ_INT(vxk_raycast(world, &ray, &hit), VXK_OK);
+        VXK_CHECK_EQ_INT(vxk_raycast(world, &hit, &ray), VXK_OK);
         if (check_ray(world, &b, &ray, &hit, i, &ambiguous, &disagree))
             return 1;
         bool any = false;
-        VXK_CHECK_EQ_INT(vxk_raycast_any(world, &ray, &any), VXK_OK);
+        VXK_CHECK_EQ_INT(vxk_raycast_any(world, &any, &ray), VXK_OK);
         VXK_CHECK_MSG(any == (hit.hit != 0), "ray %u: any %d closest %d", i, any, hit.hit);
         hits += hit.hit;
         prepared p;
@@ -609,7 +609,7 @@ static int test_batch(void)
             rays[i] = make_ray(world, &rng, i);
         if (w == 0)
             for (uint32_t i = 0; i < n; ++i)
-                VXK_CHECK_EQ_INT(vxk_raycast(world, &rays[i], &single[i]), VXK_OK);
+                VXK_CHECK_EQ_INT(vxk_raycast(world, &single[i], &rays[i]), VXK_OK);
         memset(batch, 0xAB, n * sizeof(vxk_ray_hit));
         VXK_CHECK_EQ_INT(vxk_raycast_batch(world, batch, rays, n), VXK_OK);
         for (uint32_t i = 0; i < n; ++i)
@@ -704,7 +704,7 @@ static int test_batch_packets(void)
         uint64_t rng = 1234 + (uint64_t)w;
         make_camera_rays(world, &rng, rays, n);
         for (uint32_t i = 0; i < n; ++i) {
-            VXK_CHECK_EQ_INT(vxk_raycast(world, &rays[i], &single[i]), VXK_OK);
+            VXK_CHECK_EQ_INT(vxk_raycast(world, &single[i], &rays[i]), VXK_OK);
             hits += single[i].hit;
             inside += single[i].hit && single[i].distance == 0.0f;
         }
@@ -768,7 +768,7 @@ static int test_edit(void)
             if (ray.direction.x == 0 && ray.direction.y == 0 && ray.direction.z == 0)
                 continue;
             vxk_ray_hit hit;
-            VXK_CHECK_EQ_INT(vxk_raycast(world, &ray, &hit), VXK_OK);
+            VXK_CHECK_EQ_INT(vxk_raycast(world, &hit, &ray), VXK_OK);
             if (check_ray(world, &b, &ray, &hit, i, &ambiguous, &disagree))
                 return 1;
         }
@@ -787,11 +787,11 @@ static int test_bad_input(void)
     VXK_CHECK(world);
     vxk_ray good = {{0, 30, 0}, {0, -1, 0}, INFINITY};
     vxk_ray_hit hit;
-    VXK_CHECK_EQ_INT(vxk_raycast(world, &good, &hit), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_raycast(world, &hit, &good), VXK_OK);
     VXK_CHECK(hit.hit && hit.normal.y == 1.0f);
-    VXK_CHECK_EQ_INT(vxk_raycast(NULL, &good, &hit), VXK_ERR_INVALID_ARGUMENT);
-    VXK_CHECK_EQ_INT(vxk_raycast(world, NULL, &hit), VXK_ERR_INVALID_ARGUMENT);
-    VXK_CHECK_EQ_INT(vxk_raycast(world, &good, NULL), VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_raycast(NULL, &hit, &good), VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_raycast(world, &hit, NULL), VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_raycast(world, NULL, &good), VXK_ERR_INVALID_ARGUMENT);
     struct {
         vxk_ray ray;
         vxk_status expect;
@@ -811,10 +811,10 @@ static int test_bad_input(void)
         vxk_ray_hit untouched;
         memset(&untouched, 0x5A, sizeof(untouched));
         vxk_ray_hit copy = untouched;
-        VXK_CHECK_EQ_INT(vxk_raycast(world, &bad[i].ray, &untouched), bad[i].expect);
+        VXK_CHECK_EQ_INT(vxk_raycast(world, &untouched, &bad[i].ray), bad[i].expect);
         VXK_CHECK(memcmp(&untouched, &copy, sizeof(copy)) == 0);
         bool any = true;
-        VXK_CHECK_EQ_INT(vxk_raycast_any(world, &bad[i].ray, &any), bad[i].expect);
+        VXK_CHECK_EQ_INT(vxk_raycast_any(world, &any, &bad[i].ray), bad[i].expect);
         VXK_CHECK(any == true);
         // A batch with one bad ray writes nothing.
         vxk_ray rays[3] = {good, bad[i].ray, good};
@@ -830,19 +830,19 @@ static int test_bad_input(void)
     vxk_ray tiny = {{0.5f, 30, 0.5f}, {0, -1e-30f, 0}, INFINITY};
     vxk_ray huge = {{0.5f, 30, 0.5f}, {0, -3e38f, 0}, INFINITY};
     vxk_ray_hit a, b;
-    VXK_CHECK_EQ_INT(vxk_raycast(world, &tiny, &a), VXK_OK);
-    VXK_CHECK_EQ_INT(vxk_raycast(world, &huge, &b), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_raycast(world, &a, &tiny), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_raycast(world, &b, &huge), VXK_OK);
     VXK_CHECK(a.hit && memcmp(&a, &b, sizeof(a)) == 0);
     // Max distance 0 from outside misses; from inside solid hits at 0.
     vxk_ray zero = {{0.5f, 30, 0.5f}, {0, -1, 0}, 0};
-    VXK_CHECK_EQ_INT(vxk_raycast(world, &zero, &a), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_raycast(world, &a, &zero), VXK_OK);
     VXK_CHECK(!a.hit);
     zero.origin.y = (float)WORLD_MIN[1] + 0.5f; // bedrock
-    VXK_CHECK_EQ_INT(vxk_raycast(world, &zero, &a), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_raycast(world, &a, &zero), VXK_OK);
     VXK_CHECK(a.hit && a.distance == 0.0f && a.material == VXK_MAT_BEDROCK);
     // Far from any terrain, infinite rays miss quickly.
     vxk_ray away = {{1e8f, 1e8f, -1e8f}, {1, 0.5f, 0.25f}, INFINITY};
-    VXK_CHECK_EQ_INT(vxk_raycast(world, &away, &a), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_raycast(world, &a, &away), VXK_OK);
     VXK_CHECK(!a.hit);
     vxk_world_destroy(world);
     return 0;
@@ -869,7 +869,7 @@ static int test_edit_warm_cache(void)
     for (uint32_t i = 0; i < n; ++i)
         rays[i] = make_ray(world, &rng, i);
     for (uint32_t i = 0; i < n; ++i)
-        VXK_CHECK_EQ_INT(vxk_raycast(world, &rays[i], &warm[i]), VXK_OK);
+        VXK_CHECK_EQ_INT(vxk_raycast(world, &warm[i], &rays[i]), VXK_OK);
     vxk_ray_cache_stats before;
     vxk_raycast_cache_stats(world, &before);
     for (int round = 0; round < 10; ++round) {
@@ -907,7 +907,7 @@ static int test_edit_warm_cache(void)
         VXK_CHECK(brute_build(world, &b) == 0);
         uint32_t ambiguous = 0, disagree = 0;
         for (uint32_t i = 0; i < n; ++i) {
-            VXK_CHECK_EQ_INT(vxk_raycast(world, &rays[i], &warm[i]), VXK_OK);
+            VXK_CHECK_EQ_INT(vxk_raycast(world, &warm[i], &rays[i]), VXK_OK);
             if (check_ray(world, &b, &rays[i], &warm[i], i, &ambiguous, &disagree))
                 return 1;
         }
@@ -916,7 +916,7 @@ static int test_edit_warm_cache(void)
         VXK_CHECK(memcmp(batch, warm, n * sizeof(vxk_ray_hit)) == 0);
         vxk_raycast_cache_clear(world);
         for (uint32_t i = 0; i < n; ++i)
-            VXK_CHECK_EQ_INT(vxk_raycast(world, &rays[i], &cold[i]), VXK_OK);
+            VXK_CHECK_EQ_INT(vxk_raycast(world, &cold[i], &rays[i]), VXK_OK);
         for (uint32_t i = 0; i < n; ++i)
             VXK_CHECK_MSG(memcmp(&cold[i], &warm[i], sizeof(vxk_ray_hit)) == 0,
                           "round %d ray %u: warm and cold caches differ", round, i);
@@ -962,7 +962,7 @@ static void* concurrent_main(void* user)
             // Each thread walks the rays from its own starting point.
             for (uint32_t k = 0; k < a->n; ++k) {
                 uint32_t i = (k + t->index * (a->n / 4)) % a->n;
-                if (vxk_raycast(a->world, &a->rays[i], &out[i]) != VXK_OK)
+                if (vxk_raycast(a->world, &out[i], &a->rays[i]) != VXK_OK)
                     atomic_fetch_add(&a->failures, 1);
             }
         }
@@ -990,7 +990,7 @@ static int test_concurrent(void)
             for (uint32_t i = 0; i < n; ++i)
                 rays[i] = make_ray(world, &rng, i);
             for (uint32_t i = 0; i < n; ++i)
-                VXK_CHECK_EQ_INT(vxk_raycast(world, &rays[i], &expect[i]), VXK_OK);
+                VXK_CHECK_EQ_INT(vxk_raycast(world, &expect[i], &rays[i]), VXK_OK);
             vxk_narrow_cache* cache = vxk_narrow_cache_get(world);
             if (budget_kind)
                 vxk_narrow_cache_set_budget(cache, 24 << 10);
@@ -1043,7 +1043,7 @@ static int test_sparse_world(void)
                             random_dir(&rng),
                             INFINITY};
         vxk_ray_hit hit;
-        VXK_CHECK_EQ_INT(vxk_raycast(world, &ray, &hit), VXK_OK);
+        VXK_CHECK_EQ_INT(vxk_raycast(world, &hit, &ray), VXK_OK);
         if (check_ray(world, &b, &ray, &hit, i, &ambiguous, &disagree))
             return 1;
         far_hits += hit.hit && hit.point.x > 80000.0f;
@@ -1286,7 +1286,7 @@ static int test_seam_regression(void)
                    {0x1.14780ep-1f, -0x1.35432cp-1f, -0x1.2c1c06p-1f},
                    INFINITY};
     vxk_ray_hit hit;
-    VXK_CHECK_EQ_INT(vxk_raycast(world, &ray, &hit), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_raycast(world, &hit, &ray), VXK_OK);
     VXK_CHECK_MSG(hit.hit && hit.normal.x == 0.0f && hit.normal.y == 1.0f && hit.normal.z == 0.0f,
                   "hit %d normal (%g %g %g) at %.7g", hit.hit, (double)hit.normal.x,
                   (double)hit.normal.y, (double)hit.normal.z, (double)hit.distance);
@@ -1299,7 +1299,7 @@ static int test_seam_regression(void)
     char why[512];
     VXK_CHECK_MSG(!cube_check(&cw, &ray, &hit, 16.0, &counts, why), "%s", why);
     bool any = false;
-    VXK_CHECK_EQ_INT(vxk_raycast_any(world, &ray, &any), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_raycast_any(world, &any, &ray), VXK_OK);
     VXK_CHECK(any);
     vxk_world_destroy(world);
     return 0;
@@ -1446,12 +1446,12 @@ static int run_watertight(float voxel_size, uint64_t seed, const int32_t offset[
         uint32_t kind = 0;
         VXK_CHECK(aim_at_edge(&cw, faces, count, &rng, voxel_size, &rays[i], &kind));
         ++kinds[kind];
-        VXK_CHECK_EQ_INT(vxk_raycast(world, &rays[i], &hits[i]), VXK_OK);
+        VXK_CHECK_EQ_INT(vxk_raycast(world, &hits[i], &rays[i]), VXK_OK);
         if (cube_check(&cw, &rays[i], &hits[i], 16.0, &counts, why) && failures++ == 0)
             snprintf(first, sizeof(first), "ray %u (%s): %s", i,
                      kind == 0 ? "seam" : (kind == 1 ? "chunk border" : "edge"), why);
         bool any = false;
-        VXK_CHECK_EQ_INT(vxk_raycast_any(world, &rays[i], &any), VXK_OK);
+        VXK_CHECK_EQ_INT(vxk_raycast_any(world, &any, &rays[i]), VXK_OK);
         VXK_CHECK_MSG(any == (hits[i].hit != 0), "ray %u: any %d closest %d", i, any, hits[i].hit);
     }
     VXK_CHECK_EQ_INT(vxk_raycast_batch(world, batch, rays, n), VXK_OK);
@@ -1526,7 +1526,7 @@ static int test_far_sparse(void)
             vxk_ray_cache_stats before, after;
             vxk_raycast_cache_stats(world, &before);
             vxk_ray_hit hit;
-            VXK_CHECK_EQ_INT(vxk_raycast(world, &cases[i].ray, &hit), VXK_OK);
+            VXK_CHECK_EQ_INT(vxk_raycast(world, &hit, &cases[i].ray), VXK_OK);
             vxk_raycast_cache_stats(world, &after);
             uint64_t steps = after.steps - before.steps;
             VXK_CHECK_MSG(steps > 0 && steps < 2000, "2^%d case %zu: %llu DDA steps", shift, i,
@@ -1566,26 +1566,26 @@ static int test_coordinate_range(void)
     vxk_ray_hit hit;
     // towards the last voxel of the range
     vxk_ray up = {{2147480000.0f, 5.5f, 5.5f}, {1, 0, 0}, INFINITY};
-    VXK_CHECK_EQ_INT(vxk_raycast(world, &up, &hit), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_raycast(world, &hit, &up), VXK_OK);
     VXK_CHECK_MSG(hit.hit && hit.material == VXK_MAT_METAL && hit.normal.x == -1.0f &&
                       fabs((double)hit.distance - (2147483647.0 - 2147480064.0)) < 300.0,
                   "hit %d material %u distance %.9g", hit.hit, hit.material, (double)hit.distance);
     // towards the first one, from 2^31 voxels away (where a float position is good to a hundred
     // voxels: the voxel's two x faces may coincide, so either may be reported)
     vxk_ray down = {{-1000.0f, 5.5f, 5.5f}, {-1, 0, 0}, INFINITY};
-    VXK_CHECK_EQ_INT(vxk_raycast(world, &down, &hit), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_raycast(world, &hit, &down), VXK_OK);
     VXK_CHECK_MSG(hit.hit && hit.material == VXK_MAT_WOOD && hit.normal.x != 0.0f &&
                       fabs((double)hit.distance - (2147483648.0 - 1000.0)) < 1e-5 * 2147483648.0,
                   "hit %d material %u distance %.9g", hit.hit, hit.material, (double)hit.distance);
     // an origin on the lowest coordinate is in range (inside the wood voxel)
     vxk_ray edge = {{-2147483648.0f, 5.5f, 5.5f}, {1, 0, 0}, INFINITY};
-    VXK_CHECK_EQ_INT(vxk_raycast(world, &edge, &hit), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_raycast(world, &hit, &edge), VXK_OK);
     VXK_CHECK(hit.hit && hit.distance == 0.0f && hit.material == VXK_MAT_WOOD);
     // past the highest one, and past the lowest one, refused
     vxk_ray past = {{2147483648.0f, 5.5f, 5.5f}, {-1, 0, 0}, INFINITY};
-    VXK_CHECK_EQ_INT(vxk_raycast(world, &past, &hit), VXK_ERR_OUT_OF_RANGE);
+    VXK_CHECK_EQ_INT(vxk_raycast(world, &hit, &past), VXK_ERR_OUT_OF_RANGE);
     past.origin.x = -2147483904.0f;
-    VXK_CHECK_EQ_INT(vxk_raycast(world, &past, &hit), VXK_ERR_OUT_OF_RANGE);
+    VXK_CHECK_EQ_INT(vxk_raycast(world, &hit, &past), VXK_ERR_OUT_OF_RANGE);
     // with a voxel size of 0.25 the range is in voxels: world units a quarter of it
     vxk_world_destroy(world);
     def.voxel_size = 0.25f;
@@ -1593,10 +1593,10 @@ static int test_coordinate_range(void)
     VXK_CHECK_EQ_INT(vxk_world_fill_box(world, hi, hi, VXK_MAT_METAL), VXK_OK);
     VXK_CHECK_EQ_INT(vxk_broadphase_build(world), VXK_OK);
     vxk_ray quarter = {{536870000.0f, 1.375f, 1.375f}, {1, 0, 0}, INFINITY};
-    VXK_CHECK_EQ_INT(vxk_raycast(world, &quarter, &hit), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_raycast(world, &hit, &quarter), VXK_OK);
     VXK_CHECK(hit.hit && hit.material == VXK_MAT_METAL);
     quarter.origin.x = 536870912.0f;
-    VXK_CHECK_EQ_INT(vxk_raycast(world, &quarter, &hit), VXK_ERR_OUT_OF_RANGE);
+    VXK_CHECK_EQ_INT(vxk_raycast(world, &hit, &quarter), VXK_ERR_OUT_OF_RANGE);
     vxk_world_destroy(world);
     return 0;
 }

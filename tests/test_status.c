@@ -931,19 +931,19 @@ static int test_raycast(void)
                                       VXK_ERR_OUT_OF_RANGE, VXK_ERR_OUT_OF_RANGE};
     vxk_ray_hit hit;
     bool any = false;
-    EXPECT_NO_MEMORY(vxk_raycast(fresh, &down, &hit));
-    EXPECT_NO_MEMORY(vxk_raycast_any(fresh, &down, &any));
+    EXPECT_NO_MEMORY(vxk_raycast(fresh, &hit, &down));
+    EXPECT_NO_MEMORY(vxk_raycast_any(fresh, &any, &down));
     EXPECT_NO_MEMORY(vxk_raycast_batch(fresh, &hit, &down, 1));
-    EXPECT(VXK_OK, vxk_raycast(w, &down, &hit));
+    EXPECT(VXK_OK, vxk_raycast(w, &hit, &down));
     VXK_CHECK(hit.hit);
-    EXPECT(VXK_OK, vxk_raycast_any(w, &down, &any));
+    EXPECT(VXK_OK, vxk_raycast_any(w, &any, &down));
     EXPECT(VXK_OK, vxk_raycast_batch(w, &hit, &down, 1));
-    EXPECT(VXK_ERR_INVALID_ARGUMENT, vxk_raycast(w, &down, NULL));
-    EXPECT(VXK_ERR_INVALID_ARGUMENT, vxk_raycast_any(w, NULL, &any));
+    EXPECT(VXK_ERR_INVALID_ARGUMENT, vxk_raycast(w, NULL, &down));
+    EXPECT(VXK_ERR_INVALID_ARGUMENT, vxk_raycast_any(w, &any, NULL));
     EXPECT(VXK_ERR_INVALID_ARGUMENT, vxk_raycast_batch(w, NULL, &down, 1));
     for (int i = 0; i < 4; ++i) {
-        EXPECT(bad_status[i], vxk_raycast(w, &rays[i], &hit));
-        EXPECT(bad_status[i], vxk_raycast_any(w, &rays[i], &any));
+        EXPECT(bad_status[i], vxk_raycast(w, &hit, &rays[i]));
+        EXPECT(bad_status[i], vxk_raycast_any(w, &any, &rays[i]));
         EXPECT(bad_status[i], vxk_raycast_batch(w, &hit, &rays[i], 1));
     }
     vxk_world_destroy(fresh);

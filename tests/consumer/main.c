@@ -47,13 +47,13 @@ int main(void)
     // A ray straight down from above the terrain must land on it.
     vxk_ray ray = {{16.0f, 40.0f, 16.0f}, {0.0f, -1.0f, 0.0f}, INFINITY};
     vxk_ray_hit hit;
-    CHECK(vxk_raycast(world, &ray, &hit));
+    CHECK(vxk_raycast(world, &hit, &ray));
     if (!hit.hit || hit.normal.y != 1.0f)
         return 1;
 
     // Bad input is reported, nothing changes.
     vxk_ray bad = {{NAN, 0.0f, 0.0f}, {0.0f, -1.0f, 0.0f}, 10.0f};
-    vxk_status s = vxk_raycast(world, &bad, &hit);
+    vxk_status s = vxk_raycast(world, &hit, &bad);
     printf("consumer: vxk %s, %u chunks touched, ground at y = %.2f m (%s), NaN ray: %s\n",
            vxk_version_string(), hit_count, hit.point.y,
            vxk_world_materials(world)->materials[hit.material].name, vxk_status_string(s));

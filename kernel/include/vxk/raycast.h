@@ -103,11 +103,11 @@ typedef struct vxk_ray_hit {
 // cache lookup: a slot read and a pin); the first query of a chunk builds its mesh and tree
 // (cached; chunks of the outermost layer of the range, whose mesher box leaves int32, are built
 // by the ray for the call).
-vxk_status vxk_raycast(const vxk_world* world, const vxk_ray* ray, vxk_ray_hit* hit);
+vxk_status vxk_raycast(const vxk_world* world, vxk_ray_hit* hit, const vxk_ray* ray);
 
 // Whether the ray hits anything within max_distance (shadow/occlusion query; stops at the first
 // hit found, in any order inside a chunk). Same errors as vxk_raycast; *hit_any untouched on error.
-vxk_status vxk_raycast_any(const vxk_world* world, const vxk_ray* ray, bool* hit_any);
+vxk_status vxk_raycast_any(const vxk_world* world, bool* hit_any, const vxk_ray* ray);
 
 // Closest hits of count rays: hits[i] = the vxk_raycast result of rays[i]. Runs over the world's
 // jobs in fixed pieces of rays; the results do not depend on the worker count (each ray's result
