@@ -763,16 +763,14 @@ vxk_status vxk_broadphase_list(const vxk_world* world, vxk_int3* out, uint32_t c
     return n > capacity ? VXK_ERR_CAPACITY : VXK_OK;
 }
 
-void vxk_broadphase_stats(const vxk_world* world, uint64_t* entries, uint64_t* full,
-                          uint64_t* bytes)
+void vxk_broadphase_stats(const vxk_world* world, vxk_broadphase_counts* out)
 {
+    if (!out)
+        return;
     const vxk_broadphase* bp = world ? broadphase_of(world) : NULL;
-    if (entries)
-        *entries = bp ? bp->map.count : 0;
-    if (full)
-        *full = bp ? bp->full_count : 0;
-    if (bytes)
-        *bytes = bp ? broadphase_bytes(bp) : 0;
+    out->entries = bp ? bp->map.count : 0;
+    out->full = bp ? bp->full_count : 0;
+    out->bytes = bp ? broadphase_bytes(bp) : 0;
 }
 
 uint64_t vxk_broadphase_hash(const vxk_world* world)

@@ -377,9 +377,9 @@ void vxk_bench_ray(vxk_bench* b)
         fprintf(stderr, "phase ray: cannot generate a world\n");
         return;
     }
-    uint64_t entries = 0, full = 0, bytes = 0;
-    vxk_broadphase_stats(world, &entries, &full, &bytes);
-    if (entries == 0 && vxk_broadphase_build(world) != VXK_OK) {
+    vxk_broadphase_counts counts;
+    vxk_broadphase_stats(world, &counts);
+    if (counts.entries == 0 && vxk_broadphase_build(world) != VXK_OK) {
         fprintf(stderr, "phase ray: broadphase build failed\n");
         return;
     }

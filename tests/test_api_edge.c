@@ -1092,10 +1092,10 @@ static int test_broadphase_edges(void)
     VXK_CHECK_EQ_U64(offsets[0], 0);
     free(results);
 
-    uint64_t e = 1, f = 1, b = 1;
-    vxk_broadphase_stats(NULL, &e, &f, &b);
-    VXK_CHECK(e == 0 && f == 0 && b == 0);
-    vxk_broadphase_stats(w, NULL, NULL, NULL);
+    vxk_broadphase_counts counts = {1, 1, 1};
+    vxk_broadphase_stats(NULL, &counts);
+    VXK_CHECK(counts.entries == 0 && counts.full == 0 && counts.bytes == 0);
+    vxk_broadphase_stats(w, NULL);
     (void)vxk_broadphase_hash(NULL);
     CHECK_UNCHANGED(w, s0);
 

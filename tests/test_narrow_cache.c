@@ -511,10 +511,11 @@ static int test_grid_and_epochs(void)
     for (int round = 0; round < 8; ++round) {
         const vxk_ray_grid* grid = vxk_narrow_ray_grid(cache, world);
         VXK_CHECK(grid);
-        uint64_t visited = 0, entries = 0;
+        uint64_t visited = 0;
+        vxk_broadphase_counts counts;
         vxk_broadphase_for_each(world, count_entry, &visited);
-        vxk_broadphase_stats(world, &entries, NULL, NULL);
-        VXK_CHECK_EQ_U64(visited, entries);
+        vxk_broadphase_stats(world, &counts);
+        VXK_CHECK_EQ_U64(visited, counts.entries);
         // Bumped by the build and by every update that changed something.
         uint64_t generation = vxk_broadphase_generation(world);
         VXK_CHECK(generation >= 1 && generation >= last_generation);
@@ -527,7 +528,7 @@ static int test_grid_and_epochs(void)
         VXK_CHECK_EQ_U64(vxk_broadphase_generation(NULL), 0);
         vxk_broadphase_for_each(NULL, count_entry, &visited);
         vxk_broadphase_for_each(world, NULL, &visited);
-        VXK_CHECK_EQ_U64(visited, entries);
+        VXK_CHECK_EQ_U64(visited, counts.entries);
         VXK_CHECK(vxk_narrow_ray_grid(cache, world) == grid); // unchanged broadphase
         for (int32_t y = grid->min[1] - 2; y < grid->min[1] + (int32_t)grid->size[1] + 2; ++y)
             for (int32_t z = grid->min[2] - 2; z < grid->min[2] + (int32_t)grid->size[2] + 2; ++z)

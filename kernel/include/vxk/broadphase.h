@@ -101,10 +101,15 @@ void vxk_broadphase_for_each(const vxk_world* world, vxk_broadphase_visit_fn* fn
 vxk_status vxk_broadphase_list(const vxk_world* world, vxk_int3* out, uint32_t capacity,
                                uint32_t* count);
 
-// Entry counts (of which tagged full) and bytes held (map + masks); zeros before any build.
-// The same figures appear in vxk_world_memory_stats.
-void vxk_broadphase_stats(const vxk_world* world, uint64_t* entries, uint64_t* full,
-                          uint64_t* bytes);
+typedef struct vxk_broadphase_counts {
+    uint64_t entries; // chunks with an entry
+    uint64_t full;    // of which tagged full (no mask stored)
+    uint64_t bytes;   // held: map + masks (also in vxk_world_memory_stats)
+} vxk_broadphase_counts;
+
+// Fills *out (all zero before any build, or for a NULL world). Nothing happens for a NULL out.
+// Thread-safe against reads. Cost: O(1).
+void vxk_broadphase_stats(const vxk_world* world, vxk_broadphase_counts* out);
 
 // Digest of the content in (cy, cz, cx) order: coordinate, tag and (for MASK) the masks.
 // Equal content gives equal hashes regardless of how it was built. Cost: as vxk_broadphase_list.

@@ -138,7 +138,7 @@ vxk_status vxk_raycast_batch(const vxk_world* world, vxk_ray_hit* hits, const vx
 // the world was created, the coherent groups of 8 that batches traced as packets, and the DDA
 // steps of rays in sparse worlds (no dense ray grid: cells visited plus empty cells left in one
 // step; rays in dense worlds are not counted, to spare them a shared write). Thread-safe.
-typedef struct vxk_raycast_cache_stats {
+typedef struct vxk_ray_cache_stats {
     uint64_t hits, misses, builds, evictions, entries, bytes, budget;
     uint64_t packets;
     uint64_t steps; // DDA steps of rays in sparse worlds
