@@ -2,6 +2,7 @@
 // query speed of the float, quad and 16-bit quantized trees over real terrain chunk meshes
 // (worldgen + greedy mesher), with Bullet's btBvhTriangleMeshShape as the peer when present.
 #include <vxk/kdtree.h>
+#include <vxk/chunk_geometry.h>
 #include <vxk/mesher.h>
 #include <vxk/world.h>
 
@@ -111,8 +112,8 @@ static uint32_t load_chunks(vxk_bench* b, const vxk_world* world, kd_chunk* chun
     for (uint32_t i = 0; i < c.count && n < max_chunks; ++i) {
         uint32_t count = 0;
         vxk_int3 cc = c.coords[i];
-        if (vxk_mesh_world_chunk(world, cc.x, cc.y, cc.z, quads, VXK_MESHER_MAX_QUADS, &count) !=
-                VXK_OK ||
+        if (vxk_chunk_mesh(world, quads, VXK_MESHER_MAX_QUADS, &count,
+                           (vxk_int3){cc.x, cc.y, cc.z}) != VXK_OK ||
             count == 0)
             continue;
         vxk_vec3 origin = {(float)cc.x * 8 * voxel, (float)cc.y * 8 * voxel,

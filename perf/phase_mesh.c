@@ -5,6 +5,7 @@
 
 #include <core.h>
 #include <vxk/boxes.h>
+#include <vxk/chunk_geometry.h>
 #include <vxk/mesher.h>
 #include <vxk/world.h>
 
@@ -51,23 +52,23 @@ static void mesh_piece_fn(void* ctx, uint32_t begin, uint32_t end, uint32_t thre
         vxk_int3 p = c->chunks[i];
         uint32_t count = 0;
         if (!c->boxes) {
-            if (vxk_mesh_world_chunk(c->world, p.x, p.y, p.z, quads, VXK_MESHER_MAX_QUADS,
-                                     &count) != VXK_OK)
+            if (vxk_chunk_mesh(c->world, quads, VXK_MESHER_MAX_QUADS, &count,
+                               (vxk_int3){p.x, p.y, p.z}) != VXK_OK)
                 abort();
             piece->quads += count;
             piece->triangles += 2u * count;
             piece->hash = vxk_hash_bytes(piece->hash, quads, count * sizeof(vxk_quad));
         } else {
-            if (vxk_boxes_world_chunk(c->world, p.x, p.y, p.z, boxes, VXK_BOXES_CHUNK_MAX, &count,
-                                      VXK_BOXES_ANY_SOLID) != VXK_OK)
+            if (vxk_chunk_boxes(c->world, boxes, VXK_BOXES_CHUNK_MAX, &count,
+                                (vxk_int3){p.x, p.y, p.z}, VXK_BOXES_ANY_SOLID) != VXK_OK)
                 abort();
             piece->boxes += count;
             for (uint32_t k = 0; k < count; ++k)
                 piece->solid_voxels +=
                     (uint64_t)boxes[k].size_x * boxes[k].size_y * boxes[k].size_z;
             piece->hash = vxk_hash_bytes(piece->hash, boxes, count * sizeof(vxk_voxel_box));
-            if (vxk_boxes_world_chunk(c->world, p.x, p.y, p.z, boxes, VXK_BOXES_CHUNK_MAX, &count,
-                                      VXK_BOXES_PER_MATERIAL) != VXK_OK)
+            if (vxk_chunk_boxes(c->world, boxes, VXK_BOXES_CHUNK_MAX, &count,
+                                (vxk_int3){p.x, p.y, p.z}, VXK_BOXES_PER_MATERIAL) != VXK_OK)
                 abort();
             piece->boxes_material += count;
             piece->hash = vxk_hash_bytes(piece->hash, boxes, count * sizeof(vxk_voxel_box));
@@ -126,7 +127,7 @@ static void bench_kernels(vxk_bench* b, const vxk_world* world, const vxk_int3* 
     uint8_t* mesh_boxes = (uint8_t*)malloc((size_t)n * VXK_MESHER_BOX_VOXELS);
     uint8_t* voxels = (uint8_t*)malloc((size_t)n * 512);
     uint8_t solid[256];
-    vxk_mesher_solid_table(solid, vxk_world_materials(world));
+    vxk_chunk_solid_table(solid, vxk_world_materials(world));
     for (uint32_t i = 0; i < n; ++i) {
         vxk_int3 c = chunks[(uint64_t)i * count / n];
         vxk_world_read_box(world, (vxk_int3){c.x * 8 - 1, c.y * 8 - 1, c.z * 8 - 1},
@@ -205,7 +206,7 @@ void vxk_bench_mesh(vxk_bench* b)
     uint32_t threads = b->threads ? b->threads : 1;
     int reps = b->quick ? 1 : 3;
 
-    // Mesh: vxk_mesh_world_chunk per chunk (box read + meshing). Median of reps.
+    // Mesh: vxk_chunk_mesh per chunk (box read + meshing). Median of reps.
     double times[8];
     for (int r = 0; r < reps; ++r)
         times[r] = run_pass(b, &ctx, count);

@@ -284,7 +284,7 @@ static bool region_mesh_build(const vxk_world* world, const ray_region* region, 
             continue;
         vxk_quad quads[VXK_MESHER_MAX_QUADS];
         uint32_t count = 0;
-        if (vxk_mesh_world_chunk(world, cx, cy, cz, quads, VXK_MESHER_MAX_QUADS, &count) !=
+        if (vxk_chunk_mesh(world, quads, VXK_MESHER_MAX_QUADS, &count, (vxk_int3){cx, cy, cz}) !=
                 VXK_OK ||
             count == 0)
             continue;

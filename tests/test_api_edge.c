@@ -470,14 +470,15 @@ static int test_voxel_grid_and_boxes(void)
     VXK_CHECK_EQ_INT(vxk_boxes_chunk(boxes, 0, &count, air, NULL, VXK_BOXES_ANY_SOLID), VXK_OK);
     VXK_CHECK_EQ_U64(count, 0);
 
-    // vxk_boxes_world_chunk at and beyond the int32 chunk range.
+    // vxk_chunk_boxes at and beyond the int32 chunk range.
     vxk_world* w = make_world();
     VXK_CHECK(w != NULL);
     VXK_CHECK_EQ_INT(populate(w), VXK_OK);
     count = 0xA5A5A5A5u;
-    VXK_CHECK_EQ_INT(vxk_boxes_world_chunk(NULL, 0, 0, 0, boxes, 512, &count, VXK_BOXES_ANY_SOLID),
-                     VXK_ERR_INVALID_ARGUMENT);
-    VXK_CHECK_EQ_INT(vxk_boxes_world_chunk(w, 0, 0, 0, boxes, 512, &count, (vxk_boxes_mode)7),
+    VXK_CHECK_EQ_INT(
+        vxk_chunk_boxes(NULL, boxes, 512, &count, (vxk_int3){0, 0, 0}, VXK_BOXES_ANY_SOLID),
+        VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_chunk_boxes(w, boxes, 512, &count, (vxk_int3){0, 0, 0}, (vxk_boxes_mode)7),
                      VXK_ERR_INVALID_ARGUMENT);
     const int32_t outside[] = {INT32_MAX, INT32_MIN, (1 << 28), -(1 << 28) - 1};
     for (int a = 0; a < 3; ++a) {
@@ -485,9 +486,9 @@ static int test_voxel_grid_and_boxes(void)
             int32_t c[3] = {0, 0, 0};
             c[a] = outside[i];
             memset(boxes, CANARY, sizeof(boxes));
-            VXK_CHECK_EQ_INT(
-                vxk_boxes_world_chunk(w, c[0], c[1], c[2], boxes, 512, &count, VXK_BOXES_ANY_SOLID),
-                VXK_ERR_OUT_OF_RANGE);
+            VXK_CHECK_EQ_INT(vxk_chunk_boxes(w, boxes, 512, &count, (vxk_int3){c[0], c[1], c[2]},
+                                             VXK_BOXES_ANY_SOLID),
+                             VXK_ERR_OUT_OF_RANGE);
             VXK_CHECK(all_canary(boxes, sizeof(boxes)));
         }
     }
@@ -495,11 +496,11 @@ static int test_voxel_grid_and_boxes(void)
     // The first and last chunks of int32 are valid and hold the populated voxels.
     int32_t top = (1 << 28) - 1, bottom = -(1 << 28);
     VXK_CHECK_EQ_INT(
-        vxk_boxes_world_chunk(w, top, top, top, boxes, 512, &count, VXK_BOXES_PER_MATERIAL),
+        vxk_chunk_boxes(w, boxes, 512, &count, (vxk_int3){top, top, top}, VXK_BOXES_PER_MATERIAL),
         VXK_OK);
     VXK_CHECK(count >= 1 && boxes[0].material == VXK_MAT_METAL);
-    VXK_CHECK_EQ_INT(vxk_boxes_world_chunk(w, bottom, bottom, bottom, boxes, 512, &count,
-                                           VXK_BOXES_PER_MATERIAL),
+    VXK_CHECK_EQ_INT(vxk_chunk_boxes(w, boxes, 512, &count, (vxk_int3){bottom, bottom, bottom},
+                                     VXK_BOXES_PER_MATERIAL),
                      VXK_OK);
     VXK_CHECK(count >= 1 && boxes[0].material == VXK_MAT_WOOD);
     vxk_world_destroy(w);
@@ -556,10 +557,10 @@ static int test_mesher_edges(void)
     vxk_default_material_table(&table);
     uint8_t solid[256];
     memset(solid, CANARY, sizeof(solid));
-    VXK_CHECK_EQ_INT(vxk_mesher_solid_table(NULL, &table), VXK_ERR_INVALID_ARGUMENT);
-    VXK_CHECK_EQ_INT(vxk_mesher_solid_table(solid, NULL), VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_chunk_solid_table(NULL, &table), VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_chunk_solid_table(solid, NULL), VXK_ERR_INVALID_ARGUMENT);
     VXK_CHECK(all_canary(solid, sizeof(solid)));
-    VXK_CHECK_EQ_INT(vxk_mesher_solid_table(solid, &table), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_chunk_solid_table(solid, &table), VXK_OK);
 
     // A checkerboard box: the most quads one chunk can make.
     uint8_t box[VXK_MESHER_BOX_VOXELS];
@@ -588,29 +589,31 @@ static int test_mesher_edges(void)
         VXK_CHECK_EQ_U64(count, 0xA5A5A5A5u);
     }
 
-    // vxk_mesh_world_chunk: chunks whose 10^3 box leaves int32.
+    // vxk_chunk_mesh: chunks whose 10^3 box leaves int32.
     vxk_world* w = make_world();
     VXK_CHECK(w != NULL);
     VXK_CHECK_EQ_INT(populate(w), VXK_OK);
-    VXK_CHECK_EQ_INT(vxk_mesh_world_chunk(NULL, 0, 0, 0, quads, 4096, &count),
+    VXK_CHECK_EQ_INT(vxk_chunk_mesh(NULL, quads, 4096, &count, (vxk_int3){0, 0, 0}),
                      VXK_ERR_INVALID_ARGUMENT);
-    VXK_CHECK_EQ_INT(vxk_mesh_world_chunk(w, 0, 0, 0, NULL, 4096, &count),
+    VXK_CHECK_EQ_INT(vxk_chunk_mesh(w, NULL, 4096, &count, (vxk_int3){0, 0, 0}),
                      VXK_ERR_INVALID_ARGUMENT);
-    VXK_CHECK_EQ_INT(vxk_mesh_world_chunk(w, 0, 0, 0, quads, 4096, NULL), VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_chunk_mesh(w, quads, 4096, NULL, (vxk_int3){0, 0, 0}),
+                     VXK_ERR_INVALID_ARGUMENT);
     const int32_t outside[] = {INT32_MAX, INT32_MIN, (1 << 28) - 1, -(1 << 28)};
     for (int a = 0; a < 3; ++a) {
         for (int i = 0; i < 4; ++i) {
             int32_t c[3] = {0, 0, 0};
             c[a] = outside[i];
             memset(quads, CANARY, sizeof(quads));
-            VXK_CHECK_EQ_INT(vxk_mesh_world_chunk(w, c[0], c[1], c[2], quads, 4096, &count),
+            VXK_CHECK_EQ_INT(vxk_chunk_mesh(w, quads, 4096, &count, (vxk_int3){c[0], c[1], c[2]}),
                              VXK_ERR_OUT_OF_RANGE);
             VXK_CHECK(all_canary(quads, sizeof(quads)));
         }
     }
     VXK_CHECK_EQ_U64(count, 0xA5A5A5A5u);
-    VXK_CHECK_EQ_INT(vxk_mesh_world_chunk(w, 0, 0, 0, quads, 0, &count), VXK_ERR_CAPACITY);
-    VXK_CHECK_EQ_INT(vxk_mesh_world_chunk(w, 0, 0, 0, quads, VXK_MESHER_MAX_QUADS, &count), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_chunk_mesh(w, quads, 0, &count, (vxk_int3){0, 0, 0}), VXK_ERR_CAPACITY);
+    VXK_CHECK_EQ_INT(vxk_chunk_mesh(w, quads, VXK_MESHER_MAX_QUADS, &count, (vxk_int3){0, 0, 0}),
+                     VXK_OK);
     uint32_t chunk_quads = count;
     VXK_CHECK(chunk_quads > 0);
     vxk_world_destroy(w);
@@ -1916,7 +1919,8 @@ static int test_oom_meshes(void)
     VXK_CHECK(w != NULL && populate(w) == VXK_OK);
     static vxk_quad quads[VXK_MESHER_MAX_QUADS];
     uint32_t count = 0;
-    VXK_CHECK_EQ_INT(vxk_mesh_world_chunk(w, 0, 0, 0, quads, VXK_MESHER_MAX_QUADS, &count), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_chunk_mesh(w, quads, VXK_MESHER_MAX_QUADS, &count, (vxk_int3){0, 0, 0}),
+                     VXK_OK);
     vxk_world_destroy(w);
     VXK_CHECK(count > 0);
     base = vxk_allocated_bytes();

@@ -1,6 +1,7 @@
 // test_boxes.c: greedy box compounds against the article's voxel-by-voxel loop (seed 004:
 // a tested[] array, TrySpreadX/Y/Z) on seeded random grids and chunks, plus the properties:
 // boxes are disjoint, cover exactly the solid voxels, and cannot grow along any axis at the end.
+#include <vxk/chunk_geometry.h>
 #include <vxk/boxes.h>
 #include <vxk/vox.h>
 #include <vxk/world.h>
@@ -337,9 +338,9 @@ static int test_world_chunks(void)
             for (int cx = -2; cx <= 1; ++cx)
                 for (int mode = 0; mode < 2; ++mode) {
                     uint32_t na = 0, nb = 0;
-                    VXK_CHECK_EQ_INT(
-                        vxk_boxes_world_chunk(world, cx, cy, cz, a, 512, &na, (vxk_boxes_mode)mode),
-                        VXK_OK);
+                    VXK_CHECK_EQ_INT(vxk_chunk_boxes(world, a, 512, &na, (vxk_int3){cx, cy, cz},
+                                                     (vxk_boxes_mode)mode),
+                                     VXK_OK);
                     uint8_t voxels[512];
                     for (int y = 0; y < 8; ++y)
                         for (int z = 0; z < 8; ++z)
@@ -351,9 +352,9 @@ static int test_world_chunks(void)
                     VXK_CHECK(na == nb && memcmp(a, b, na * sizeof(vxk_voxel_box)) == 0);
                 }
     uint32_t n = 0;
-    VXK_CHECK_EQ_INT(
-        vxk_boxes_world_chunk(world, INT32_MAX / 8 + 1, 0, 0, a, 512, &n, VXK_BOXES_ANY_SOLID),
-        VXK_ERR_OUT_OF_RANGE);
+    VXK_CHECK_EQ_INT(vxk_chunk_boxes(world, a, 512, &n, (vxk_int3){INT32_MAX / 8 + 1, 0, 0},
+                                     VXK_BOXES_ANY_SOLID),
+                     VXK_ERR_OUT_OF_RANGE);
     vxk_world_destroy(world);
     return 0;
 }

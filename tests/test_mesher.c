@@ -1,6 +1,7 @@
 // test_mesher.c: the greedy quad mesher against a brute-force list of unit faces and a
 // brute-force classification of every unit edge, on seeded random chunks; closure of the
 // surface of enclosed blobs; mesh conversion; world chunks against vxk_world_get_voxel.
+#include <vxk/chunk_geometry.h>
 #include <vxk/mesher.h>
 #include <vxk/world.h>
 
@@ -412,10 +413,10 @@ static int test_mesh_conversion(void)
     uint8_t solid[256];
     vxk_material_table table;
     vxk_default_material_table(&table);
-    VXK_CHECK_EQ_INT(vxk_mesher_solid_table(solid, &table), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_chunk_solid_table(solid, &table), VXK_OK);
     for (int i = 0; i < 256; ++i)
         VXK_CHECK_EQ_INT(solid[i], table.materials[i].kind == VXK_MATERIAL_SOLID);
-    VXK_CHECK_EQ_INT(vxk_mesher_solid_table(solid, NULL), VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_chunk_solid_table(solid, NULL), VXK_ERR_INVALID_ARGUMENT);
     return 0;
 }
 
@@ -441,7 +442,7 @@ static int test_world_chunks(void)
             }
     VXK_CHECK_EQ_INT(vxk_world_write_box(world, min, size, ids), VXK_OK);
     uint8_t solid[256];
-    VXK_CHECK_EQ_INT(vxk_mesher_solid_table(solid, vxk_world_materials(world)), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_chunk_solid_table(solid, vxk_world_materials(world)), VXK_OK);
     static vxk_quad a[VXK_MESHER_MAX_QUADS], b[VXK_MESHER_MAX_QUADS];
     uint64_t total = 0;
     for (int cy = -2; cy <= 2; ++cy)
@@ -449,7 +450,8 @@ static int test_world_chunks(void)
             for (int cx = -3; cx <= 2; ++cx) {
                 uint32_t na = 0, nb = 0;
                 VXK_CHECK_EQ_INT(
-                    vxk_mesh_world_chunk(world, cx, cy, cz, a, VXK_MESHER_MAX_QUADS, &na), VXK_OK);
+                    vxk_chunk_mesh(world, a, VXK_MESHER_MAX_QUADS, &na, (vxk_int3){cx, cy, cz}),
+                    VXK_OK);
                 uint8_t box[VXK_MESHER_BOX_VOXELS];
                 for (int y = 0; y < 10; ++y)
                     for (int z = 0; z < 10; ++z)
@@ -464,11 +466,13 @@ static int test_world_chunks(void)
             }
     VXK_CHECK(total > 0);
     uint32_t n = 0;
-    VXK_CHECK_EQ_INT(vxk_mesh_world_chunk(world, INT32_MAX / 8, 0, 0, a, VXK_MESHER_MAX_QUADS, &n),
-                     VXK_ERR_OUT_OF_RANGE);
-    VXK_CHECK_EQ_INT(vxk_mesh_world_chunk(world, -(1 << 28), 0, 0, a, VXK_MESHER_MAX_QUADS, &n),
-                     VXK_ERR_OUT_OF_RANGE);
-    VXK_CHECK_EQ_INT(vxk_mesh_world_chunk(NULL, 0, 0, 0, a, VXK_MESHER_MAX_QUADS, &n),
+    VXK_CHECK_EQ_INT(
+        vxk_chunk_mesh(world, a, VXK_MESHER_MAX_QUADS, &n, (vxk_int3){INT32_MAX / 8, 0, 0}),
+        VXK_ERR_OUT_OF_RANGE);
+    VXK_CHECK_EQ_INT(
+        vxk_chunk_mesh(world, a, VXK_MESHER_MAX_QUADS, &n, (vxk_int3){-(1 << 28), 0, 0}),
+        VXK_ERR_OUT_OF_RANGE);
+    VXK_CHECK_EQ_INT(vxk_chunk_mesh(NULL, a, VXK_MESHER_MAX_QUADS, &n, (vxk_int3){0, 0, 0}),
                      VXK_ERR_INVALID_ARGUMENT);
     vxk_world_destroy(world);
     return 0;

@@ -697,8 +697,8 @@ static int test_mesher_and_boxes(void)
     static vxk_material_table table;
     vxk_default_material_table(&table);
     uint8_t solid[256];
-    EXPECT(VXK_OK, vxk_mesher_solid_table(solid, &table));
-    EXPECT(VXK_ERR_INVALID_ARGUMENT, vxk_mesher_solid_table(solid, NULL));
+    EXPECT(VXK_OK, vxk_chunk_solid_table(solid, &table));
+    EXPECT(VXK_ERR_INVALID_ARGUMENT, vxk_chunk_solid_table(solid, NULL));
 
     static vxk_quad quads[VXK_MESHER_MAX_QUADS];
     uint32_t count = 0;
@@ -710,10 +710,10 @@ static int test_mesher_and_boxes(void)
 
     vxk_world* w = make_terrain();
     VXK_CHECK(w != NULL);
-    EXPECT(VXK_OK, vxk_mesh_world_chunk(w, 0, 0, 0, quads, VXK_MESHER_MAX_QUADS, &count));
-    EXPECT(VXK_ERR_INVALID_ARGUMENT, vxk_mesh_world_chunk(NULL, 0, 0, 0, quads, 8, &count));
-    EXPECT(VXK_ERR_OUT_OF_RANGE, vxk_mesh_world_chunk(w, 1 << 28, 0, 0, quads, 8, &count));
-    EXPECT(VXK_ERR_CAPACITY, vxk_mesh_world_chunk(w, 0, 0, 0, quads, 0, &count));
+    EXPECT(VXK_OK, vxk_chunk_mesh(w, quads, VXK_MESHER_MAX_QUADS, &count, (vxk_int3){0, 0, 0}));
+    EXPECT(VXK_ERR_INVALID_ARGUMENT, vxk_chunk_mesh(NULL, quads, 8, &count, (vxk_int3){0, 0, 0}));
+    EXPECT(VXK_ERR_OUT_OF_RANGE, vxk_chunk_mesh(w, quads, 8, &count, (vxk_int3){1 << 28, 0, 0}));
+    EXPECT(VXK_ERR_CAPACITY, vxk_chunk_mesh(w, quads, 0, &count, (vxk_int3){0, 0, 0}));
 
     vxk_mesh mesh;
     const vxk_vec3 zero = {0, 0, 0};
@@ -731,13 +731,14 @@ static int test_mesher_and_boxes(void)
     EXPECT(VXK_ERR_INVALID_ARGUMENT,
            vxk_boxes_chunk(boxes, 512, &count, voxels, NULL, (vxk_boxes_mode)7));
     EXPECT(VXK_ERR_CAPACITY, vxk_boxes_chunk(boxes, 1, &count, voxels, NULL, VXK_BOXES_ANY_SOLID));
-    EXPECT(VXK_OK, vxk_boxes_world_chunk(w, 0, 0, 0, boxes, 512, &count, VXK_BOXES_PER_MATERIAL));
+    EXPECT(VXK_OK,
+           vxk_chunk_boxes(w, boxes, 512, &count, (vxk_int3){0, 0, 0}, VXK_BOXES_PER_MATERIAL));
     EXPECT(VXK_ERR_INVALID_ARGUMENT,
-           vxk_boxes_world_chunk(w, 0, 0, 0, NULL, 512, &count, VXK_BOXES_PER_MATERIAL));
+           vxk_chunk_boxes(w, NULL, 512, &count, (vxk_int3){0, 0, 0}, VXK_BOXES_PER_MATERIAL));
     EXPECT(VXK_ERR_OUT_OF_RANGE,
-           vxk_boxes_world_chunk(w, 1 << 28, 0, 0, boxes, 512, &count, VXK_BOXES_ANY_SOLID));
+           vxk_chunk_boxes(w, boxes, 512, &count, (vxk_int3){1 << 28, 0, 0}, VXK_BOXES_ANY_SOLID));
     EXPECT(VXK_ERR_CAPACITY,
-           vxk_boxes_world_chunk(w, 0, 0, 0, boxes, 0, &count, VXK_BOXES_PER_MATERIAL));
+           vxk_chunk_boxes(w, boxes, 0, &count, (vxk_int3){0, 0, 0}, VXK_BOXES_PER_MATERIAL));
     vxk_world_destroy(w);
 
     vxk_box_list list = {0};

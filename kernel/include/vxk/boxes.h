@@ -14,7 +14,6 @@
 
 #include <vxk/base.h>
 #include <vxk/voxel_grid.h>
-#include <vxk/world.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -45,14 +44,6 @@ typedef enum vxk_boxes_mode {
 // plus a few bit operations per layer test.
 vxk_status vxk_boxes_chunk(vxk_voxel_box* out, uint32_t capacity, uint32_t* count,
                            const uint8_t voxels[512], const uint8_t* solid, vxk_boxes_mode mode);
-
-// Boxes of chunk (cx, cy, cz) of a world, reading its voxels with vxk_world_read_box; solid
-// means kind VXK_MATERIAL_SOLID in the world's table. Same contract and errors as vxk_boxes_chunk
-// (a NULL world too is VXK_ERR_INVALID_ARGUMENT), plus VXK_ERR_OUT_OF_RANGE for a chunk outside
-// the int32 voxel range. Thread-safe against reads.
-vxk_status vxk_boxes_world_chunk(const vxk_world* world, int32_t cx, int32_t cy, int32_t cz,
-                                 vxk_voxel_box* out, uint32_t capacity, uint32_t* count,
-                                 vxk_boxes_mode mode);
 
 // A growable box list owned by the caller; zero-initialise it, reuse it across calls (its
 // storage only grows), release it with vxk_box_list_free.

@@ -6,7 +6,6 @@
 
 #include <vxk/base.h>
 #include <vxk/mesh.h>
-#include <vxk/world.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -84,10 +83,6 @@ static inline uint32_t vxk_quad_edge(vxk_quad q, uint32_t slot)
 // reached by a 3D checkerboard. A buffer of this many quads (12 KiB) never overflows.
 #define VXK_MESHER_MAX_QUADS 1536
 
-// Fills solid[id] = 1 for ids whose kind is VXK_MATERIAL_SOLID, else 0. Errors: NULL solid or
-// table -> VXK_ERR_INVALID_ARGUMENT.
-vxk_status vxk_mesher_solid_table(uint8_t solid[256], const vxk_material_table* table);
-
 // Meshes one chunk from its 10^3 box. Writes the quads to out[0..*count), ordered by normal
 // (axis X, Y, Z; negative sign first), then slice, then by each quad's first voxel in the
 // slice's (v, u) order: the order depends on the input alone.
@@ -99,14 +94,6 @@ vxk_status vxk_mesher_solid_table(uint8_t solid[256], const vxk_material_table* 
 // planes, then bit operations per slice and per quad.
 vxk_status vxk_mesh_chunk_quads(vxk_quad* out, uint32_t capacity, uint32_t* count,
                                 const uint8_t box[VXK_MESHER_BOX_VOXELS], const uint8_t solid[256]);
-
-// Reads the 10^3 box around chunk (cx, cy, cz) with vxk_world_read_box and meshes it with the
-// world's material kinds (solid = VXK_MATERIAL_SOLID). Same output contract as
-// vxk_mesh_chunk_quads. Errors: NULL pointers -> VXK_ERR_INVALID_ARGUMENT; a chunk whose box
-// leaves the int32 voxel range -> VXK_ERR_OUT_OF_RANGE; VXK_ERR_CAPACITY as above.
-// Thread-safe against other world reads (not against terrain writes). Allocates nothing.
-vxk_status vxk_mesh_world_chunk(const vxk_world* world, int32_t cx, int32_t cy, int32_t cz,
-                                vxk_quad* out, uint32_t capacity, uint32_t* count);
 
 // The four corners of a quad, counter-clockwise seen from the side its normal points to:
 // corner = origin + scale * (chunk-local position). Use origin = chunk voxel origin times the

@@ -13,6 +13,7 @@
 #include <vxk/mesh.h>
 #include <vxk/mesher.h>
 #include <vxk/boxes.h>
+#include <vxk/chunk_geometry.h>
 #include <vxk/kdtree.h>
 #include <vxk/obj.h>
 #include <vxk/raycast.h>

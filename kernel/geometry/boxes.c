@@ -3,7 +3,7 @@
 // a chunk keeps one uint64_t per y slice (bit x + 8*z), a grid one bit row per (y, z).
 #include <vxk/boxes.h>
 
-#include "world_internal.h"
+#include "core.h"
 
 static const uint64_t k_column_bits = 0x0101010101010101ull; // bit 8*z for every z
 
@@ -120,28 +120,6 @@ vxk_status vxk_boxes_chunk(vxk_voxel_box* out, uint32_t capacity, uint32_t* coun
     memcpy(out, local, (size_t)n * sizeof(vxk_voxel_box));
     *count = n;
     return VXK_OK;
-}
-
-vxk_status vxk_boxes_world_chunk(const vxk_world* world, int32_t cx, int32_t cy, int32_t cz,
-                                 vxk_voxel_box* out, uint32_t capacity, uint32_t* count,
-                                 vxk_boxes_mode mode)
-{
-    if (!world || !out || !count || (unsigned)mode >= VXK_BOXES_MODE_COUNT)
-        return VXK_ERR_INVALID_ARGUMENT;
-    int64_t min[3] = {(int64_t)cx * 8, (int64_t)cy * 8, (int64_t)cz * 8};
-    for (int i = 0; i < 3; ++i)
-        if (min[i] < INT32_MIN || min[i] + 7 > INT32_MAX)
-            return VXK_ERR_OUT_OF_RANGE;
-    uint8_t voxels[512];
-    vxk_int3 box_min = {(int32_t)min[0], (int32_t)min[1], (int32_t)min[2]};
-    vxk_int3 box_size = {8, 8, 8};
-    vxk_status status = vxk_world_read_box(world, box_min, box_size, voxels);
-    if (status != VXK_OK)
-        return status;
-    uint8_t solid[256];
-    for (int i = 0; i < 256; ++i)
-        solid[i] = world->material_kind[i] == VXK_MATERIAL_SOLID;
-    return vxk_boxes_chunk(out, capacity, count, voxels, solid, mode);
 }
 
 // ---- Grid: one bit row per (y, z), words of 64 voxels along x --------------------------------

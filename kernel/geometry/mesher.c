@@ -3,7 +3,7 @@
 // uint64_t (bit u + 8*v); runs grow along u with bit tricks, then rectangles grow along v.
 #include <vxk/mesher.h>
 
-#include "world_internal.h"
+#include "core.h"
 
 enum { DIR_MINUS_U = 0, DIR_PLUS_U = 1, DIR_MINUS_V = 2, DIR_PLUS_V = 3 };
 
@@ -23,15 +23,6 @@ typedef struct mesher_packed {
 static const uint32_t k_stride_a[3] = {1, 100, 10};
 static const uint32_t k_stride_u[3] = {10, 1, 1};
 static const uint32_t k_stride_v[3] = {100, 10, 100};
-
-vxk_status vxk_mesher_solid_table(uint8_t solid[256], const vxk_material_table* table)
-{
-    if (!solid || !table)
-        return VXK_ERR_INVALID_ARGUMENT;
-    for (int i = 0; i < 256; ++i)
-        solid[i] = table->materials[i].kind == VXK_MATERIAL_SOLID;
-    return VXK_OK;
-}
 
 static void build_planes(mesher_planes* p, const uint8_t* box, const uint8_t* solid)
 {
@@ -239,27 +230,6 @@ vxk_status vxk_mesh_chunk_quads(vxk_quad* out, uint32_t capacity, uint32_t* coun
     memcpy(out, local, (size_t)n * sizeof(vxk_quad));
     *count = n;
     return VXK_OK;
-}
-
-vxk_status vxk_mesh_world_chunk(const vxk_world* world, int32_t cx, int32_t cy, int32_t cz,
-                                vxk_quad* out, uint32_t capacity, uint32_t* count)
-{
-    if (!world || !out || !count)
-        return VXK_ERR_INVALID_ARGUMENT;
-    int64_t min[3] = {(int64_t)cx * 8 - 1, (int64_t)cy * 8 - 1, (int64_t)cz * 8 - 1};
-    for (int i = 0; i < 3; ++i)
-        if (min[i] < INT32_MIN || min[i] + VXK_MESHER_BOX - 1 > INT32_MAX)
-            return VXK_ERR_OUT_OF_RANGE;
-    uint8_t box[VXK_MESHER_BOX_VOXELS];
-    vxk_int3 box_min = {(int32_t)min[0], (int32_t)min[1], (int32_t)min[2]};
-    vxk_int3 box_size = {VXK_MESHER_BOX, VXK_MESHER_BOX, VXK_MESHER_BOX};
-    vxk_status status = vxk_world_read_box(world, box_min, box_size, box);
-    if (status != VXK_OK)
-        return status;
-    uint8_t solid[256];
-    for (int i = 0; i < 256; ++i)
-        solid[i] = world->material_kind[i] == VXK_MATERIAL_SOLID;
-    return vxk_mesh_chunk_quads(out, capacity, count, box, solid);
 }
 
 void vxk_quad_corners(vxk_vec3 corners[4], vxk_quad quad, vxk_vec3 origin, float scale)

@@ -467,7 +467,7 @@ static void memo_init(ray_memo* m, memo_slot* slots, uint32_t capacity, uint32_t
 // ---- chunks at the edge of the range ----------------------------------------------------------
 
 // The outermost chunk layer of the int32 voxel range: the mesher's 10^3 box around such a chunk
-// leaves int32 (vxk_mesh_world_chunk refuses it), so the cache cannot build its data. A ray builds
+// leaves int32 (vxk_chunk_mesh refuses it), so the cache cannot build its data. A ray builds
 // it itself (the voxels past the range are air) and keeps it for the call or batch piece, in the
 // memo slot that would have held the pin.
 static bool edge_chunk(int32_t cx, int32_t cy, int32_t cz)

@@ -30,6 +30,7 @@
 
 #include <vxk/kdtree.h>
 #include <vxk/mesh.h>
+#include <vxk/chunk_geometry.h>
 #include <vxk/mesher.h>
 
 #include "world_internal.h"

@@ -154,7 +154,7 @@ static vxk_status build_chunk(const vxk_world* world, int32_t cx, int32_t cy, in
     vxk_quad quads[VXK_MESHER_MAX_QUADS];
     uint32_t count = 0;
     vxk_status status =
-        vxk_mesh_world_chunk(world, cx, cy, cz, quads, VXK_MESHER_MAX_QUADS, &count);
+        vxk_chunk_mesh(world, quads, VXK_MESHER_MAX_QUADS, &count, (vxk_int3){cx, cy, cz});
     if (status != VXK_OK)
         return status;
     if (count) {
