@@ -67,6 +67,8 @@ struct vxk_world {
     vxk_int3* dirty;
     uint32_t dirty_count, dirty_capacity;
 
+    vxk_world_step_stats step_stats; // step.c
+
     vxk_subsystem broadphase; // broadphase.c
     vxk_subsystem narrow;     // narrow_cache.c
     vxk_subsystem rays;       // raycast.c (the sparse ray index, ray counters)

@@ -952,7 +952,7 @@ static int test_broadphase_edges(void)
 
     VXK_CHECK_EQ_INT(vxk_broadphase_update(NULL, NULL, 0), VXK_ERR_INVALID_ARGUMENT);
     VXK_CHECK_EQ_INT(vxk_broadphase_update(w, NULL, 3), VXK_ERR_INVALID_ARGUMENT);
-    VXK_CHECK_EQ_INT(vxk_broadphase_update_dirty(NULL), VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_world_step(NULL, 0.0f), VXK_ERR_INVALID_ARGUMENT);
     const int32_t outside[] = {INT32_MAX, INT32_MIN, 1 << 28, -(1 << 28) - 1};
     vxk_broadphase_entry entries[4];
     for (int a = 0; a < 3; ++a) {
@@ -1646,12 +1646,12 @@ static int test_oom_broadphase(void)
                 VXK_CHECK_EQ_INT(vxk_world_fill_box(w, lo, hi, VXK_MAT_CLAY), VXK_OK);
                 s0 = snap(w);
             },
-            op == 0 ? vxk_broadphase_build(w) : vxk_broadphase_update_dirty(w),
+            op == 0 ? vxk_broadphase_build(w) : vxk_world_step(w, 0.0f),
             {
                 if (st != VXK_OK) {
                     VXK_CHECK_EQ_INT(st, VXK_ERR_OUT_OF_MEMORY);
                     CHECK_UNCHANGED_MAY_GROW(w, s0, retained);
-                    VXK_CHECK_EQ_INT(vxk_broadphase_update_dirty(w), VXK_OK);
+                    VXK_CHECK_EQ_INT(vxk_world_step(w, 0.0f), VXK_OK);
                     // After a failed build or update the dirty chunks are still there for the
                     // retry, which must give the full build's masks.
                     VXK_CHECK_EQ_U64(vxk_broadphase_hash(w), expected);

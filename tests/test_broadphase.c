@@ -531,7 +531,7 @@ static int test_worker_counts_identical(void)
         VXK_CHECK_EQ_INT(vxk_broadphase_build(t.world), VXK_OK);
         if (random_fills(t.world, &rng, 30, lo, hi, 12))
             return 1;
-        VXK_CHECK_EQ_INT(vxk_broadphase_update_dirty(t.world), VXK_OK);
+        VXK_CHECK_EQ_INT(vxk_world_step(t.world, 0.0f), VXK_OK);
         content c;
         if (content_read(&c, t.world))
             return 1;
@@ -566,7 +566,7 @@ static int test_update_equals_rebuild(void)
         if (r % 3 == 0) {
             if (random_fills(t.world, &rng, fills, g_fill_lo, g_fill_hi, 1 + r % 17))
                 return 1;
-            VXK_CHECK_EQ_INT(vxk_broadphase_update_dirty(t.world), VXK_OK);
+            VXK_CHECK_EQ_INT(vxk_world_step(t.world, 0.0f), VXK_OK);
         } else {
             // An explicit list of the filled boxes' chunks, reversed, with duplicates.
             static vxk_int3 chunks[8192];

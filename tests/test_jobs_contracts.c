@@ -143,7 +143,7 @@ typedef struct slotless_arg {
     const world_reads* in;
     bool writes;
     read_results out;
-    vxk_status build, update, gen, update_dirty;
+    vxk_status build, update, gen, step;
 } slotless_arg;
 
 static void* slotless_main(void* p)
@@ -162,7 +162,7 @@ static void* slotless_main(void* p)
     gen.size_z = 40;
     gen.seed = 7;
     a->gen = vxk_worldgen_run(a->world, &gen);
-    a->update_dirty = vxk_broadphase_update_dirty(a->world);
+    a->step = vxk_world_step(a->world, 0.0f);
     return NULL;
 }
 
@@ -229,7 +229,7 @@ static int test_slotless_world_calls(void)
     VXK_CHECK_EQ_INT(s[0].build, VXK_OK);
     VXK_CHECK_EQ_INT(s[0].update, VXK_OK);
     VXK_CHECK_EQ_INT(s[0].gen, VXK_OK);
-    VXK_CHECK_EQ_INT(s[0].update_dirty, VXK_OK);
+    VXK_CHECK_EQ_INT(s[0].step, VXK_OK);
     // Then two slotless threads reading at once (they share the last slot) against thread 0's
     // reads of the changed world.
     run_reads(world, in, ref);

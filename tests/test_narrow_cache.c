@@ -583,7 +583,7 @@ static int test_grid_and_epochs(void)
         if (round % 3 == 2)
             material = VXK_MAT_WOOD;
         VXK_CHECK_EQ_INT(vxk_world_fill_box(world, lo, hi, material), VXK_OK);
-        VXK_CHECK_EQ_INT(vxk_broadphase_update_dirty(world), VXK_OK);
+        VXK_CHECK_EQ_INT(vxk_world_step(world, 0.0f), VXK_OK);
     }
     vxk_world_destroy(world);
     return 0;

@@ -753,7 +753,7 @@ static int test_edit(void)
         }
         uint8_t material = round % 2 ? 0 : VXK_MAT_METAL;
         VXK_CHECK_EQ_INT(vxk_world_fill_box(world, lo, hi, material), VXK_OK);
-        VXK_CHECK_EQ_INT(vxk_broadphase_update_dirty(world), VXK_OK);
+        VXK_CHECK_EQ_INT(vxk_world_step(world, 0.0f), VXK_OK);
         brute_world b;
         VXK_CHECK(brute_build(world, &b) == 0);
         uint32_t ambiguous = 0, disagree = 0;
@@ -902,7 +902,7 @@ static int test_edit_warm_cache(void)
             material = VXK_MAT_WOOD;
         }
         VXK_CHECK_EQ_INT(vxk_world_fill_box(world, lo, hi, material), VXK_OK);
-        VXK_CHECK_EQ_INT(vxk_broadphase_update_dirty(world), VXK_OK);
+        VXK_CHECK_EQ_INT(vxk_world_step(world, 0.0f), VXK_OK);
         brute_world b;
         VXK_CHECK(brute_build(world, &b) == 0);
         uint32_t ambiguous = 0, disagree = 0;
@@ -1028,7 +1028,7 @@ static int test_sparse_world(void)
     VXK_CHECK(world);
     const int64_t lo[3] = {90000, -3, 4000}, hi[3] = {90011, 5, 4009};
     VXK_CHECK_EQ_INT(vxk_world_fill_box(world, lo, hi, VXK_MAT_STONE), VXK_OK);
-    VXK_CHECK_EQ_INT(vxk_broadphase_update_dirty(world), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_world_step(world, 0.0f), VXK_OK);
     VXK_CHECK(vxk_narrow_ray_grid(vxk_narrow_cache_get(world), world) == NULL);
     brute_world b;
     VXK_CHECK(brute_build(world, &b) == 0);

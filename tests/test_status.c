@@ -647,9 +647,12 @@ static int test_broadphase(void)
 
     const int64_t lo[3] = {30, 0, 0}, hi[3] = {33, 3, 3};
     VXK_CHECK_EQ_INT(vxk_world_fill_box(w, lo, hi, VXK_MAT_STONE), VXK_OK);
-    EXPECT_NO_MEMORY(vxk_broadphase_update_dirty(w));
-    EXPECT(VXK_OK, vxk_broadphase_update_dirty(w));
-    EXPECT(VXK_ERR_INVALID_ARGUMENT, vxk_broadphase_update_dirty(NULL));
+    EXPECT_NO_MEMORY(vxk_world_step(w, 0.0f));
+    EXPECT(VXK_OK, vxk_world_step(w, 0.0f));
+    EXPECT(VXK_ERR_INVALID_ARGUMENT, vxk_world_step(NULL, 0.0f));
+    EXPECT(VXK_ERR_NOT_FINITE, vxk_world_step(w, nanf("")));
+    EXPECT(VXK_ERR_NOT_FINITE, vxk_world_step(w, INFINITY));
+    EXPECT(VXK_ERR_OUT_OF_RANGE, vxk_world_step(w, -1.0f));
 
     vxk_broadphase_entry entry;
     EXPECT(VXK_OK, vxk_broadphase_compute(w, &chunk, 1, &entry));

@@ -493,10 +493,6 @@ vxk_status vxk_broadphase_build(vxk_world* world)
         return VXK_ERR_OUT_OF_MEMORY;
     vxk_status status = build_from_candidates(world, bp, candidates, count);
     vxk_free(candidates, capacity * sizeof(vxk_int3));
-    if (status == VXK_OK) {
-        uint32_t dirty_count;
-        (void)vxk_world_take_dirty(world, &dirty_count);
-    }
     return status;
 }
 
@@ -632,20 +628,6 @@ vxk_status vxk_broadphase_update(vxk_world* world, const vxk_int3* dirty_chunks,
         return VXK_ERR_OUT_OF_MEMORY;
     vxk_status status = update_candidates(world, bp, candidates, candidate_count);
     vxk_free(candidates, capacity * sizeof(vxk_int3));
-    return status;
-}
-
-vxk_status vxk_broadphase_update_dirty(vxk_world* world)
-{
-    if (!world)
-        return VXK_ERR_INVALID_ARGUMENT;
-    if (!world->broadphase.self)
-        return vxk_broadphase_build(world);
-    uint32_t count = 0;
-    const vxk_int3* dirty = vxk_world_take_dirty(world, &count);
-    vxk_status status = vxk_broadphase_update(world, dirty, count);
-    if (status != VXK_OK)
-        vxk_world_untake_dirty(world);
     return status;
 }
 

@@ -665,6 +665,34 @@ void vxk_narrow_cache_set_budget(vxk_narrow_cache* cache, size_t bytes)
     cache_evict(cache, bytes, true);
 }
 
+uint64_t vxk_narrow_cache_invalidate(vxk_narrow_cache* cache, const vxk_int3* chunks,
+                                     uint32_t count)
+{
+    uint64_t dropped = 0;
+    for (uint32_t i = 0; i < count; ++i) {
+        for (int d = 0; d < 27; ++d) {
+            int64_t x = (int64_t)chunks[i].x + d % 3 - 1;
+            int64_t y = (int64_t)chunks[i].y + d / 3 % 3 - 1;
+            int64_t z = (int64_t)chunks[i].z + d / 9 - 1;
+            if (x < INT32_MIN || x > INT32_MAX || y < INT32_MIN || y > INT32_MAX || z < INT32_MIN ||
+                z > INT32_MAX)
+                continue;
+            uint64_t h = vxk_chunk_map_hash((int32_t)x, (int32_t)y, (int32_t)z);
+            narrow_shard* shard = shard_of(cache, h);
+            pthread_mutex_lock(&shard->lock);
+            narrow_entry* e = shard_find(shard, h, (int32_t)x, (int32_t)y, (int32_t)z);
+            // A pinned entry (a ray in flight, or a build) is detached: its last user frees it.
+            bool free_now = e && entry_detach(shard, e);
+            pthread_mutex_unlock(&shard->lock);
+            dropped += e != NULL;
+            if (free_now)
+                entry_free(e);
+        }
+    }
+    atomic_fetch_add_explicit(&cache->stale, dropped, memory_order_relaxed);
+    return dropped;
+}
+
 void vxk_narrow_cache_clear(vxk_narrow_cache* cache)
 {
     cache_evict(cache, 0, false);

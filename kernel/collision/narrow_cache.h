@@ -239,6 +239,12 @@ void vxk_narrow_free_chunk(vxk_narrow_chunk* chunk);
 void vxk_narrow_cache_set_budget(vxk_narrow_cache* cache, size_t bytes);
 // Drops every unpinned entry (a cold cache for benchmarks). Thread-safe.
 void vxk_narrow_cache_clear(vxk_narrow_cache* cache);
+// Drops the entries whose data writes to `chunks` may have changed: each chunk's and its 26
+// neighbours' (a chunk's mesh reads its 10^3 box). Entries in use are detached and freed by their
+// last user. Returns the entries dropped (also counted in stale). The step's cache stage
+// (step.c). Thread-safe; cost: 27 lookups per chunk.
+uint64_t vxk_narrow_cache_invalidate(vxk_narrow_cache* cache, const vxk_int3* chunks,
+                                     uint32_t count);
 void vxk_narrow_cache_stats(const vxk_narrow_cache* cache, vxk_narrow_stats* out);
 // Whether (chunk, stamp) is resident (tests: LRU order).
 bool vxk_narrow_cache_contains(vxk_narrow_cache* cache, int32_t cx, int32_t cy, int32_t cz,

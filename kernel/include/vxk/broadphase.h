@@ -39,10 +39,10 @@ typedef struct vxk_broadphase_entry {
 // Builds the masks of the whole world from scratch: candidates are every terrain chunk and its 26
 // neighbours, deduplicated and sorted by (cy, cz, cx); the gather + dilation runs as
 // vxk_parallel_for pieces on the world's jobs; entries are inserted in candidate order, so the
-// content and the map layout are identical for any worker count. Drains the world's dirty list
-// (vxk_world_take_dirty). Errors: NULL world -> VXK_ERR_INVALID_ARGUMENT; VXK_ERR_OUT_OF_MEMORY
-// (the previous broadphase is kept then). Cost: linear in the candidates; per candidate up to 27
-// chunk lookups (9 when walking along x), a gather and a dilation.
+// content and the map layout are identical for any worker count. Errors: NULL world ->
+// VXK_ERR_INVALID_ARGUMENT; VXK_ERR_OUT_OF_MEMORY (the previous broadphase is kept then). Cost:
+// linear in the candidates; per candidate up to 27 chunk lookups (9 when walking along x), a gather
+// and a dilation.
 vxk_status vxk_broadphase_build(vxk_world* world);
 
 // Regenerates the given chunks and their 26 neighbours (an edit changes the neighbours' borders):
@@ -53,11 +53,6 @@ vxk_status vxk_broadphase_build(vxk_world* world);
 // range of int32 voxels ([-2^28, 2^28 - 1]) -> VXK_ERR_OUT_OF_RANGE; VXK_ERR_OUT_OF_MEMORY.
 // Cost: about 27 * count candidates (fewer when dirty chunks are adjacent).
 vxk_status vxk_broadphase_update(vxk_world* world, const vxk_int3* dirty_chunks, uint32_t count);
-
-// vxk_broadphase_update over the chunks written since the last take (vxk_world_take_dirty).
-// Errors: NULL world -> VXK_ERR_INVALID_ARGUMENT; VXK_ERR_OUT_OF_MEMORY, after which the chunks
-// are still listed as written for the next call.
-vxk_status vxk_broadphase_update_dirty(vxk_world* world);
 
 // Computes the entries of the given chunks from the terrain now, on the calling thread, without
 // storing anything (the build's own per-chunk path: neighbour lookups, gather, dilation,

@@ -36,7 +36,7 @@
 // outside when floor() places it in the air voxel and hits that face at distance 0.
 //
 // Precondition: the bit broadphase is current (vxk_broadphase_build once, then
-// vxk_broadphase_update_dirty after terrain writes): chunks without a broadphase entry, or whose
+// vxk_world_step after terrain writes): chunks without a broadphase entry, or whose
 // dilated mask has no bit near the ray, are skipped, and the inside-solid test above, where the
 // origin's mask bit is set, reads the exact solid bits kept with the chunk's cached kD tree (which
 // the ray's first chunk visit uses anyway), and the voxel itself only when that bit is set too.

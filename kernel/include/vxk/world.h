@@ -157,6 +157,38 @@ void vxk_world_memory_stats(const vxk_world* world, vxk_world_memory* out);
 // worlds give identical hashes.
 uint64_t vxk_world_terrain_hash(const vxk_world* world);
 
+// ---- the step ------------------------------------------------------------------------------
+
+// The stages of vxk_world_step that exist so far, in order (the dynamics stages of the next
+// issues slot in after them).
+typedef enum vxk_step_stage {
+    VXK_STEP_TAKE_DIRTY = 0, // the chunks written since the last step, taken once
+    VXK_STEP_MASKS = 1,      // broadphase masks of those chunks and their neighbours (jobs)
+    VXK_STEP_CACHES = 2,     // narrowphase cache entries those writes made stale, dropped
+    VXK_STEP_STAGE_COUNT
+} vxk_step_stage;
+
+typedef struct vxk_world_step_stats {
+    uint64_t steps;                             // steps run so far
+    uint32_t dirty_chunks;                      // chunks the last step handed to its stages
+    uint64_t cache_entries_dropped;             // by the last step
+    double stage_seconds[VXK_STEP_STAGE_COUNT]; // of the last step
+    double total_seconds;                       // of the last step
+} vxk_world_step_stats;
+
+// Advances the world by dt seconds: takes the chunks written since the last step once and hands
+// them to every stage that derives data from terrain (masks, caches; the broadphase is built in
+// full on the first step if it never was). dt 0 only brings derived data up to date.
+// Errors (nothing changed; the written chunks stay listed for the next step): NULL world ->
+// VXK_ERR_INVALID_ARGUMENT; a NaN or infinite dt -> VXK_ERR_NOT_FINITE; dt < 0 ->
+// VXK_ERR_OUT_OF_RANGE; VXK_ERR_OUT_OF_MEMORY.
+// Thread-safety: a terrain write (no other call on the world meanwhile). Cost: the stages'.
+vxk_status vxk_world_step(vxk_world* world, float dt);
+
+// Fills *out with the figures of the steps so far (zeros before the first). Nothing happens for a
+// NULL world or out.
+void vxk_world_get_step_stats(const vxk_world* world, vxk_world_step_stats* out);
+
 #ifdef __cplusplus
 }
 #endif

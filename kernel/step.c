@@ -1,0 +1,82 @@
+// step.c: vxk_world_step, the orchestrator of one step (docs/architecture.md, "One step"). A step
+// context carries what the stages share: the chunks written since the last step, taken once and
+// handed to every stage that consumes them, and the stage timings. Each stage is a named function
+// here; its work lives in its own file (masks: collision/broadphase.c, caches:
+// collision/narrow_cache.c). The dynamics stages of the next issues slot in after these.
+#include "narrow_cache.h"
+#include "world_internal.h"
+
+#include <vxk/broadphase.h>
+#include <vxk/jobs.h>
+
+typedef struct step_context {
+    vxk_world* world;
+    float dt;
+    const vxk_int3* dirty; // sorted by (cy, cz, cx), unique; owned by the terrain until next take
+    uint32_t dirty_count;
+    vxk_world_step_stats stats;
+} step_context;
+
+static void stage_take_dirty(step_context* ctx)
+{
+    ctx->dirty = vxk_world_take_dirty(ctx->world, &ctx->dirty_count);
+    ctx->stats.dirty_chunks = ctx->dirty_count;
+}
+
+// Masks of the written chunks and their neighbours, rebuilt as jobs (the full build the first
+// time). All or nothing: on failure the previous masks stay.
+static vxk_status stage_masks(step_context* ctx)
+{
+    return vxk_broadphase_update(ctx->world, ctx->dirty, ctx->dirty_count);
+}
+
+// Cache entries whose meshes and trees read a written chunk. Entries are also checked by stamp on
+// use; dropping them here frees their memory at once and keeps the check from ever failing late.
+static void stage_caches(step_context* ctx)
+{
+    vxk_narrow_cache* cache =
+        (vxk_narrow_cache*)__atomic_load_n(&ctx->world->narrow.self, __ATOMIC_ACQUIRE);
+    if (cache && ctx->dirty_count)
+        ctx->stats.cache_entries_dropped =
+            vxk_narrow_cache_invalidate(cache, ctx->dirty, ctx->dirty_count);
+}
+
+static double seconds_since(uint64_t* mark)
+{
+    uint64_t now = vxk_jobs_now_ns();
+    double s = (double)(now - *mark) * 1e-9;
+    *mark = now;
+    return s;
+}
+
+vxk_status vxk_world_step(vxk_world* world, float dt)
+{
+    if (!world)
+        return VXK_ERR_INVALID_ARGUMENT;
+    if (!vxk_is_finite(dt))
+        return VXK_ERR_NOT_FINITE;
+    if (dt < 0.0f)
+        return VXK_ERR_OUT_OF_RANGE;
+    step_context ctx = {world, dt, NULL, 0, {0}};
+    uint64_t start = vxk_jobs_now_ns(), mark = start;
+    stage_take_dirty(&ctx);
+    ctx.stats.stage_seconds[VXK_STEP_TAKE_DIRTY] = seconds_since(&mark);
+    vxk_status status = stage_masks(&ctx);
+    if (status != VXK_OK) {
+        vxk_world_untake_dirty(world);
+        return status;
+    }
+    ctx.stats.stage_seconds[VXK_STEP_MASKS] = seconds_since(&mark);
+    stage_caches(&ctx);
+    ctx.stats.stage_seconds[VXK_STEP_CACHES] = seconds_since(&mark);
+    ctx.stats.total_seconds = (double)(vxk_jobs_now_ns() - start) * 1e-9;
+    ctx.stats.steps = world->step_stats.steps + 1;
+    world->step_stats = ctx.stats;
+    return VXK_OK;
+}
+
+void vxk_world_get_step_stats(const vxk_world* world, vxk_world_step_stats* out)
+{
+    if (world && out)
+        *out = world->step_stats;
+}

@@ -1,0 +1,183 @@
+// test_step.c: vxk_world_step. After random writes a step brings the broadphase to exactly what a
+// full build of the same terrain gives, drops exactly the cached chunk data the writes made
+// stale (each written chunk's 27-neighbourhood), and rays afterwards answer as on a fresh world
+// with the same terrain; the written chunks are taken once (a second step has none); bad dt
+// changes nothing.
+#include "test.h"
+
+#include <vxk/vxk.h>
+
+#include "narrow_cache.h"
+
+#include <math.h>
+#include <string.h>
+
+static vxk_world* make_world(void)
+{
+    vxk_world_def def = vxk_default_world_def();
+    vxk_world* world = NULL;
+    return vxk_world_create(&def, &world) == VXK_OK ? world : NULL;
+}
+
+static void random_box(uint64_t* rng, int64_t min[3], int64_t max[3], int32_t span)
+{
+    for (int i = 0; i < 3; ++i) {
+        min[i] = (int64_t)(vxk_test_rand(rng) % (uint64_t)span) - span / 2;
+        max[i] = min[i] + (int64_t)(vxk_test_rand(rng) % 5);
+    }
+}
+
+// The terrain of `world` copied into a new world, written once and built from scratch.
+static vxk_world* rebuilt_copy(const vxk_world* world, int32_t span)
+{
+    vxk_world* copy = make_world();
+    if (!copy)
+        return NULL;
+    int32_t lo = -span, size = 2 * span;
+    uint8_t* voxels = malloc((size_t)size * size * size);
+    vxk_int3 min = {lo, lo, lo}, extent = {size, size, size};
+    if (vxk_world_read_box(world, min, extent, voxels) != VXK_OK ||
+        vxk_world_write_box(copy, min, extent, voxels) != VXK_OK ||
+        vxk_broadphase_build(copy) != VXK_OK) {
+        free(voxels);
+        vxk_world_destroy(copy);
+        return NULL;
+    }
+    free(voxels);
+    return copy;
+}
+
+static void make_rays(uint64_t* rng, vxk_ray* rays, uint32_t count, float span)
+{
+    for (uint32_t i = 0; i < count; ++i) {
+        rays[i].origin =
+            (vxk_vec3){vxk_test_randf(rng, -span, span), vxk_test_randf(rng, -span, span),
+                       vxk_test_randf(rng, -span, span)};
+        rays[i].direction = (vxk_vec3){vxk_test_randf(rng, -1, 1), vxk_test_randf(rng, -1, 1),
+                                       vxk_test_randf(rng, -1, 1)};
+        rays[i].max_distance = 4 * span;
+    }
+}
+
+static int test_step_follows_writes(void)
+{
+    enum { rounds = 12, ray_count = 600, span = 40 };
+    uint64_t rng = vxk_test_seed(0x57E9);
+    vxk_world* world = make_world();
+    VXK_CHECK(world);
+    vxk_world_step_stats stats;
+    vxk_world_get_step_stats(world, &stats);
+    VXK_CHECK_EQ_U64(stats.steps, 0);
+    vxk_ray* rays = malloc(ray_count * sizeof(vxk_ray));
+    vxk_ray_hit* hits = malloc(ray_count * sizeof(vxk_ray_hit));
+    vxk_ray_hit* expect = malloc(ray_count * sizeof(vxk_ray_hit));
+    for (int round = 0; round < rounds; ++round) {
+        uint32_t writes = 1 + (uint32_t)(vxk_test_rand(&rng) % 6);
+        for (uint32_t k = 0; k < writes; ++k) {
+            int64_t min[3], max[3];
+            random_box(&rng, min, max, span);
+            uint8_t material = vxk_test_rand(&rng) % 3 ? VXK_MAT_STONE : VXK_MAT_AIR;
+            VXK_CHECK_EQ_INT(vxk_world_fill_box(world, min, max, material), VXK_OK);
+        }
+        // Which cached chunks lie in a written chunk's 27-neighbourhood: the reference for what
+        // the cache stage must drop (the world's cache is filled by the rays of the last round).
+        vxk_narrow_cache* cache = vxk_narrow_cache_get(world);
+        VXK_CHECK(cache);
+        vxk_narrow_stats before;
+        vxk_narrow_cache_stats(cache, &before);
+        // Bad dt first: nothing changes, the written chunks stay for the real step.
+        VXK_CHECK_EQ_INT(vxk_world_step(world, nanf("")), VXK_ERR_NOT_FINITE);
+        VXK_CHECK_EQ_INT(vxk_world_step(world, -0.5f), VXK_ERR_OUT_OF_RANGE);
+        VXK_CHECK_EQ_INT(vxk_world_step(world, 1.0f / 60.0f), VXK_OK);
+        vxk_world_get_step_stats(world, &stats);
+        VXK_CHECK_EQ_U64(stats.steps, 2 * (uint64_t)round + 1); // two steps a round
+        VXK_CHECK(stats.dirty_chunks > 0);
+        VXK_CHECK(stats.total_seconds >= 0.0);
+        vxk_narrow_stats after;
+        vxk_narrow_cache_stats(cache, &after);
+        VXK_CHECK_EQ_U64(before.entries - after.entries, stats.cache_entries_dropped);
+        // Masks equal a full build of the same terrain, and rays answer as on that world.
+        vxk_world* copy = rebuilt_copy(world, span + 8);
+        VXK_CHECK(copy);
+        VXK_CHECK_EQ_U64(vxk_broadphase_hash(world), vxk_broadphase_hash(copy));
+        make_rays(&rng, rays, ray_count, span);
+        VXK_CHECK_EQ_INT(vxk_raycast_batch(world, hits, rays, ray_count), VXK_OK);
+        VXK_CHECK_EQ_INT(vxk_raycast_batch(copy, expect, rays, ray_count), VXK_OK);
+        VXK_CHECK(memcmp(hits, expect, ray_count * sizeof(vxk_ray_hit)) == 0);
+        vxk_world_destroy(copy);
+        // Taken once: a step without writes has nothing to hand on and drops nothing.
+        VXK_CHECK_EQ_INT(vxk_world_step(world, 0.0f), VXK_OK);
+        vxk_world_get_step_stats(world, &stats);
+        VXK_CHECK_EQ_U64(stats.dirty_chunks, 0);
+        VXK_CHECK_EQ_U64(stats.cache_entries_dropped, 0);
+    }
+    free(rays);
+    free(hits);
+    free(expect);
+    vxk_world_destroy(world);
+    return 0;
+}
+
+// The cache stage drops exactly the entries of each written chunk's 27-neighbourhood.
+static int test_cache_stage_drops_neighbourhood(void)
+{
+    vxk_world* world = make_world();
+    VXK_CHECK(world);
+    const int64_t lo[3] = {-40, -8, -40}, hi[3] = {40, 0, 40};
+    VXK_CHECK_EQ_INT(vxk_world_fill_box(world, lo, hi, VXK_MAT_STONE), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_world_step(world, 0.0f), VXK_OK);
+    // Cache every surface chunk with a downward ray through each chunk column.
+    for (int32_t cz = -5; cz < 5; ++cz)
+        for (int32_t cx = -5; cx < 5; ++cx) {
+            vxk_ray ray = {{cx * 8.0f + 4.5f, 20.0f, cz * 8.0f + 4.5f}, {0, -1, 0}, 100.0f};
+            vxk_ray_hit hit;
+            VXK_CHECK_EQ_INT(vxk_raycast(world, &hit, &ray), VXK_OK);
+            VXK_CHECK(hit.hit);
+        }
+    vxk_narrow_cache* cache = vxk_narrow_cache_get(world);
+    // Reference: the chunks with an entry, by brute force over the region.
+    int32_t cached[12][3][12];
+    int64_t total = 0;
+    for (int32_t cz = -6; cz < 6; ++cz)
+        for (int32_t cy = -2; cy < 1; ++cy)
+            for (int32_t cx = -6; cx < 6; ++cx) {
+                uint64_t stamp = vxk_narrow_stamp(world, cx, cy, cz);
+                cached[cz + 6][cy + 2][cx + 6] =
+                    vxk_narrow_cache_contains(cache, cx, cy, cz, stamp);
+                total += cached[cz + 6][cy + 2][cx + 6];
+            }
+    VXK_CHECK(total > 20);
+    // One voxel written in chunk (1, -1, 2): the entries of chunks (0..2, -2..0, 1..3) go.
+    const int64_t v[3] = {12, -3, 20};
+    VXK_CHECK_EQ_INT(vxk_world_fill_box(world, v, v, VXK_MAT_AIR), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_world_step(world, 0.0f), VXK_OK);
+    vxk_world_step_stats stats;
+    vxk_world_get_step_stats(world, &stats);
+    uint64_t expect_dropped = 0;
+    for (int32_t cz = 1; cz <= 3; ++cz)
+        for (int32_t cy = -2; cy <= 0; ++cy)
+            for (int32_t cx = 0; cx <= 2; ++cx)
+                expect_dropped += (uint64_t)cached[cz + 6][cy + 2][cx + 6];
+    VXK_CHECK(expect_dropped > 0);
+    VXK_CHECK_EQ_U64(stats.cache_entries_dropped, expect_dropped);
+    // Everything else is still cached.
+    for (int32_t cz = -6; cz < 6; ++cz)
+        for (int32_t cy = -2; cy < 1; ++cy)
+            for (int32_t cx = -6; cx < 6; ++cx) {
+                bool near = cz >= 1 && cz <= 3 && cy >= -2 && cy <= 0 && cx >= 0 && cx <= 2;
+                if (near || !cached[cz + 6][cy + 2][cx + 6])
+                    continue;
+                uint64_t stamp = vxk_narrow_stamp(world, cx, cy, cz);
+                VXK_CHECK_MSG(vxk_narrow_cache_contains(cache, cx, cy, cz, stamp),
+                              "chunk (%d, %d, %d) dropped", cx, cy, cz);
+            }
+    vxk_world_destroy(world);
+    return 0;
+}
+
+int main(void)
+{
+    VXK_RUN(test_step_follows_writes);
+    VXK_RUN(test_cache_stage_drops_neighbourhood);
+    return vxk_test_finish();
+}
