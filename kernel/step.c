@@ -34,9 +34,8 @@ static vxk_status stage_masks(step_context* ctx)
 // use; dropping them here frees their memory at once and keeps the check from ever failing late.
 static void stage_caches(step_context* ctx)
 {
-    vxk_narrow_cache* cache =
-        (vxk_narrow_cache*)__atomic_load_n(&ctx->world->narrow.self, __ATOMIC_ACQUIRE);
-    if (cache && ctx->dirty_count)
+    vxk_narrow_cache* cache = vxk_narrow_cache_get(ctx->world);
+    if (ctx->dirty_count)
         ctx->stats.cache_entries_dropped =
             vxk_narrow_cache_invalidate(cache, ctx->dirty, ctx->dirty_count);
 }

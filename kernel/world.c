@@ -93,6 +93,12 @@ vxk_status vxk_world_create(const vxk_world_def* def, vxk_world** out)
         }
         world->jobs = world->owned_jobs;
     }
+    // Every subsystem up front: readers find them all (and never cast const away to make one).
+    if (vxk_broadphase_attach(world) != VXK_OK || vxk_narrow_cache_attach(world) != VXK_OK ||
+        vxk_rays_attach(world) != VXK_OK) {
+        vxk_world_destroy(world);
+        return VXK_ERR_OUT_OF_MEMORY;
+    }
     *out = world;
     return VXK_OK;
 }

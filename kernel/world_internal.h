@@ -74,6 +74,12 @@ struct vxk_world {
     vxk_subsystem rays;       // raycast.c (the sparse ray index, ray counters)
 };
 
+// The subsystems, created and attached by vxk_world_create (each in its own file); a reader never
+// creates one. VXK_ERR_OUT_OF_MEMORY leaves the world's slot empty.
+vxk_status vxk_broadphase_attach(vxk_world* world);   // collision/broadphase.c
+vxk_status vxk_narrow_cache_attach(vxk_world* world); // collision/narrow_cache.c
+vxk_status vxk_rays_attach(vxk_world* world);         // collision/raycast.c
+
 // Finds a chunk entry; NULL if the chunk is all air (no entry). Thread-safe against other reads.
 const vxk_chunk* vxk_terrain_find(const vxk_world* world, int32_t cx, int32_t cy, int32_t cz);
 

@@ -32,6 +32,7 @@ typedef struct vxk_broadphase {
     uint32_t free_count, free_capacity;
     uint32_t full_count;
     uint64_t generation; // bumped by every build and update (derived views compare it)
+    bool built;          // a build succeeded once (until then updates build in full)
     // Per-thread hit buffers kept between batch queries (fresh pages cost more than the queries);
     // taken by one batch at a time, a concurrent batch allocates its own.
     atomic_bool batch_scratch_busy;
@@ -79,17 +80,15 @@ static void broadphase_memory(const void* self, vxk_world_memory* stats)
     stats->broadphase_bytes += broadphase_bytes(bp);
 }
 
-static vxk_broadphase* broadphase_slot(vxk_world* world)
+vxk_status vxk_broadphase_attach(vxk_world* world)
 {
-    if (!world->broadphase.self) {
-        vxk_broadphase* bp = (vxk_broadphase*)vxk_calloc(sizeof(vxk_broadphase));
-        if (!bp)
-            return NULL;
-        world->broadphase.self = bp;
-        world->broadphase.destroy = broadphase_destroy;
-        world->broadphase.memory = broadphase_memory;
-    }
-    return (vxk_broadphase*)world->broadphase.self;
+    vxk_broadphase* bp = (vxk_broadphase*)vxk_calloc(sizeof(vxk_broadphase));
+    if (!bp)
+        return VXK_ERR_OUT_OF_MEMORY;
+    world->broadphase.self = bp;
+    world->broadphase.destroy = broadphase_destroy;
+    world->broadphase.memory = broadphase_memory;
+    return VXK_OK;
 }
 
 static const vxk_broadphase* broadphase_of(const vxk_world* world)
@@ -474,9 +473,7 @@ vxk_status vxk_broadphase_build(vxk_world* world)
 {
     if (!world)
         return VXK_ERR_INVALID_ARGUMENT;
-    vxk_broadphase* bp = broadphase_slot(world);
-    if (!bp)
-        return VXK_ERR_OUT_OF_MEMORY;
+    vxk_broadphase* bp = (vxk_broadphase*)world->broadphase.self;
     uint32_t chunk_count = 0;
     const vxk_chunk* const* chunks = vxk_terrain_sorted_chunks(world, &chunk_count);
     vxk_int3* coords =
@@ -493,6 +490,7 @@ vxk_status vxk_broadphase_build(vxk_world* world)
         return VXK_ERR_OUT_OF_MEMORY;
     vxk_status status = build_from_candidates(world, bp, candidates, count);
     vxk_free(candidates, capacity * sizeof(vxk_int3));
+    bp->built |= status == VXK_OK;
     return status;
 }
 
@@ -606,11 +604,11 @@ vxk_status vxk_broadphase_update(vxk_world* world, const vxk_int3* dirty_chunks,
     for (uint32_t i = 0; i < count; ++i)
         if (!chunk_in_range(dirty_chunks[i]))
             return VXK_ERR_OUT_OF_RANGE;
-    if (!world->broadphase.self)
+    vxk_broadphase* bp = (vxk_broadphase*)world->broadphase.self;
+    if (!bp->built)
         return vxk_broadphase_build(world);
     if (count == 0)
         return VXK_OK;
-    vxk_broadphase* bp = (vxk_broadphase*)world->broadphase.self;
     vxk_int3* sorted = (vxk_int3*)vxk_alloc((size_t)count * sizeof(vxk_int3));
     if (!sorted)
         return VXK_ERR_OUT_OF_MEMORY;

@@ -360,24 +360,20 @@ static void cache_memory(const void* self, vxk_world_memory* stats)
     stats->narrow_bytes += bytes;
 }
 
-vxk_narrow_cache* vxk_narrow_cache_get(const vxk_world* cworld)
+vxk_status vxk_narrow_cache_attach(vxk_world* world)
 {
-    vxk_world* world = (vxk_world*)cworld;
-    vxk_narrow_cache* cache =
-        (vxk_narrow_cache*)__atomic_load_n(&world->narrow.self, __ATOMIC_ACQUIRE);
-    if (cache)
-        return cache;
-    vxk_narrow_cache* fresh = cache_create(world->narrow_cache_bytes);
-    if (!fresh)
-        return NULL;
-    __atomic_store_n(&world->narrow.destroy, cache_destroy, __ATOMIC_RELEASE);
-    __atomic_store_n(&world->narrow.memory, cache_memory, __ATOMIC_RELEASE);
-    void* expected = NULL;
-    if (__atomic_compare_exchange_n(&world->narrow.self, &expected, (void*)fresh, false,
-                                    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-        return fresh;
-    cache_destroy(fresh);
-    return (vxk_narrow_cache*)expected;
+    vxk_narrow_cache* cache = cache_create(world->narrow_cache_bytes);
+    if (!cache)
+        return VXK_ERR_OUT_OF_MEMORY;
+    world->narrow.self = cache;
+    world->narrow.destroy = cache_destroy;
+    world->narrow.memory = cache_memory;
+    return VXK_OK;
+}
+
+vxk_narrow_cache* vxk_narrow_cache_get(const vxk_world* world)
+{
+    return (vxk_narrow_cache*)world->narrow.self; // the cache, not the world, is mutable
 }
 
 // ---- ray grid ---------------------------------------------------------------------------------

@@ -220,29 +220,22 @@ static void state_memory(const void* self, vxk_world_memory* stats)
     stats->narrow_bytes += sizeof(*state) + (index ? sizeof(*index) + index->bytes : 0);
 }
 
-// Creates the world's ray state on first use (thread-safe); NULL when out of memory.
-static __attribute__((noinline)) ray_state* state_create(vxk_world* world)
+vxk_status vxk_rays_attach(vxk_world* world)
 {
-    ray_state* fresh = (ray_state*)vxk_calloc(sizeof(ray_state));
-    if (!fresh)
-        return NULL;
-    pthread_mutex_init(&fresh->lock, NULL);
-    __atomic_store_n(&world->rays.destroy, state_destroy, __ATOMIC_RELEASE);
-    __atomic_store_n(&world->rays.memory, state_memory, __ATOMIC_RELEASE);
-    void* expected = NULL;
-    if (__atomic_compare_exchange_n(&world->rays.self, &expected, (void*)fresh, false,
-                                    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-        return fresh;
-    state_destroy(fresh);
-    return (ray_state*)expected;
+    ray_state* state = (ray_state*)vxk_calloc(sizeof(ray_state));
+    if (!state)
+        return VXK_ERR_OUT_OF_MEMORY;
+    pthread_mutex_init(&state->lock, NULL);
+    world->rays.self = state;
+    world->rays.destroy = state_destroy;
+    world->rays.memory = state_memory;
+    return VXK_OK;
 }
 
-// The world's ray state (state_create on first use).
-static inline ray_state* state_get(const vxk_world* cworld)
+// The world's ray state (created with the world; the state, not the world, is mutable).
+static inline ray_state* state_get(const vxk_world* world)
 {
-    vxk_world* world = (vxk_world*)cworld;
-    ray_state* state = (ray_state*)__atomic_load_n(&world->rays.self, __ATOMIC_ACQUIRE);
-    return state ? state : state_create(world);
+    return (ray_state*)world->rays.self;
 }
 
 // The sparse ray index of the current broadphase, built on first need after each build or update

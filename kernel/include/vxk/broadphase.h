@@ -102,7 +102,8 @@ typedef struct vxk_broadphase_counts {
     uint64_t bytes;   // held: map + masks (also in vxk_world_memory_stats)
 } vxk_broadphase_counts;
 
-// Fills *out (all zero before any build, or for a NULL world). Nothing happens for a NULL out.
+// Fills *out: entries and full are zero before any build; all three are zero for a NULL world.
+// Nothing happens for a NULL out.
 // Thread-safe against reads. Cost: O(1).
 void vxk_broadphase_stats(const vxk_world* world, vxk_broadphase_counts* out);
 
