@@ -2,6 +2,7 @@
 // query speed of the float, quad and 16-bit quantized trees over real terrain chunk meshes
 // (worldgen + greedy mesher), with Bullet's btBvhTriangleMeshShape as the peer when present.
 #include <vxk/kdtree.h>
+#include <vxk/kdtree16.h>
 #include <vxk/chunk_geometry.h>
 #include <vxk/mesher.h>
 #include <vxk/world.h>
@@ -188,7 +189,7 @@ typedef struct kd_query {
 
 typedef struct kd_bench_ray {
     uint32_t chunk;
-    vxk_kd_ray ray;
+    vxk_kdtree_ray ray;
 } kd_bench_ray;
 
 void vxk_bench_kd(vxk_bench* b)
@@ -226,7 +227,7 @@ void vxk_bench_kd(vxk_bench* b)
     size_t arena_nodes = 0;
     for (uint32_t i = 0; i < n; ++i)
         arena_nodes += vxk_kdtree_max_nodes(chunks[i].tri.primitive_count);
-    vxk_kd_node* arena = (vxk_kd_node*)malloc(sizeof(vxk_kd_node) * arena_nodes);
+    vxk_kdtree_node* arena = (vxk_kdtree_node*)malloc(sizeof(vxk_kdtree_node) * arena_nodes);
 #ifdef VXK_HAVE_BULLET
     vxk_bullet_mesh** peers[2] = {(vxk_bullet_mesh**)calloc(n, sizeof(vxk_bullet_mesh*)),
                                   (vxk_bullet_mesh**)calloc(n, sizeof(vxk_bullet_mesh*))};
@@ -402,7 +403,7 @@ void vxk_bench_kd(vxk_bench* b)
         d = (vxk_vec3){d.x / len, d.y / len, d.z / len};
         rays[r] = (kd_bench_ray){c, {o, d, 32.0f}};
     }
-    vxk_kd_hit* hits = (vxk_kd_hit*)malloc(sizeof(vxk_kd_hit) * ray_count);
+    vxk_kdtree_hit* hits = (vxk_kdtree_hit*)malloc(sizeof(vxk_kdtree_hit) * ray_count);
     float* bullet_t = (float*)malloc(sizeof(float) * ray_count);
     uint64_t hit_count = 0, quad_hits = 0, q16_hits = 0, q16q_hits = 0, any_hits = 0;
     double t_ray[KD_MAX_REPS], t_qray[KD_MAX_REPS], t_q16ray[KD_MAX_REPS], t_q16qray[KD_MAX_REPS],
@@ -428,17 +429,17 @@ void vxk_bench_kd(vxk_bench* b)
                     vxk_kdtree_raycast(&tri_trees[rays[r].chunk], &hits[r], &rays[r].ray, NULL);
             double t1 = vxk_bench_now();
             for (uint32_t r = r0; r < r1; ++r) {
-                vxk_kd_hit h;
+                vxk_kdtree_hit h;
                 quad_hits += vxk_kdtree_raycast(&quad_trees[rays[r].chunk], &h, &rays[r].ray, NULL);
             }
             double t2 = vxk_bench_now();
             for (uint32_t r = r0; r < r1; ++r) {
-                vxk_kd_hit h;
+                vxk_kdtree_hit h;
                 q16_hits += vxk_kdtree16_raycast(&q16_trees[rays[r].chunk], &h, &rays[r].ray, NULL);
             }
             double t3 = vxk_bench_now();
             for (uint32_t r = r0; r < r1; ++r) {
-                vxk_kd_hit h;
+                vxk_kdtree_hit h;
                 q16q_hits +=
                     vxk_kdtree16_raycast(&q16q_trees[rays[r].chunk], &h, &rays[r].ray, NULL);
             }
@@ -456,7 +457,7 @@ void vxk_bench_kd(vxk_bench* b)
                 double tb = vxk_bench_now();
                 uint64_t bh = 0;
                 for (uint32_t r = r0; r < r1; ++r) {
-                    const vxk_kd_ray* ray = &rays[r].ray;
+                    const vxk_kdtree_ray* ray = &rays[r].ray;
                     float from[3] = {ray->origin.x, ray->origin.y, ray->origin.z};
                     float to[3] = {ray->origin.x + ray->dir.x * ray->tmax,
                                    ray->origin.y + ray->dir.y * ray->tmax,

@@ -8,6 +8,7 @@
 
 #include <core.h>
 #include <vxk/simd.h>
+#include <vxk/kdtree16.h>
 #include <vxk/simd_kernels.h>
 
 #include <math.h>

@@ -846,22 +846,22 @@ static int test_kdtree_edges(void)
         memset(out, CANARY, sizeof(out));
         if (k == 0)
             VXK_CHECK_EQ_U64(vxk_kdtree_query_aabb(&tree, out, 8, &box, NULL), 0);
-        vxk_kd_ray ray = {{0.5f, 0.5f, -1.0f}, {0, 0, 1}, 10.0f};
+        vxk_kdtree_ray ray = {{0.5f, 0.5f, -1.0f}, {0, 0, 1}, 10.0f};
         (&ray.origin.x)[k] = v;
-        vxk_kd_hit hit;
+        vxk_kdtree_hit hit;
         VXK_CHECK(!vxk_kdtree_raycast(&tree, &hit, &ray, NULL));
         VXK_CHECK(!vxk_kdtree_raycast_any(&tree, &ray, NULL));
-        ray = (vxk_kd_ray){{0.5f, 0.5f, -1.0f}, {0, 0, 1}, 10.0f};
+        ray = (vxk_kdtree_ray){{0.5f, 0.5f, -1.0f}, {0, 0, 1}, 10.0f};
         (&ray.dir.x)[k] = v;
         VXK_CHECK(!vxk_kdtree_raycast(&tree, &hit, &ray, NULL));
         VXK_CHECK(!vxk_kdtree_raycast_any(&tree, &ray, NULL));
     }
     vxk_aabb inverted = {{2, 2, 2}, {-1, -1, -1}};
     VXK_CHECK_EQ_U64(vxk_kdtree_query_aabb(&tree, out, 8, &inverted, NULL), 0);
-    vxk_kd_ray zero_dir = {{0.5f, 0.5f, -1.0f}, {0, 0, 0}, 10.0f};
-    vxk_kd_hit hit;
+    vxk_kdtree_ray zero_dir = {{0.5f, 0.5f, -1.0f}, {0, 0, 0}, 10.0f};
+    vxk_kdtree_hit hit;
     VXK_CHECK(!vxk_kdtree_raycast(&tree, &hit, &zero_dir, NULL));
-    vxk_kd_ray negative = {{0.5f, 0.5f, -1.0f}, {0, 0, 1}, -1.0f};
+    vxk_kdtree_ray negative = {{0.5f, 0.5f, -1.0f}, {0, 0, 1}, -1.0f};
     VXK_CHECK(!vxk_kdtree_raycast(&tree, &hit, &negative, NULL));
     // Capacity 0 counts without writing.
     vxk_aabb all = {{-1, -1, -1}, {2, 2, 2}};
@@ -904,14 +904,14 @@ static int test_kdtree_edges(void)
     VXK_CHECK(vxk_kdtree16_dequantize(&t16, NULL) != VXK_OK);
     vxk_aabb nan_box = {{f_nan(), 0, 0}, {1, 1, 1}};
     VXK_CHECK_EQ_U64(vxk_kdtree16_query_aabb(&t16, out, 8, &nan_box, NULL), 0);
-    vxk_kd_ray nan_ray = {{f_nan(), 0.5f, -1.0f}, {0, 0, 1}, 10.0f};
+    vxk_kdtree_ray nan_ray = {{f_nan(), 0.5f, -1.0f}, {0, 0, 1}, 10.0f};
     VXK_CHECK(!vxk_kdtree16_raycast(&t16, &hit, &nan_ray, NULL));
     VXK_CHECK(!vxk_kdtree16_raycast_any(&t16, &nan_ray, NULL));
     // packets: hostile lanes miss, lanes outside bits 0-7 and outside the mask are ignored
-    vxk_kd_ray packet[8];
-    vxk_kd_hit packet_hits[8];
+    vxk_kdtree_ray packet[8];
+    vxk_kdtree_hit packet_hits[8];
     for (int l = 0; l < 8; ++l)
-        packet[l] = (vxk_kd_ray){{0.5f, 0.5f, -1.0f}, {0, 0, 1}, 10.0f};
+        packet[l] = (vxk_kdtree_ray){{0.5f, 0.5f, -1.0f}, {0, 0, 1}, 10.0f};
     packet[1] = nan_ray;
     packet[2].dir = (vxk_vec3){0, 0, 0};
     packet[3].tmax = -1.0f;
@@ -925,7 +925,7 @@ static int test_kdtree_edges(void)
     for (int l = 0; l < 7; ++l) {
         if (l >= 1 && l <= 4)
             continue;
-        vxk_kd_hit single;
+        vxk_kdtree_hit single;
         bool h = vxk_kdtree16_raycast(&t16, &single, &packet[l], NULL);
         VXK_CHECK(h == (((found >> l) & 1u) != 0));
         VXK_CHECK(memcmp(&single, &packet_hits[l], sizeof(single)) == 0);
@@ -1622,7 +1622,7 @@ static int test_oom_worldgen(void)
     return 0;
 }
 
-// Broadphase build and update: on OOM the previous broadphase is kept; a later update_dirty with
+// Broadphase build and update: on OOM the previous broadphase is kept; a later step with
 // a working allocator still reaches the result of a full rebuild (no dirty chunk is lost).
 static int test_oom_broadphase(void)
 {

@@ -4,6 +4,7 @@
 // and watertight quads (rays aimed exactly at shared edges and corners of a closed surface, within
 // one tree and across trees in a shared frame).
 #include <vxk/kdtree.h>
+#include <vxk/kdtree16.h>
 
 #include "core.h"
 #include "test.h"
@@ -173,25 +174,25 @@ static uint32_t brute_aabb(const vxk_mesh* m, const vxk_aabb* q, uint32_t* out)
     return n;
 }
 
-static bool brute_prim(const vxk_mesh* m, const vxk_kd_ray* r, uint32_t p, float tmax, float* t,
+static bool brute_prim(const vxk_mesh* m, const vxk_kdtree_ray* r, uint32_t p, float tmax, float* t,
                        float* u, float* v)
 {
     const uint32_t* idx = m->indices + (size_t)p * m->corners;
     if (m->corners == 4)
-        return vxk_kd_intersect_quad(r, m->vertices[idx[0]], m->vertices[idx[1]],
-                                     m->vertices[idx[3]], tmax, t, u, v);
-    return vxk_kd_intersect_triangle(r, m->vertices[idx[0]], m->vertices[idx[1]],
-                                     m->vertices[idx[2]], tmax, t, u, v);
+        return vxk_kdtree_intersect_quad(r, m->vertices[idx[0]], m->vertices[idx[1]],
+                                         m->vertices[idx[3]], tmax, t, u, v);
+    return vxk_kdtree_intersect_triangle(r, m->vertices[idx[0]], m->vertices[idx[1]],
+                                         m->vertices[idx[2]], tmax, t, u, v);
 }
 
-static bool brute_ray(const vxk_mesh* m, const vxk_kd_ray* r, vxk_kd_hit* hit)
+static bool brute_ray(const vxk_mesh* m, const vxk_kdtree_ray* r, vxk_kdtree_hit* hit)
 {
-    vxk_kd_hit best = {r->tmax, 0, 0, VXK_KD_NO_PRIMITIVE};
+    vxk_kdtree_hit best = {r->tmax, 0, 0, VXK_KD_NO_PRIMITIVE};
     for (uint32_t p = 0; p < m->primitive_count; ++p) {
         float t, u, v;
         if (brute_prim(m, r, p, best.t, &t, &u, &v) &&
             (t < best.t || best.primitive == VXK_KD_NO_PRIMITIVE))
-            best = (vxk_kd_hit){t, u, v, p};
+            best = (vxk_kdtree_hit){t, u, v, p};
     }
     *hit = best;
     return best.primitive != VXK_KD_NO_PRIMITIVE;
@@ -219,11 +220,11 @@ static vxk_aabb mesh_bounds(const vxk_mesh* m)
 }
 
 // Random ray of one of several kinds, aimed at the mesh.
-static vxk_kd_ray random_ray(uint64_t* s, const vxk_mesh* m, vxk_aabb b)
+static vxk_kdtree_ray random_ray(uint64_t* s, const vxk_mesh* m, vxk_aabb b)
 {
     vxk_vec3 ext = {b.max.x - b.min.x + 1.0f, b.max.y - b.min.y + 1.0f, b.max.z - b.min.z + 1.0f};
     vxk_vec3 lo = {b.min.x - 0.5f * ext.x, b.min.y - 0.5f * ext.y, b.min.z - 0.5f * ext.z};
-    vxk_kd_ray r;
+    vxk_kdtree_ray r;
     r.origin = (vxk_vec3){lo.x + 2 * ext.x * vxk_test_randf(s, 0, 1),
                           lo.y + 2 * ext.y * vxk_test_randf(s, 0, 1),
                           lo.z + 2 * ext.z * vxk_test_randf(s, 0, 1)};
@@ -308,8 +309,8 @@ static int check_rays(const vxk_kdtree* tree, const vxk_mesh* m, uint64_t* s, ui
     void* scratch = malloc(vxk_kdtree_query_scratch_size(tree));
     vxk_aabb b = mesh_bounds(m);
     for (uint32_t i = 0; i < rays; ++i) {
-        vxk_kd_ray r = random_ray(s, m, b);
-        vxk_kd_hit th, bh;
+        vxk_kdtree_ray r = random_ray(s, m, b);
+        vxk_kdtree_hit th, bh;
         bool tree_hit = vxk_kdtree_raycast(tree, &th, &r, (i & 1) ? scratch : NULL);
         bool brute_hit = brute_ray(m, &r, &bh);
         bool any = vxk_kdtree_raycast_any(tree, &r, (i & 2) ? scratch : NULL);
@@ -464,8 +465,8 @@ static int test_quantized(void)
         uint32_t* a2 = (uint32_t*)malloc(sizeof(uint32_t) * cap);
         void* scratch = malloc(vxk_kdtree16_query_scratch_size(&q));
         for (uint32_t i = 0; i < scaled(2000); ++i) {
-            vxk_kd_ray r = random_ray(&s, &deq, b);
-            vxk_kd_hit h1, h2;
+            vxk_kdtree_ray r = random_ray(&s, &deq, b);
+            vxk_kdtree_hit h1, h2;
             bool hit1 = vxk_kdtree16_raycast(&q, &h1, &r, (i & 1) ? scratch : NULL);
             bool hit2 = vxk_kdtree_raycast(&f, &h2, &r, NULL);
             VXK_CHECK_EQ_INT(hit1, hit2);
@@ -531,8 +532,8 @@ static int check_q16_against_brute(const vxk_kdtree16* q, const vxk_mesh* deq, u
     void* scratch = malloc(vxk_kdtree16_query_scratch_size(q) + 1);
     vxk_aabb b = mesh_bounds(deq);
     for (uint32_t i = 0; i < rays; ++i) {
-        vxk_kd_ray r = random_ray(s, deq, b);
-        vxk_kd_hit th, bh;
+        vxk_kdtree_ray r = random_ray(s, deq, b);
+        vxk_kdtree_hit th, bh;
         bool tree_hit = vxk_kdtree16_raycast(q, &th, &r, (i & 1) ? scratch : NULL);
         bool brute_hit = brute_ray(deq, &r, &bh);
         VXK_CHECK_MSG(tree_hit == brute_hit && vxk_kdtree16_raycast_any(q, &r, NULL) == brute_hit,
@@ -605,7 +606,7 @@ static int test_quantized_layouts(void)
                 q.ids[1] = saved;
             }
             if (q.node_count > 1) { // the root's left plane made too tight
-                vxk_kd_node16 saved = q.nodes[0];
+                vxk_kdtree16_node saved = q.nodes[0];
                 q.nodes[0].a = 0;
                 q.nodes[0].b = 65535;
                 VXK_CHECK_EQ_INT(vxk_kdtree16_validate(&q), VXK_ERR_MALFORMED);
@@ -647,8 +648,8 @@ static int test_quantized_layouts(void)
     vxk_kdtree16 e;
     VXK_CHECK_EQ_INT(vxk_kdtree16_build(&e, &empty, NULL, 0), VXK_OK);
     VXK_CHECK_EQ_INT(vxk_kdtree16_validate(&e), VXK_OK);
-    vxk_kd_ray ray = {{0, 0, -5}, {0, 0, 1}, 100.0f};
-    vxk_kd_hit hit;
+    vxk_kdtree_ray ray = {{0, 0, -5}, {0, 0, 1}, 100.0f};
+    vxk_kdtree_hit hit;
     VXK_CHECK(!vxk_kdtree16_raycast(&e, &hit, &ray, NULL) && hit.primitive == VXK_KD_NO_PRIMITIVE);
     vxk_aabb all = {{-1e9f, -1e9f, -1e9f}, {1e9f, 1e9f, 1e9f}};
     VXK_CHECK_EQ_INT(vxk_kdtree16_query_aabb(&e, NULL, 0, &all, NULL), 0);
@@ -678,8 +679,8 @@ static int test_build_in_storage(void)
         uint32_t n = m.mesh.primitive_count, cap = vxk_kdtree_max_nodes(n);
         VXK_CHECK_EQ_INT(cap, n > 1 ? 2 * n - 1 : 1);
         // storage inside a larger block with guard nodes on both sides
-        vxk_kd_node* block = (vxk_kd_node*)malloc(sizeof(vxk_kd_node) * (cap + 2));
-        memset(block, 0x5A, sizeof(vxk_kd_node) * (cap + 2));
+        vxk_kdtree_node* block = (vxk_kdtree_node*)malloc(sizeof(vxk_kdtree_node) * (cap + 2));
+        memset(block, 0x5A, sizeof(vxk_kdtree_node) * (cap + 2));
         size_t need = vxk_kdtree_build_scratch_size(n);
         void* scratch = malloc(need);
         vxk_kdtree a, b;
@@ -698,11 +699,11 @@ static int test_build_in_storage(void)
         VXK_CHECK(b.nodes == block + 1 && !b.owns_nodes && a.owns_nodes);
         VXK_CHECK_EQ_INT(a.node_count, b.node_count);
         VXK_CHECK_EQ_INT(a.depth, b.depth);
-        VXK_CHECK(memcmp(a.nodes, b.nodes, sizeof(vxk_kd_node) * a.node_count) == 0);
+        VXK_CHECK(memcmp(a.nodes, b.nodes, sizeof(vxk_kdtree_node) * a.node_count) == 0);
         VXK_CHECK(memcmp(&a.bounds, &b.bounds, sizeof(a.bounds)) == 0);
         VXK_CHECK_EQ_INT(vxk_kdtree_validate(&b), VXK_OK);
         // guards untouched: nothing written outside the given capacity
-        vxk_kd_node guard;
+        vxk_kdtree_node guard;
         memset(&guard, 0x5A, sizeof(guard));
         VXK_CHECK(memcmp(&block[0], &guard, sizeof(guard)) == 0);
         VXK_CHECK(memcmp(&block[cap + 1], &guard, sizeof(guard)) == 0);
@@ -741,10 +742,10 @@ static int test_quads_vs_triangles(void)
         uint32_t* a1 = (uint32_t*)malloc(sizeof(uint32_t) * cap);
         uint32_t* a2 = (uint32_t*)malloc(sizeof(uint32_t) * cap);
         for (uint32_t i = 0; i < scaled(4000); ++i) {
-            vxk_kd_ray r = random_ray(&s, &mq.mesh, b);
+            vxk_kdtree_ray r = random_ray(&s, &mq.mesh, b);
             if (i % 7 == 2 || i % 7 == 3) // keep off the exact-edge rays: the splits differ there
                 r.dir.x += 1e-3f;
-            vxk_kd_hit hq, ht;
+            vxk_kdtree_hit hq, ht;
             bool q_hit = vxk_kdtree_raycast(&tq, &hq, &r, NULL);
             bool t_hit = vxk_kdtree_raycast(&tt, &ht, &r, NULL);
             ++rays_total;
@@ -761,7 +762,7 @@ static int test_quads_vs_triangles(void)
                 // allowed only within rounding of a quad's border: the nearer of the two hits
                 // (the one the other tree missed) must lie on one
                 bool use_q = q_hit && (!t_hit || hq.t <= ht.t);
-                const vxk_kd_hit* h = use_q ? &hq : &ht;
+                const vxk_kdtree_hit* h = use_q ? &hq : &ht;
                 vxk_vec3 p = {r.origin.x + h->t * r.dir.x, r.origin.y + h->t * r.dir.y,
                               r.origin.z + h->t * r.dir.z};
                 uint32_t quad = use_q ? hq.primitive : ht.primitive / 2;
@@ -835,7 +836,7 @@ static int test_rectangles(void)
         vxk_vec3 v0 = {p0[0], p0[1], p0[2]};
         vxk_vec3 v1 = {p0[0] + e1[0], p0[1] + e1[1], p0[2] + e1[2]};
         vxk_vec3 v3 = {p0[0] + e3[0], p0[1] + e3[1], p0[2] + e3[2]};
-        vxk_kd_ray r;
+        vxk_kdtree_ray r;
         r.origin = (vxk_vec3){vxk_test_randf(&s, -12, 12), vxk_test_randf(&s, -12, 12),
                               vxk_test_randf(&s, -12, 12)};
         float target[3];
@@ -850,7 +851,7 @@ static int test_rectangles(void)
         r.dir = (vxk_vec3){d[0], d[1], d[2]};
         r.tmax = i % 3 == 0 ? vxk_test_randf(&s, 0.0f, 1.5f) : 2.0f;
         float t, u, v;
-        bool got = vxk_kd_intersect_quad(&r, v0, v1, v3, r.tmax, &t, &u, &v);
+        bool got = vxk_kdtree_intersect_quad(&r, v0, v1, v3, r.tmax, &t, &u, &v);
         if (d[k] == 0.0f) {
             VXK_CHECK_MSG(!got, "ray %u parallel to the rectangle hits", i);
             continue;
@@ -893,9 +894,9 @@ static int test_packets(void)
         VXK_CHECK_EQ_INT(vxk_kdtree16_build(&q, &m.mesh, NULL, 0), VXK_OK);
         vxk_aabb b = mesh_bounds(&m.mesh);
         for (uint32_t i = 0; i < scaled(600); ++i) {
-            vxk_kd_ray rays[8];
+            vxk_kdtree_ray rays[8];
             bool coherent = i % 2 == 0;
-            vxk_kd_ray base = random_ray(&s, &m.mesh, b);
+            vxk_kdtree_ray base = random_ray(&s, &m.mesh, b);
             for (int l = 0; l < 8; ++l) {
                 rays[l] = coherent ? base : random_ray(&s, &m.mesh, b);
                 if (coherent && l > 0) {
@@ -905,12 +906,12 @@ static int test_packets(void)
                 }
             }
             uint32_t lanes = i % 5 == 0 ? (uint32_t)(vxk_test_rand(&s) & 0xFFu) : 0xFFu;
-            vxk_kd_hit packet[8], single;
+            vxk_kdtree_hit packet[8], single;
             memset(packet, 0xA5, sizeof(packet));
             uint32_t found = vxk_kdtree16_raycast8(&q, packet, rays, lanes);
             for (int l = 0; l < 8; ++l) {
                 if (!((lanes >> l) & 1u)) {
-                    unsigned char untouched[sizeof(vxk_kd_hit)];
+                    unsigned char untouched[sizeof(vxk_kdtree_hit)];
                     memset(untouched, 0xA5, sizeof(untouched));
                     VXK_CHECK(memcmp(&packet[l], untouched, sizeof(untouched)) == 0);
                     VXK_CHECK(!((found >> l) & 1u));
@@ -931,8 +932,8 @@ static int test_packets(void)
         tm_free(&m);
     }
     VXK_CHECK(lanes_hit > lanes_checked / 10 && lanes_hit < lanes_checked);
-    vxk_kd_hit h[8];
-    vxk_kd_ray r[8] = {{{0, 0, 0}, {1, 0, 0}, 1.0f}};
+    vxk_kdtree_hit h[8];
+    vxk_kdtree_ray r[8] = {{{0, 0, 0}, {1, 0, 0}, 1.0f}};
     VXK_CHECK_EQ_INT(vxk_kdtree16_raycast8(NULL, h, r, 1), 0);
     VXK_CHECK(h[0].primitive == VXK_KD_NO_PRIMITIVE);
     VXK_CHECK_EQ_INT(vxk_kdtree16_raycast8(NULL, NULL, r, 1), 0);
@@ -956,7 +957,7 @@ static int test_flat_rays(void)
         VXK_CHECK_EQ_INT(vxk_kdtree16_build(&q, &m.mesh, NULL, 0), VXK_OK);
         vxk_aabb b = mesh_bounds(&m.mesh);
         for (uint32_t i = 0; i < scaled(3000); ++i) {
-            vxk_kd_ray r = random_ray(&s, &m.mesh, b);
+            vxk_kdtree_ray r = random_ray(&s, &m.mesh, b);
             float* o = &r.origin.x;
             float* d = &r.dir.x;
             int flat = (int)(vxk_test_rand(&s) % 3);
@@ -973,7 +974,7 @@ static int test_flat_rays(void)
                 o[flat] = nextafterf(o[flat], INFINITY);
             for (; ulps < 0; ++ulps)
                 o[flat] = nextafterf(o[flat], -INFINITY);
-            vxk_kd_hit want, got_f, got_q;
+            vxk_kdtree_hit want, got_f, got_q;
             bool hit = brute_ray(&m.mesh, &r, &want);
             VXK_CHECK_EQ_INT(vxk_kdtree_raycast(&f, &got_f, &r, NULL), hit);
             VXK_CHECK_EQ_INT(vxk_kdtree16_raycast(&q, &got_q, &r, NULL), hit);
@@ -1002,7 +1003,7 @@ static int test_validator_catches_corruption(void)
     VXK_CHECK_EQ_INT(vxk_kdtree_validate(&tree), VXK_OK);
     int caught = 0, tried = 0;
     for (uint32_t i = 0; i < tree.node_count; ++i) {
-        vxk_kd_node saved = tree.nodes[i];
+        vxk_kdtree_node saved = tree.nodes[i];
         uint32_t axis = saved.info & 3u;
         if (axis != VXK_KD_LEAF) {
             tree.nodes[i].splits[0] = saved.splits[0] - 0.5f; // left plane too tight
@@ -1062,13 +1063,13 @@ static int test_bad_input_and_edges(void)
     VXK_CHECK_EQ_INT(vxk_kdtree_build(&t1, &m.mesh, scratch, need), VXK_OK);
     VXK_CHECK_EQ_INT(vxk_kdtree_build(&t2, &m.mesh, NULL, 0), VXK_OK);
     VXK_CHECK_EQ_INT(t1.node_count, t2.node_count);
-    VXK_CHECK(memcmp(t1.nodes, t2.nodes, sizeof(vxk_kd_node) * t1.node_count) == 0);
+    VXK_CHECK(memcmp(t1.nodes, t2.nodes, sizeof(vxk_kdtree_node) * t1.node_count) == 0);
     VXK_CHECK_EQ_U64(vxk_kdtree_bytes(&t1), 12ull * t1.node_count);
     free(scratch);
 
     // hostile queries
-    vxk_kd_ray r = {{0, 0, -50}, {0, 0, 1}, NAN};
-    vxk_kd_hit h;
+    vxk_kdtree_ray r = {{0, 0, -50}, {0, 0, 1}, NAN};
+    vxk_kdtree_hit h;
     VXK_CHECK(!vxk_kdtree_raycast(&t1, &h, &r, NULL));
     VXK_CHECK_EQ_U64(h.primitive, VXK_KD_NO_PRIMITIVE);
     r.tmax = 100.0f;
@@ -1173,8 +1174,8 @@ static void make_box_surface(test_mesh* m, const int32_t lo[3], const int32_t si
 // inside the box. The float ray passes within an ulp or so of the point, and must hit the
 // surface there (t within 1e-5 of 1: its direction is the rounded origin to the point): in the
 // float tree, the quantized tree (leaves of rectangles), its packet traversal, a brute-force scan
-// with vxk_kd_intersect_quad, and two trees holding the two halves of the surface at different
-// shifts queried in one vxk_kd_frame (faces meeting across trees).
+// with vxk_kdtree_intersect_quad, and two trees holding the two halves of the surface at different
+// shifts queried in one vxk_kdtree_frame (faces meeting across trees).
 static int test_watertight_quads(void)
 {
     uint64_t s = vxk_test_seed(4242);
@@ -1198,7 +1199,7 @@ static int test_watertight_quads(void)
         VXK_CHECK_EQ_INT(vxk_kdtree_build(&fa, &half_a.mesh, NULL, 0), VXK_OK);
         VXK_CHECK_EQ_INT(vxk_kdtree16_build(&qb, &half_b.mesh, NULL, 0), VXK_OK);
         for (uint32_t i = 0; i < scaled(4000); i += 8) {
-            vxk_kd_ray packet[8];
+            vxk_kdtree_ray packet[8];
             for (int l = 0; l < 8; ++l, ++rays) {
                 // a lattice point on the surface: one coordinate on a face, the others whole
                 double p[3];
@@ -1220,11 +1221,12 @@ static int test_watertight_quads(void)
                 float o[3];
                 for (int a = 0; a < 3; ++a)
                     o[a] = (float)(p[a] - dist * dir[a]);
-                vxk_kd_ray r = {{o[0], o[1], o[2]},
-                                {(float)(p[0] - o[0]), (float)(p[1] - o[1]), (float)(p[2] - o[2])},
-                                2.0f};
+                vxk_kdtree_ray r = {
+                    {o[0], o[1], o[2]},
+                    {(float)(p[0] - o[0]), (float)(p[1] - o[1]), (float)(p[2] - o[2])},
+                    2.0f};
                 packet[l] = r;
-                vxk_kd_hit hf, hq, hb;
+                vxk_kdtree_hit hf, hq, hb;
                 bool got_f = vxk_kdtree_raycast(&f, &hf, &r, NULL);
                 bool got_q = vxk_kdtree16_raycast(&q, &hq, &r, NULL);
                 bool got_b = brute_ray(&whole.mesh, &r, &hb);
@@ -1236,16 +1238,16 @@ static int test_watertight_quads(void)
                               "round %d ray %u: trees and brute force differ", round,
                               i + (uint32_t)l);
                 // the two halves, each in its own coordinates, tested in the shared frame
-                vxk_kd_frame frame = {r.origin, {shift_a[0], shift_a[1], shift_a[2]}};
-                vxk_kd_ray ra = {
+                vxk_kdtree_frame frame = {r.origin, {shift_a[0], shift_a[1], shift_a[2]}};
+                vxk_kdtree_ray ra = {
                     {o[0] - (float)shift_a[0], o[1] - (float)shift_a[1], o[2] - (float)shift_a[2]},
                     r.dir,
                     2.0f};
-                vxk_kd_hit ha, hb2;
+                vxk_kdtree_hit ha, hb2;
                 bool got_a = vxk_kdtree_raycast_framed(&fa, &ha, &ra, &frame, false, NULL);
                 for (int a = 0; a < 3; ++a)
                     frame.shift[a] = shift_b[a];
-                vxk_kd_ray rb = {
+                vxk_kdtree_ray rb = {
                     {o[0] - (float)shift_b[0], o[1] - (float)shift_b[1], o[2] - (float)shift_b[2]},
                     r.dir,
                     2.0f};
@@ -1257,7 +1259,7 @@ static int test_watertight_quads(void)
                 VXK_CHECK(vxk_kdtree16_raycast_framed(&qb, NULL, &rb, &frame, true, NULL) ==
                           got_b2);
             }
-            vxk_kd_hit hits[8];
+            vxk_kdtree_hit hits[8];
             VXK_CHECK_EQ_INT(vxk_kdtree16_raycast8(&q, hits, packet, 0xFFu), 0xFF);
             for (int l = 0; l < 8; ++l)
                 VXK_CHECK(fabsf(hits[l].t - 1.0f) < 1e-5f);

@@ -80,8 +80,8 @@ static int same_data(const vxk_narrow_chunk* a, const vxk_narrow_chunk* b)
     VXK_CHECK(a->mesh.vertex_count == 0 || memcmp(a->mesh.vertices, b->mesh.vertices,
                                                   a->mesh.vertex_count * sizeof(vxk_vec3)) == 0);
     VXK_CHECK_EQ_U64(a->tree.node_count, b->tree.node_count);
-    VXK_CHECK(a->tree.node_count == 0 ||
-              memcmp(a->tree.nodes, b->tree.nodes, a->tree.node_count * sizeof(vxk_kd_node)) == 0);
+    VXK_CHECK(a->tree.node_count == 0 || memcmp(a->tree.nodes, b->tree.nodes,
+                                                a->tree.node_count * sizeof(vxk_kdtree_node)) == 0);
     VXK_CHECK_EQ_U64(a->bytes, b->bytes);
     VXK_CHECK(memcmp(a->solid, b->solid, sizeof(a->solid)) == 0);
     return 0;
@@ -158,7 +158,7 @@ static int test_quantized_equals_float(void)
                       0);
             vxk_mesh_free(&deq);
             for (uint32_t r = 0; r < rays_per_chunk; ++r) {
-                vxk_kd_ray ray;
+                vxk_kdtree_ray ray;
                 float* o = &ray.origin.x;
                 float* d = &ray.dir.x;
                 for (int a = 0; a < 3; ++a) {
@@ -182,7 +182,7 @@ static int test_quantized_equals_float(void)
                 }
                 uint64_t m = vxk_test_rand(&rng) % 3;
                 ray.tmax = m == 0 ? FLT_MAX : rand_in(&rng, 0.0f, m == 1 ? 2.0f : 20.0f);
-                vxk_kd_hit hq, hf;
+                vxk_kdtree_hit hq, hf;
                 bool bq = vxk_narrow_raycast(&q, &hq, &ray);
                 bool bf = vxk_narrow_raycast(&f, &hf, &ray);
                 VXK_CHECK_EQ_INT(bq, bf);

@@ -195,7 +195,7 @@ static bool brute_float(const brute_world* b, const prepared* p, float* t_out)
         c_ref[a] = trunc((double)p->o[a] * 0.125);
         o_ref[a] = (float)((double)p->o[a] - 8.0 * c_ref[a]);
     }
-    vxk_kd_ray kr = {{o_ref[0], o_ref[1], o_ref[2]}, {p->dv[0], p->dv[1], p->dv[2]}, p->tmax};
+    vxk_kdtree_ray kr = {{o_ref[0], o_ref[1], o_ref[2]}, {p->dv[0], p->dv[1], p->dv[2]}, p->tmax};
     for (uint32_t i = 0; i < b->count; ++i) {
         const vxk_narrow_chunk* c = &b->chunks[i];
         // Skip chunks whose box (padded by a voxel) the ray misses (double slab test).
@@ -220,7 +220,7 @@ static bool brute_float(const brute_world* b, const prepared* p, float* t_out)
             vxk_vec3 v4[4];
             vxk_quad_corners(v4, c->quads[q], shift, 1.0f);
             float t, u, v;
-            if (vxk_kd_intersect_quad(&kr, v4[0], v4[1], v4[3], p->tmax, &t, &u, &v) &&
+            if (vxk_kdtree_intersect_quad(&kr, v4[0], v4[1], v4[3], p->tmax, &t, &u, &v) &&
                 (!found || t < best)) {
                 best = t;
                 found = true;

@@ -763,7 +763,7 @@ static vxk_status kd_build(int builder, const vxk_mesh* mesh, void* scratch, siz
 {
     vxk_kdtree tree;
     vxk_kdtree16 tree16;
-    vxk_kd_node storage[8];
+    vxk_kdtree_node storage[8];
     vxk_status st;
     if (builder == 0)
         st = vxk_kdtree_build(&tree, mesh, scratch, scratch_size);
@@ -816,7 +816,7 @@ static int test_kdtree(void)
         expect_named(fn, VXK_ERR_OUT_OF_MEMORY, st, "no memory", __LINE__);
     }
     vxk_kdtree tree;
-    vxk_kd_node storage[8];
+    vxk_kdtree_node storage[8];
     vxk_kdtree16 tree16;
     vxk_mesh out;
     EXPECT(VXK_ERR_INVALID_ARGUMENT, vxk_kdtree_build(NULL, &good, NULL, 0));

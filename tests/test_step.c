@@ -72,6 +72,7 @@ static int test_step_follows_writes(void)
     vxk_ray_hit* hits = malloc(ray_count * sizeof(vxk_ray_hit));
     vxk_ray_hit* expect = malloc(ray_count * sizeof(vxk_ray_hit));
     for (int round = 0; round < rounds; ++round) {
+        uint64_t hash_before = vxk_world_terrain_hash(world);
         uint32_t writes = 1 + (uint32_t)(vxk_test_rand(&rng) % 6);
         for (uint32_t k = 0; k < writes; ++k) {
             int64_t min[3], max[3];
@@ -91,7 +92,9 @@ static int test_step_follows_writes(void)
         VXK_CHECK_EQ_INT(vxk_world_step(world, 1.0f / 60.0f), VXK_OK);
         vxk_world_get_step_stats(world, &stats);
         VXK_CHECK_EQ_U64(stats.steps, 2 * (uint64_t)round + 1); // two steps a round
-        VXK_CHECK(stats.dirty_chunks > 0);
+        // Writes that changed voxels leave chunks to hand on (air into air may change none).
+        if (vxk_world_terrain_hash(world) != hash_before)
+            VXK_CHECK(stats.dirty_chunks > 0);
         VXK_CHECK(stats.total_seconds >= 0.0);
         vxk_narrow_stats after;
         vxk_narrow_cache_stats(cache, &after);

@@ -120,7 +120,7 @@ static vxk_status build_quantized(vxk_narrow_chunk* out, const vxk_quad* quads, 
 static vxk_status build_float(vxk_narrow_chunk* out, const vxk_quad* quads, uint32_t count)
 {
     uint32_t max_nodes = vxk_kdtree_max_nodes(count);
-    size_t nb = align8((size_t)max_nodes * sizeof(vxk_kd_node));
+    size_t nb = align8((size_t)max_nodes * sizeof(vxk_kdtree_node));
     size_t vb = align8((size_t)count * 4 * sizeof(vxk_vec3));
     size_t ib = (size_t)count * 4 * sizeof(uint32_t);
     size_t block_bytes = nb + vb + ib;
@@ -131,8 +131,8 @@ static vxk_status build_float(vxk_narrow_chunk* out, const vxk_quad* quads, uint
     size_t sb = vxk_kdtree_build_scratch_size(count);
     _Alignas(8) uint8_t stack[BUILD_STACK_BYTES];
     bool fits = sb <= sizeof(stack);
-    vxk_status status = vxk_kdtree_build_in(&out->tree, &out->mesh, (vxk_kd_node*)block, max_nodes,
-                                            fits ? stack : NULL, fits ? sb : 0);
+    vxk_status status = vxk_kdtree_build_in(&out->tree, &out->mesh, (vxk_kdtree_node*)block,
+                                            max_nodes, fits ? stack : NULL, fits ? sb : 0);
     if (status != VXK_OK) {
         vxk_free(block, block_bytes);
         memset(&out->mesh, 0, sizeof(out->mesh));

@@ -29,6 +29,7 @@
 #define VXK_NARROW_CACHE_H
 
 #include <vxk/kdtree.h>
+#include <vxk/kdtree16.h>
 #include <vxk/mesh.h>
 #include <vxk/chunk_geometry.h>
 #include <vxk/mesher.h>
@@ -222,13 +223,13 @@ vxk_status vxk_narrow_build_chunk_float(const vxk_world* world, int32_t cx, int3
 // The chunk's closest hit (vxk_kdtree_raycast / vxk_kdtree16_raycast contract; the ray in
 // chunk-local voxel units) and any-hit query, through whichever structure it holds. A chunk
 // without quads misses.
-static inline bool vxk_narrow_raycast(const vxk_narrow_chunk* c, vxk_kd_hit* hit,
-                                      const vxk_kd_ray* ray)
+static inline bool vxk_narrow_raycast(const vxk_narrow_chunk* c, vxk_kdtree_hit* hit,
+                                      const vxk_kdtree_ray* ray)
 {
     return c->quantized ? vxk_kdtree16_raycast(&c->tree16, hit, ray, NULL)
                         : vxk_kdtree_raycast(&c->tree, hit, ray, NULL);
 }
-static inline bool vxk_narrow_raycast_any(const vxk_narrow_chunk* c, const vxk_kd_ray* ray)
+static inline bool vxk_narrow_raycast_any(const vxk_narrow_chunk* c, const vxk_kdtree_ray* ray)
 {
     return c->quantized ? vxk_kdtree16_raycast_any(&c->tree16, ray, NULL)
                         : vxk_kdtree_raycast_any(&c->tree, ray, NULL);

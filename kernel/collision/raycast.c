@@ -759,8 +759,8 @@ typedef struct ray_result {
 } ray_result;
 
 // The chunk's tree query in the ray's frame (vxk_narrow_raycast with a frame).
-static inline bool chunk_raycast(const vxk_narrow_chunk* data, vxk_kd_hit* hit,
-                                 const vxk_kd_ray* ray, const vxk_kd_frame* frame, bool any)
+static inline bool chunk_raycast(const vxk_narrow_chunk* data, vxk_kdtree_hit* hit,
+                                 const vxk_kdtree_ray* ray, const vxk_kdtree_frame* frame, bool any)
 {
     return data->quantized ? vxk_kdtree16_raycast_framed(&data->tree16, hit, ray, frame, any, NULL)
                            : vxk_kdtree_raycast_framed(&data->tree, hit, ray, frame, any, NULL);
@@ -797,9 +797,9 @@ static vxk_status visit_chunk(ray_context* ctx, const ray_setup* r, int32_t cx, 
     *queried = true;
     if (skip || !data || data->quad_count == 0)
         return VXK_OK;
-    vxk_kd_ray kr = {{local_o[0], local_o[1], local_o[2]},
-                     {r->dv[0], r->dv[1], r->dv[2]},
-                     best->found ? best->t : r->tmax};
+    vxk_kdtree_ray kr = {{local_o[0], local_o[1], local_o[2]},
+                         {r->dv[0], r->dv[1], r->dv[2]},
+                         best->found ? best->t : r->tmax};
     // The quads are tested in the ray's frame (every chunk's faces on one grid around the
     // origin's chunk, so faces that meet across a chunk border meet exactly); the chunk's own
     // frame, local_o, drives the tree's traversal.
@@ -810,9 +810,10 @@ static vxk_status visit_chunk(ray_context* ctx, const ray_setup* r, int32_t cx, 
         }
         ctx->framed = true;
     }
-    vxk_kd_frame frame = {{ctx->o_ref[0], ctx->o_ref[1], ctx->o_ref[2]},
-                          {8.0 * ((double)cx - ctx->c_ref[0]), 8.0 * ((double)cy - ctx->c_ref[1]),
-                           8.0 * ((double)cz - ctx->c_ref[2])}};
+    vxk_kdtree_frame frame = {{ctx->o_ref[0], ctx->o_ref[1], ctx->o_ref[2]},
+                              {8.0 * ((double)cx - ctx->c_ref[0]),
+                               8.0 * ((double)cy - ctx->c_ref[1]),
+                               8.0 * ((double)cz - ctx->c_ref[2])}};
     if (any) {
         best->found |= chunk_raycast(data, NULL, &kr, &frame, true);
         return VXK_OK;
@@ -820,7 +821,7 @@ static vxk_status visit_chunk(ray_context* ctx, const ray_setup* r, int32_t cx, 
     // A closest hit copies its quad out of the quad array, a separate allocation the tree query
     // never reads: its first lines are requested now, so that their miss overlaps the query.
     vxk_prefetch_span(data->quads, (size_t)data->quad_count * sizeof(vxk_quad), 256);
-    vxk_kd_hit hit;
+    vxk_kdtree_hit hit;
     if (chunk_raycast(data, &hit, &kr, &frame, false) && (!best->found || hit.t < best->t)) {
         best->t = hit.t;
         best->found = true;

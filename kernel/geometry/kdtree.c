@@ -3,6 +3,7 @@
 // traversal with segment clipping; triangles and quads (axis-aligned rectangles by the watertight
 // rectangle test of simd/ray.c, after Woop, Benthin and Wald 2013); a 16-bit quantized variant.
 #include <vxk/kdtree.h>
+#include <vxk/kdtree16.h>
 
 #include "core.h"
 #include <vxk/simd.h>
@@ -11,8 +12,8 @@
 #include <float.h>
 #include <math.h>
 
-_Static_assert(sizeof(vxk_kd_node) == 12, "the kD node is 12 bytes (seed 000)");
-_Static_assert(sizeof(vxk_kd_node16) == 6, "the quantized kD node is 6 bytes");
+_Static_assert(sizeof(vxk_kdtree_node) == 12, "the kD node is 12 bytes (seed 000)");
+_Static_assert(sizeof(vxk_kdtree16_node) == 6, "the quantized kD node is 6 bytes");
 _Static_assert(sizeof(vxk_vec3) == 12, "vertices are packed float triples");
 
 #define KD_AXIS_MASK 3u
@@ -49,10 +50,9 @@ static inline __attribute__((always_inline)) bool mt_solid(vxk_vec3 dir, vxk_vec
 }
 
 // Moller-Trumbore on the edges e1 = p1 - p0, e2 = p2 - p0; quad: u and v each in [0, 1].
-static inline __attribute__((always_inline)) bool intersect_mt(const vxk_kd_ray* ray, vxk_vec3 p0,
-                                                               vxk_vec3 p1, vxk_vec3 p2, bool quad,
-                                                               float tmax, float* t_out,
-                                                               float* u_out, float* v_out)
+static inline __attribute__((always_inline)) bool
+intersect_mt(const vxk_kdtree_ray* ray, vxk_vec3 p0, vxk_vec3 p1, vxk_vec3 p2, bool quad,
+             float tmax, float* t_out, float* u_out, float* v_out)
 {
     vxk_vec3 e1 = v_sub(p1, p0), e2 = v_sub(p2, p0);
     vxk_vec3 p = v_cross(ray->dir, e2);
@@ -77,8 +77,8 @@ static inline __attribute__((always_inline)) bool intersect_mt(const vxk_kd_ray*
     return true;
 }
 
-bool vxk_kd_intersect_triangle(const vxk_kd_ray* ray, vxk_vec3 v0, vxk_vec3 v1, vxk_vec3 v2,
-                               float tmax, float* t, float* u, float* v)
+bool vxk_kdtree_intersect_triangle(const vxk_kdtree_ray* ray, vxk_vec3 v0, vxk_vec3 v1, vxk_vec3 v2,
+                                   float tmax, float* t, float* u, float* v)
 {
     return intersect_mt(ray, v0, v1, v2, false, tmax, t, u, v);
 }
@@ -90,7 +90,7 @@ bool vxk_kd_intersect_triangle(const vxk_kd_ray* ray, vxk_vec3 v0, vxk_vec3 v1, 
 // shared edge could miss both.)
 typedef struct kd_tests {
     vxk_rect_ray rect;
-    vxk_kd_ray mt;
+    vxk_kdtree_ray mt;
     double shift[3];
     bool shifted;     // a nonzero shift: corners go through shift_corner
     bool one_by_one;  // quantized leaves: origin + shift is not exact in float
@@ -139,7 +139,7 @@ static bool quad_rect(const vxk_vec3* v)
     return vxk_quad_is_rect(e1, e2);
 }
 
-static void tests_of_ray(kd_tests* tests, const vxk_kd_ray* ray)
+static void tests_of_ray(kd_tests* tests, const vxk_kdtree_ray* ray)
 {
     const float o[3] = {ray->origin.x, ray->origin.y, ray->origin.z};
     const float d[3] = {ray->dir.x, ray->dir.y, ray->dir.z};
@@ -153,8 +153,8 @@ static void tests_of_ray(kd_tests* tests, const vxk_kd_ray* ray)
     }
 }
 
-bool vxk_kd_intersect_quad(const vxk_kd_ray* ray, vxk_vec3 v0, vxk_vec3 v1, vxk_vec3 v3, float tmax,
-                           float* t, float* u, float* v)
+bool vxk_kdtree_intersect_quad(const vxk_kdtree_ray* ray, vxk_vec3 v0, vxk_vec3 v1, vxk_vec3 v3,
+                               float tmax, float* t, float* u, float* v)
 {
     kd_tests tests;
     tests_of_ray(&tests, ray);
@@ -194,7 +194,7 @@ size_t vxk_kdtree_build_scratch_size(uint32_t primitive_count)
     // nodes under construction (2n - 1 at most), then primitive order + centroid[3] + bmin[3] +
     // bmax[3], structure of arrays
     size_t nodes = primitive_count > 1 ? 2 * (size_t)primitive_count - 1 : 1;
-    return nodes * sizeof(vxk_kd_node) +
+    return nodes * sizeof(vxk_kdtree_node) +
            (size_t)primitive_count * (sizeof(uint32_t) + 9 * sizeof(float));
 }
 
@@ -314,9 +314,10 @@ init_primitives(const build_ctx* ctx, build_task* root, const vxk_vec3* vertices
 // hold up to max_leaf primitives: with leaf_ranges a leaf stores (first position in the final
 // order, unused) and the caller reads the primitives from the order array (scratch), otherwise
 // the primitive indices themselves (max_leaf <= 2).
-static uint32_t build_nodes(vxk_kd_node* nodes, const vxk_vec3* vertices, const uint32_t* indices,
-                            uint32_t n, uint32_t corners, void* scratch, uint32_t max_leaf,
-                            bool leaf_ranges, uint32_t* depth_out, vxk_aabb* bounds_out)
+static uint32_t build_nodes(vxk_kdtree_node* nodes, const vxk_vec3* vertices,
+                            const uint32_t* indices, uint32_t n, uint32_t corners, void* scratch,
+                            uint32_t max_leaf, bool leaf_ranges, uint32_t* depth_out,
+                            vxk_aabb* bounds_out)
 {
     build_ctx ctx;
     ctx.order = (uint32_t*)scratch;
@@ -349,7 +350,7 @@ static uint32_t build_nodes(vxk_kd_node* nodes, const vxk_vec3* vertices, const 
         const build_task* tp = &stack[--sp];
         build_task task = {tp->node, tp->begin, tp->end, tp->depth, {0}, {0}, {0}};
         uint32_t count = task.end - task.begin;
-        vxk_kd_node* node = &nodes[task.node];
+        vxk_kdtree_node* node = &nodes[task.node];
         if (task.depth > depth)
             depth = task.depth;
         if (count <= max_leaf) {
@@ -423,8 +424,8 @@ static uint32_t build_nodes(vxk_kd_node* nodes, const vxk_vec3* vertices, const 
 // nodes to build in, or NULL for one exact allocation.
 static vxk_status build_common(const vxk_vec3* vertices, const uint32_t* indices, uint32_t n,
                                uint32_t corners, void* scratch, size_t scratch_size,
-                               vxk_kd_node* storage, uint32_t storage_capacity,
-                               vxk_kd_node** nodes_out, uint32_t* node_count_out,
+                               vxk_kdtree_node* storage, uint32_t storage_capacity,
+                               vxk_kdtree_node** nodes_out, uint32_t* node_count_out,
                                uint32_t* depth_out, vxk_aabb* bounds_out)
 {
     size_t need = vxk_kdtree_build_scratch_size(n);
@@ -442,14 +443,15 @@ static vxk_status build_common(const vxk_vec3* vertices, const uint32_t* indices
         scratch = owned;
     }
     // build in the caller's storage, or in scratch and then one exact allocation
-    vxk_kd_node* work = storage ? storage : (vxk_kd_node*)scratch;
-    uint32_t count = build_nodes(work, vertices, indices, n, corners,
-                                 (vxk_kd_node*)scratch + capacity, 2, false, depth_out, bounds_out);
-    vxk_kd_node* nodes = storage;
+    vxk_kdtree_node* work = storage ? storage : (vxk_kdtree_node*)scratch;
+    uint32_t count =
+        build_nodes(work, vertices, indices, n, corners, (vxk_kdtree_node*)scratch + capacity, 2,
+                    false, depth_out, bounds_out);
+    vxk_kdtree_node* nodes = storage;
     if (!storage) {
-        nodes = (vxk_kd_node*)vxk_alloc((size_t)count * sizeof(vxk_kd_node));
+        nodes = (vxk_kdtree_node*)vxk_alloc((size_t)count * sizeof(vxk_kdtree_node));
         if (nodes)
-            memcpy(nodes, work, (size_t)count * sizeof(vxk_kd_node));
+            memcpy(nodes, work, (size_t)count * sizeof(vxk_kdtree_node));
     }
     vxk_free(owned, need);
     if (!nodes)
@@ -465,7 +467,8 @@ uint32_t vxk_kdtree_max_nodes(uint32_t primitive_count)
 }
 
 static vxk_status build_tree(vxk_kdtree* tree, const vxk_mesh* mesh, void* scratch,
-                             size_t scratch_size, vxk_kd_node* storage, uint32_t storage_capacity)
+                             size_t scratch_size, vxk_kdtree_node* storage,
+                             uint32_t storage_capacity)
 {
     if (!tree)
         return VXK_ERR_INVALID_ARGUMENT;
@@ -495,7 +498,7 @@ vxk_status vxk_kdtree_build(vxk_kdtree* tree, const vxk_mesh* mesh, void* scratc
     return build_tree(tree, mesh, scratch, scratch_size, NULL, 0);
 }
 
-vxk_status vxk_kdtree_build_in(vxk_kdtree* tree, const vxk_mesh* mesh, vxk_kd_node* storage,
+vxk_status vxk_kdtree_build_in(vxk_kdtree* tree, const vxk_mesh* mesh, vxk_kdtree_node* storage,
                                uint32_t capacity, void* scratch, size_t scratch_size)
 {
     if (!storage)
@@ -508,20 +511,20 @@ void vxk_kdtree_free(vxk_kdtree* tree)
     if (!tree)
         return;
     if (tree->owns_nodes)
-        vxk_free(tree->nodes, (size_t)tree->node_count * sizeof(vxk_kd_node));
+        vxk_free(tree->nodes, (size_t)tree->node_count * sizeof(vxk_kdtree_node));
     memset(tree, 0, sizeof(*tree));
 }
 
 size_t vxk_kdtree_bytes(const vxk_kdtree* tree)
 {
-    return tree ? (size_t)tree->node_count * sizeof(vxk_kd_node) : 0;
+    return tree ? (size_t)tree->node_count * sizeof(vxk_kdtree_node) : 0;
 }
 
 // ---- traversal, shared by the float and the quantized tree -------------------------------------
 
 typedef struct kd_view {
-    const vxk_kd_node* nodes;     // float tree, or
-    const vxk_kd_node16* nodes16; // quantized tree
+    const vxk_kdtree_node* nodes;     // float tree, or
+    const vxk_kdtree16_node* nodes16; // quantized tree
     const vxk_vec3* vertices;
     const uint16_t* qvertices; // quantized triangles: welded vertices; quads: 3 per slot
     const uint32_t* indices;
@@ -571,7 +574,7 @@ static inline __attribute__((always_inline)) kd_decoded decode(const kd_view* vi
 {
     kd_decoded d;
     if (q16) {
-        vxk_kd_node16 n = view->nodes16[index];
+        vxk_kdtree16_node n = view->nodes16[index];
         d.axis = n.info & KD_AXIS_MASK;
         uint32_t payload = (uint32_t)n.info >> KD_SHIFT;
         if (d.axis == VXK_KD_LEAF) {
@@ -598,7 +601,7 @@ static inline __attribute__((always_inline)) kd_decoded decode(const kd_view* vi
             d.p[0] = d.p[1] = d.p[2] = d.p[3] = 0;
         }
     } else {
-        vxk_kd_node n = view->nodes[index];
+        vxk_kdtree_node n = view->nodes[index];
         d.axis = n.info & KD_AXIS_MASK;
         d.child = n.info >> KD_SHIFT;
         d.s0 = n.splits[0];
@@ -736,8 +739,8 @@ typedef struct kd_begin {
 // one 4-lane pass (one division for all three reciprocals); each lane does the scalar rules'
 // operations in their order, and the clip reduces the axes in order 0, 1, 2, as a loop over them
 // would.
-static inline __attribute__((always_inline)) bool kd_ray_begin(const kd_view* view,
-                                                               const vxk_kd_ray* ray, kd_begin* b)
+static inline __attribute__((always_inline)) bool
+kd_ray_begin(const kd_view* view, const vxk_kdtree_ray* ray, kd_begin* b)
 {
     const simde__m128 zero = simde_mm_setzero_ps();
     simde__m128 o = simde_mm_set_ps(0.0f, ray->origin.z, ray->origin.y, ray->origin.x);
@@ -805,11 +808,11 @@ static inline __attribute__((always_inline)) bool kd_ray_begin(const kd_view* vi
 // (NULL: the ray's own) with the reciprocals kd_ray_begin computed (the same divisions as
 // vxk_rect_ray_set), and the frame's shift.
 static inline __attribute__((always_inline)) void
-kd_tests_init(kd_tests* tests, const kd_view* view, const vxk_kd_ray* ray, const kd_begin* b,
-              const vxk_kd_frame* frame)
+kd_tests_init(kd_tests* tests, const kd_view* view, const vxk_kdtree_ray* ray, const kd_begin* b,
+              const vxk_kdtree_frame* frame)
 {
     vxk_vec3 o = frame ? frame->origin : ray->origin;
-    tests->mt = (vxk_kd_ray){o, ray->dir, ray->tmax};
+    tests->mt = (vxk_kdtree_ray){o, ray->dir, ray->tmax};
     tests->uv = !frame;
     if (view->corners == 4) { // triangles take Moller-Trumbore alone
         const float d[3] = {ray->dir.x, ray->dir.y, ray->dir.z};
@@ -885,7 +888,7 @@ kd_split(const kd_begin* b, const kd_decoded* n, float tmin, float seg_max)
 
 // Closest-hit order: nearer, then the lower primitive index on a tie (what a brute-force scan in
 // index order keeps).
-static inline bool kd_better(float t, uint32_t prim, const vxk_kd_hit* best)
+static inline bool kd_better(float t, uint32_t prim, const vxk_kdtree_hit* best)
 {
     return t < best->t || (t == best->t && prim < best->primitive);
 }
@@ -894,8 +897,8 @@ static inline bool kd_better(float t, uint32_t prim, const vxk_kd_hit* best)
 // the scalar loop applies them. True when `any` and it was taken (the search stops).
 static inline __attribute__((always_inline)) bool take_candidate(const kd_tests* tests, vxk_vec3 e1,
                                                                  vxk_vec3 e2,
-                                                                 const vxk_kd_hit* cand, bool any,
-                                                                 vxk_kd_hit* best)
+                                                                 const vxk_kdtree_hit* cand,
+                                                                 bool any, vxk_kdtree_hit* best)
 {
     vxk_vec3 dir = tests->mt.dir;
     if (!mt_solid(dir, e1, e2, v_dot(e1, v_cross(dir, e2))))
@@ -911,7 +914,7 @@ static inline __attribute__((always_inline)) bool take_candidate(const kd_tests*
 // True when `any` and it was taken (the search stops).
 static inline __attribute__((always_inline)) bool
 take_quad(const kd_view* view, const kd_tests* tests, const kd_decoded* leaf, uint32_t k,
-          const vxk_kd_hit* cand, bool any, vxk_kd_hit* best)
+          const vxk_kdtree_hit* cand, bool any, vxk_kdtree_hit* best)
 {
     if (leaf->p[1]) {
         if (!any && !kd_better(cand->t, cand->primitive, best))
@@ -950,7 +953,7 @@ take_quad(const kd_view* view, const kd_tests* tests, const kd_decoded* leaf, ui
 static inline __attribute__((always_inline)) bool leaf_quads8(const kd_view* view,
                                                               const kd_tests* tests,
                                                               const kd_decoded* leaf, bool any,
-                                                              vxk_kd_hit* best)
+                                                              vxk_kdtree_hit* best)
 {
     uint32_t first = leaf->p[0], w = leaf->child;
     if (__builtin_expect(tests->one_by_one, 0)) {
@@ -958,7 +961,7 @@ static inline __attribute__((always_inline)) bool leaf_quads8(const kd_view* vie
             float t, u, v;
             if (!test_prim(view, true, tests, leaf, k, best->t, &t, &u, &v))
                 continue;
-            vxk_kd_hit cand = {t, u, v, view->qids[first + k]};
+            vxk_kdtree_hit cand = {t, u, v, view->qids[first + k]};
             if (any || kd_better(t, cand.primitive, best))
                 *best = cand;
             if (any)
@@ -984,7 +987,7 @@ static inline __attribute__((always_inline)) bool leaf_quads8(const kd_view* vie
         }
         for (; found; found &= found - 1) {
             uint32_t j = (uint32_t)__builtin_ctz(found), k = base + j;
-            vxk_kd_hit cand = {h.t[j], h.u[j], h.v[j], view->qids[first + k]};
+            vxk_kdtree_hit cand = {h.t[j], h.u[j], h.v[j], view->qids[first + k]};
             if (take_quad(view, tests, leaf, k, &cand, any, best))
                 return true;
         }
@@ -1063,7 +1066,7 @@ static inline __attribute__((always_inline)) float_pair float_leaf_pair(const kd
 static inline __attribute__((always_inline)) int leaf_float_rects(const kd_view* view,
                                                                   const kd_tests* tests,
                                                                   const kd_decoded* leaf, bool any,
-                                                                  vxk_kd_hit* best)
+                                                                  vxk_kdtree_hit* best)
 {
     uint32_t count = leaf->child, lanes = (1u << count) - 1u;
     if (!count)
@@ -1120,7 +1123,7 @@ static inline __attribute__((always_inline)) int leaf_float_rects(const kd_view*
         uint32_t k = (uint32_t)__builtin_ctz(found);
         if (!any && !kd_better(tt[k], leaf->p[k], best))
             continue;
-        *best = (vxk_kd_hit){tt[k], 0.0f, 0.0f, leaf->p[k]};
+        *best = (vxk_kdtree_hit){tt[k], 0.0f, 0.0f, leaf->p[k]};
         if (tests->uv) {
             vxk_vec3 q0 = *f.c[k][0], q1 = *f.c[k][1], q3 = *f.c[k][2];
             const float v0[3] = {q0.x, q0.y, q0.z};
@@ -1136,14 +1139,14 @@ static inline __attribute__((always_inline)) int leaf_float_rects(const kd_view*
 
 // The (at most two) triangles of a float leaf against the ray at once, with intersect_mt's
 // operations per lane (its scalar twin: test_kdtree requires every tree hit to equal a brute-force
-// scan with vxk_kd_intersect_*), bounded by the best hit so far; candidates then take the
+// scan with vxk_kdtree_intersect_*), bounded by the best hit so far; candidates then take the
 // degeneracy test and the tie rule in leaf order, as the scalar loop would. Two lanes run both
 // tests side by side where the scalar loop ran them one after the other, each ending in a
 // division. True when `any` and one was hit.
 static inline __attribute__((always_inline)) bool leaf_float4(const kd_view* view,
                                                               const kd_tests* tests,
                                                               const kd_decoded* leaf, bool any,
-                                                              vxk_kd_hit* best)
+                                                              vxk_kdtree_hit* best)
 {
     uint32_t count = leaf->child;
     VXK_ASSERT(count <= 2 && view->corners == 3);
@@ -1180,19 +1183,18 @@ static inline __attribute__((always_inline)) bool leaf_float4(const kd_view* vie
         uint32_t k = (uint32_t)__builtin_ctz(found);
         vxk_vec3 q0 = *(k ? b0 : a0);
         vxk_vec3 f1 = v_sub(*(k ? b1 : a1), q0), f2 = v_sub(*(k ? b2 : a2), q0);
-        vxk_kd_hit cand = {tt[k], uu[k], vv[k], leaf->p[k]};
+        vxk_kdtree_hit cand = {tt[k], uu[k], vv[k], leaf->p[k]};
         if (take_candidate(tests, f1, f2, &cand, any, best))
             return true;
     }
     return false;
 }
 
-static inline __attribute__((always_inline)) bool raycast(const kd_view* view, bool q16,
-                                                          vxk_kd_hit* hit, const vxk_kd_ray* ray,
-                                                          const vxk_kd_frame* frame, bool any,
-                                                          void* scratch)
+static inline __attribute__((always_inline)) bool
+raycast(const kd_view* view, bool q16, vxk_kdtree_hit* hit, const vxk_kdtree_ray* ray,
+        const vxk_kdtree_frame* frame, bool any, void* scratch)
 {
-    vxk_kd_hit best = {ray ? ray->tmax : 0.0f, 0.0f, 0.0f, VXK_KD_NO_PRIMITIVE};
+    vxk_kdtree_hit best = {ray ? ray->tmax : 0.0f, 0.0f, 0.0f, VXK_KD_NO_PRIMITIVE};
     if (hit)
         *hit = best;
     if (!ray || view->primitive_count == 0)
@@ -1244,7 +1246,7 @@ static inline __attribute__((always_inline)) bool raycast(const kd_view* view, b
                     continue;
                 uint32_t slot, prim = leaf_prim(view, q16, &n, k, &slot);
                 if (any || kd_better(t, prim, &best))
-                    best = (vxk_kd_hit){t, u, v, prim};
+                    best = (vxk_kdtree_hit){t, u, v, prim};
                 if (any)
                     break;
             }
@@ -1285,18 +1287,18 @@ typedef struct kd_packet_entry {
 // live lane's; any order finds every lane's closest hit (pruning never drops a node that could
 // hold a hit at or before the lane's current best), so each lane's result equals its single ray's.
 static inline __attribute__((always_inline)) uint32_t raycast8(const kd_view* view, bool q16,
-                                                               vxk_kd_hit hits[8],
-                                                               const vxk_kd_ray rays[8],
+                                                               vxk_kdtree_hit hits[8],
+                                                               const vxk_kdtree_ray rays[8],
                                                                uint32_t lanes)
 {
     kd_begin lane[8];
     kd_tests tests[8];
-    vxk_kd_hit best[8];
+    vxk_kdtree_hit best[8];
     uint32_t live = 0;
     for (uint32_t l = 0; l < 8; ++l) {
         if (!((lanes >> l) & 1u))
             continue;
-        best[l] = (vxk_kd_hit){rays[l].tmax, 0.0f, 0.0f, VXK_KD_NO_PRIMITIVE};
+        best[l] = (vxk_kdtree_hit){rays[l].tmax, 0.0f, 0.0f, VXK_KD_NO_PRIMITIVE};
         if (view->primitive_count && kd_ray_begin(view, &rays[l], &lane[l])) {
             kd_tests_init(&tests[l], view, &rays[l], &lane[l], NULL);
             live |= 1u << l;
@@ -1347,7 +1349,7 @@ static inline __attribute__((always_inline)) uint32_t raycast8(const kd_view* vi
                     if (prim == VXK_KD_NO_PRIMITIVE)
                         prim = leaf_prim(view, q16, &n, k, &slot);
                     if (kd_better(t, prim, &best[l]))
-                        best[l] = (vxk_kd_hit){t, u, v, prim};
+                        best[l] = (vxk_kdtree_hit){t, u, v, prim};
                 }
             }
             continue;
@@ -1393,7 +1395,7 @@ static inline __attribute__((always_inline)) uint32_t raycast8(const kd_view* vi
 
 VXK_PREFETCH_INLINE void prefetch_tree(const vxk_kdtree* t)
 {
-    vxk_prefetch_span(t->nodes, (size_t)t->node_count * sizeof(vxk_kd_node), KD_PREFETCH_BYTES);
+    vxk_prefetch_span(t->nodes, (size_t)t->node_count * sizeof(vxk_kdtree_node), KD_PREFETCH_BYTES);
     vxk_prefetch_span(t->indices, (size_t)t->primitive_count * t->corners * sizeof(uint32_t),
                       KD_PREFETCH_BYTES);
     vxk_prefetch_span(t->vertices, (size_t)t->vertex_count * sizeof(vxk_vec3), KD_PREFETCH_BYTES);
@@ -1441,18 +1443,18 @@ uint32_t vxk_kdtree_query_aabb(const vxk_kdtree* tree, uint32_t* out, uint32_t c
 }
 
 // A query without a tree: a miss (a closest-hit query writes the miss).
-static bool no_tree(vxk_kd_hit* hit, const vxk_kd_ray* ray)
+static bool no_tree(vxk_kdtree_hit* hit, const vxk_kdtree_ray* ray)
 {
     if (hit)
-        *hit = (vxk_kd_hit){ray ? ray->tmax : 0.0f, 0.0f, 0.0f, VXK_KD_NO_PRIMITIVE};
+        *hit = (vxk_kdtree_hit){ray ? ray->tmax : 0.0f, 0.0f, 0.0f, VXK_KD_NO_PRIMITIVE};
     return false;
 }
 
 // The float tree's closest-hit and any-hit queries, each its own function with the traversal
 // specialised for the corner count (one function holding all four was too large for GCC to
 // inline the vector helpers into: any-hit queries ran at half speed).
-static bool float_raycast(const vxk_kdtree* tree, vxk_kd_hit* hit, const vxk_kd_ray* ray,
-                          const vxk_kd_frame* frame, void* scratch)
+static bool float_raycast(const vxk_kdtree* tree, vxk_kdtree_hit* hit, const vxk_kdtree_ray* ray,
+                          const vxk_kdtree_frame* frame, void* scratch)
 {
     if (!tree || !tree->nodes)
         return no_tree(hit, ray);
@@ -1461,8 +1463,8 @@ static bool float_raycast(const vxk_kdtree* tree, vxk_kd_hit* hit, const vxk_kd_
     return KD_BY_CORNERS(view, raycast(&view, false, hit, ray, frame, false, scratch));
 }
 
-static bool float_raycast_any(const vxk_kdtree* tree, const vxk_kd_ray* ray,
-                              const vxk_kd_frame* frame, void* scratch)
+static bool float_raycast_any(const vxk_kdtree* tree, const vxk_kdtree_ray* ray,
+                              const vxk_kdtree_frame* frame, void* scratch)
 {
     if (!tree || !tree->nodes)
         return false;
@@ -1471,20 +1473,21 @@ static bool float_raycast_any(const vxk_kdtree* tree, const vxk_kd_ray* ray,
     return KD_BY_CORNERS(view, raycast(&view, false, NULL, ray, frame, true, scratch));
 }
 
-bool vxk_kdtree_raycast_framed(const vxk_kdtree* tree, vxk_kd_hit* hit, const vxk_kd_ray* ray,
-                               const vxk_kd_frame* frame, bool any, void* scratch)
+bool vxk_kdtree_raycast_framed(const vxk_kdtree* tree, vxk_kdtree_hit* hit,
+                               const vxk_kdtree_ray* ray, const vxk_kdtree_frame* frame, bool any,
+                               void* scratch)
 {
     return any ? float_raycast_any(tree, ray, frame, scratch)
                : float_raycast(tree, hit, ray, frame, scratch);
 }
 
-bool vxk_kdtree_raycast(const vxk_kdtree* tree, vxk_kd_hit* hit, const vxk_kd_ray* ray,
+bool vxk_kdtree_raycast(const vxk_kdtree* tree, vxk_kdtree_hit* hit, const vxk_kdtree_ray* ray,
                         void* scratch)
 {
     return float_raycast(tree, hit, ray, NULL, scratch);
 }
 
-bool vxk_kdtree_raycast_any(const vxk_kdtree* tree, const vxk_kd_ray* ray, void* scratch)
+bool vxk_kdtree_raycast_any(const vxk_kdtree* tree, const vxk_kdtree_ray* ray, void* scratch)
 {
     return float_raycast_any(tree, ray, NULL, scratch);
 }
@@ -1701,7 +1704,7 @@ static size_t qindex_bytes(const vxk_kdtree16* tree)
 // the quad tree's padding).
 static size_t block16_bytes(const vxk_kdtree16* t)
 {
-    return (size_t)t->node_count * sizeof(vxk_kd_node16) +
+    return (size_t)t->node_count * sizeof(vxk_kdtree16_node) +
            (size_t)t->vertex_count * 3 * sizeof(uint16_t) + qindex_bytes(t) + ids_bytes(t) +
            (t->ids ? KD16_PAD : 0);
 }
@@ -1801,10 +1804,11 @@ static void quantize_quads(uint16_t* g, const vxk_mesh* mesh, const float* origi
 }
 
 // The quantized node of a built float node; leaves come as slot ranges of `order`.
-static vxk_kd_node16 to_node16(vxk_kd_node src, const uint32_t* order, bool quads, uint32_t id_bits,
-                               uint32_t count_bias, const float* origin, const float* step)
+static vxk_kdtree16_node to_node16(vxk_kdtree_node src, const uint32_t* order, bool quads,
+                                   uint32_t id_bits, uint32_t count_bias, const float* origin,
+                                   const float* step)
 {
-    vxk_kd_node16 dst;
+    vxk_kdtree16_node dst;
     uint32_t axis = src.info & KD_AXIS_MASK;
     if (axis == VXK_KD_LEAF) {
         uint32_t count = src.info >> KD_SHIFT, first = src.primitives[0];
@@ -1901,7 +1905,7 @@ vxk_status vxk_kdtree16_build(vxk_kdtree16* tree, const vxk_mesh* mesh, void* sc
         geo_bytes = block((tv_count + 3 * (size_t)n) * sizeof(uint16_t));
     uint16_t* geo = (uint16_t*)vxk_alloc(geo_bytes);
     void* owned = scratch ? NULL : vxk_alloc(block(need));
-    vxk_kd_node* work = (vxk_kd_node*)(scratch ? scratch : owned);
+    vxk_kdtree_node* work = (vxk_kdtree_node*)(scratch ? scratch : owned);
     status = deq && windices && geo && work ? VXK_OK : VXK_ERR_OUT_OF_MEMORY;
     uint32_t unique = 0;
     if (status == VXK_OK) {
@@ -1919,14 +1923,14 @@ vxk_status vxk_kdtree16_build(vxk_kdtree16* tree, const vxk_mesh* mesh, void* sc
                                  quads ? VXK_KD16_QUAD_LEAF_MAX : 3u + count_bias, true,
                                  &built.depth, &built.bounds);
         // one block (nodes, then geometry), so a ray reads one contiguous stretch of memory
-        size_t nb = (size_t)node_count * sizeof(vxk_kd_node16);
+        size_t nb = (size_t)node_count * sizeof(vxk_kdtree16_node);
         size_t vb = (size_t)(quads ? 3 * n : unique) * 3 * sizeof(uint16_t);
         size_t rest = (size_t)n * (quads ? 1 : 3) * sizeof(uint16_t);
         uint8_t* mem = (uint8_t*)vxk_alloc(block(nb + vb + rest + (quads ? KD16_PAD : 0)));
         if (!mem) {
             status = VXK_ERR_OUT_OF_MEMORY;
         } else {
-            built.nodes = (vxk_kd_node16*)mem;
+            built.nodes = (vxk_kdtree16_node*)mem;
             built.node_count = node_count;
             built.vertices = (uint16_t*)(mem + nb);
             built.vertex_count = quads ? 3 * n : unique;
@@ -1979,7 +1983,7 @@ void vxk_kdtree16_free(vxk_kdtree16* tree)
 
 size_t vxk_kdtree16_bytes(const vxk_kdtree16* tree)
 {
-    return tree ? (size_t)tree->node_count * sizeof(vxk_kd_node16) : 0;
+    return tree ? (size_t)tree->node_count * sizeof(vxk_kdtree16_node) : 0;
 }
 
 size_t vxk_kdtree16_total_bytes(const vxk_kdtree16* tree)
@@ -2056,8 +2060,8 @@ uint32_t vxk_kdtree16_query_aabb(const vxk_kdtree16* tree, uint32_t* out, uint32
 }
 
 // The quantized tree's queries, as float_raycast and float_raycast_any.
-static bool q16_raycast(const vxk_kdtree16* tree, vxk_kd_hit* hit, const vxk_kd_ray* ray,
-                        const vxk_kd_frame* frame, void* scratch)
+static bool q16_raycast(const vxk_kdtree16* tree, vxk_kdtree_hit* hit, const vxk_kdtree_ray* ray,
+                        const vxk_kdtree_frame* frame, void* scratch)
 {
     if (!tree || !tree->nodes)
         return no_tree(hit, ray);
@@ -2066,8 +2070,8 @@ static bool q16_raycast(const vxk_kdtree16* tree, vxk_kd_hit* hit, const vxk_kd_
     return KD_BY_CORNERS(view, raycast(&view, true, hit, ray, frame, false, scratch));
 }
 
-static bool q16_raycast_any(const vxk_kdtree16* tree, const vxk_kd_ray* ray,
-                            const vxk_kd_frame* frame, void* scratch)
+static bool q16_raycast_any(const vxk_kdtree16* tree, const vxk_kdtree_ray* ray,
+                            const vxk_kdtree_frame* frame, void* scratch)
 {
     if (!tree || !tree->nodes)
         return false;
@@ -2076,21 +2080,22 @@ static bool q16_raycast_any(const vxk_kdtree16* tree, const vxk_kd_ray* ray,
     return KD_BY_CORNERS(view, raycast(&view, true, NULL, ray, frame, true, scratch));
 }
 
-bool vxk_kdtree16_raycast_framed(const vxk_kdtree16* tree, vxk_kd_hit* hit, const vxk_kd_ray* ray,
-                                 const vxk_kd_frame* frame, bool any, void* scratch)
+bool vxk_kdtree16_raycast_framed(const vxk_kdtree16* tree, vxk_kdtree_hit* hit,
+                                 const vxk_kdtree_ray* ray, const vxk_kdtree_frame* frame, bool any,
+                                 void* scratch)
 {
     return any ? q16_raycast_any(tree, ray, frame, scratch)
                : q16_raycast(tree, hit, ray, frame, scratch);
 }
 
-bool vxk_kdtree16_raycast(const vxk_kdtree16* tree, vxk_kd_hit* hit, const vxk_kd_ray* ray,
+bool vxk_kdtree16_raycast(const vxk_kdtree16* tree, vxk_kdtree_hit* hit, const vxk_kdtree_ray* ray,
                           void* scratch)
 {
     return q16_raycast(tree, hit, ray, NULL, scratch);
 }
 
-uint32_t vxk_kdtree16_raycast8(const vxk_kdtree16* tree, vxk_kd_hit hits[8],
-                               const vxk_kd_ray rays[8], uint32_t lanes)
+uint32_t vxk_kdtree16_raycast8(const vxk_kdtree16* tree, vxk_kdtree_hit hits[8],
+                               const vxk_kdtree_ray rays[8], uint32_t lanes)
 {
     lanes &= 0xFFu;
     if (!hits || !rays || !lanes)
@@ -2098,7 +2103,7 @@ uint32_t vxk_kdtree16_raycast8(const vxk_kdtree16* tree, vxk_kd_hit hits[8],
     if (!tree || !tree->nodes) {
         for (uint32_t l = 0; l < 8; ++l)
             if ((lanes >> l) & 1u)
-                hits[l] = (vxk_kd_hit){rays[l].tmax, 0.0f, 0.0f, VXK_KD_NO_PRIMITIVE};
+                hits[l] = (vxk_kdtree_hit){rays[l].tmax, 0.0f, 0.0f, VXK_KD_NO_PRIMITIVE};
         return 0;
     }
     prefetch16(tree);
@@ -2106,7 +2111,7 @@ uint32_t vxk_kdtree16_raycast8(const vxk_kdtree16* tree, vxk_kd_hit hits[8],
     return KD_BY_CORNERS(view, raycast8(&view, true, hits, rays, lanes));
 }
 
-bool vxk_kdtree16_raycast_any(const vxk_kdtree16* tree, const vxk_kd_ray* ray, void* scratch)
+bool vxk_kdtree16_raycast_any(const vxk_kdtree16* tree, const vxk_kdtree_ray* ray, void* scratch)
 {
     return q16_raycast_any(tree, ray, NULL, scratch);
 }

@@ -17,8 +17,8 @@
 // units (all float, -ffp-contract=off). Each chunk's tree is traversed in the chunk's frame
 // (origin_voxel - 8 * chunk), and its quads are tested in the ray's frame: the origin relative to
 // chunk c_ref = trunc(origin_voxel / 8) (exact), every chunk's corners shifted by
-// 8 * (chunk - c_ref) and rounded once (vxk_kd_frame), with tmax = max_distance. Watertight: the
-// quad test (vxk/kdtree.h's rectangle test) decides on the crossings of the axis planes of its
+// 8 * (chunk - c_ref) and rounded once (vxk_kdtree_frame), with tmax = max_distance. Watertight:
+// the quad test (vxk/kdtree.h's rectangle test) decides on the crossings of the axis planes of its
 // coordinates, and a plane has one coordinate in that frame whichever chunk's quad it bounds, so
 // a ray that enters the solid through an edge or corner shared by quads (material seams, chunk
 // borders, quads not merged for any reason) hits one of them; it never passes between them.

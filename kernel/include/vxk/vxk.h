@@ -15,6 +15,7 @@
 #include <vxk/boxes.h>
 #include <vxk/chunk_geometry.h>
 #include <vxk/kdtree.h>
+#include <vxk/kdtree16.h>
 #include <vxk/obj.h>
 #include <vxk/raycast.h>
 
