@@ -120,9 +120,9 @@ static uint32_t load_chunks(vxk_bench* b, const vxk_world* world, kd_chunk* chun
         vxk_vec3 origin = {(float)cc.x * 8 * voxel, (float)cc.y * 8 * voxel,
                            (float)cc.z * 8 * voxel};
         vxk_mesh raw_tri, raw_quad;
-        if (vxk_quads_to_mesh(&raw_tri, quads, count, 3, origin, voxel) != VXK_OK)
+        if (vxk_quad_to_mesh(&raw_tri, quads, count, 3, origin, voxel) != VXK_OK)
             continue;
-        if (vxk_quads_to_mesh(&raw_quad, quads, count, 4, origin, voxel) != VXK_OK) {
+        if (vxk_quad_to_mesh(&raw_quad, quads, count, 4, origin, voxel) != VXK_OK) {
             vxk_mesh_free(&raw_tri);
             continue;
         }

@@ -145,8 +145,8 @@ static void bench_kernels(vxk_bench* b, const vxk_world* world, const vxk_int3* 
         uint64_t total = 0;
         for (uint32_t i = 0; i < n; ++i) {
             uint32_t q = 0;
-            vxk_mesh_chunk_quads(quads, VXK_MESHER_MAX_QUADS, &q, mesh_boxes + (size_t)i * 1000,
-                                 solid);
+            vxk_quad_mesh_chunk(quads, VXK_MESHER_MAX_QUADS, &q, mesh_boxes + (size_t)i * 1000,
+                                solid);
             total += q;
         }
         double t1 = vxk_bench_now();

@@ -290,7 +290,7 @@ static bool region_mesh_build(const vxk_world* world, const ray_region* region, 
             continue;
         vxk_mesh m = {0};
         vxk_vec3 origin = {8.0f * (float)cx * vs, 8.0f * (float)cy * vs, 8.0f * (float)cz * vs};
-        if (vxk_quads_to_mesh(&m, quads, count, 3, origin, vs) != VXK_OK)
+        if (vxk_quad_to_mesh(&m, quads, count, 3, origin, vs) != VXK_OK)
             return false;
         if (out->vertex_count + m.vertex_count > out->vertex_capacity) {
             out->vertex_capacity = (out->vertex_count + m.vertex_count) * 2;

@@ -570,21 +570,18 @@ static int test_mesher_edges(void)
                 box[x + 10 * (z + 10 * y)] = (uint8_t)((x + y + z) % 2 ? VXK_MAT_STONE : 0);
     static vxk_quad quads[VXK_MESHER_MAX_QUADS];
     uint32_t count = 0xA5A5A5A5u;
-    VXK_CHECK_EQ_INT(vxk_mesh_chunk_quads(NULL, 4096, &count, box, solid),
+    VXK_CHECK_EQ_INT(vxk_quad_mesh_chunk(NULL, 4096, &count, box, solid), VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_quad_mesh_chunk(quads, 4096, NULL, box, solid), VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_quad_mesh_chunk(quads, 4096, &count, NULL, solid),
                      VXK_ERR_INVALID_ARGUMENT);
-    VXK_CHECK_EQ_INT(vxk_mesh_chunk_quads(quads, 4096, NULL, box, solid), VXK_ERR_INVALID_ARGUMENT);
-    VXK_CHECK_EQ_INT(vxk_mesh_chunk_quads(quads, 4096, &count, NULL, solid),
-                     VXK_ERR_INVALID_ARGUMENT);
-    VXK_CHECK_EQ_INT(vxk_mesh_chunk_quads(quads, 4096, &count, box, NULL),
-                     VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_quad_mesh_chunk(quads, 4096, &count, box, NULL), VXK_ERR_INVALID_ARGUMENT);
     uint32_t full = 0;
-    VXK_CHECK_EQ_INT(vxk_mesh_chunk_quads(quads, VXK_MESHER_MAX_QUADS, &full, box, solid), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_quad_mesh_chunk(quads, VXK_MESHER_MAX_QUADS, &full, box, solid), VXK_OK);
     VXK_CHECK_EQ_U64(full, VXK_MESHER_MAX_QUADS);
     const uint32_t caps[] = {0, 1, full - 1};
     for (int i = 0; i < 3; ++i) {
         memset(quads, CANARY, sizeof(quads));
-        VXK_CHECK_EQ_INT(vxk_mesh_chunk_quads(quads, caps[i], &count, box, solid),
-                         VXK_ERR_CAPACITY);
+        VXK_CHECK_EQ_INT(vxk_quad_mesh_chunk(quads, caps[i], &count, box, solid), VXK_ERR_CAPACITY);
         VXK_CHECK(all_canary(quads, sizeof(quads)));
         VXK_CHECK_EQ_U64(count, 0xA5A5A5A5u);
     }
@@ -618,28 +615,28 @@ static int test_mesher_edges(void)
     VXK_CHECK(chunk_quads > 0);
     vxk_world_destroy(w);
 
-    // vxk_quads_to_mesh: the mesh is untouched on every error.
+    // vxk_quad_to_mesh: the mesh is untouched on every error.
     vxk_mesh mesh;
     memset(&mesh, CANARY, sizeof(mesh));
     vxk_vec3 o = {0, 0, 0};
-    VXK_CHECK_EQ_INT(vxk_quads_to_mesh(NULL, quads, 4, 3, o, 1.0f), VXK_ERR_INVALID_ARGUMENT);
-    VXK_CHECK_EQ_INT(vxk_quads_to_mesh(&mesh, NULL, 4, 3, o, 1.0f), VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_quad_to_mesh(NULL, quads, 4, 3, o, 1.0f), VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_quad_to_mesh(&mesh, NULL, 4, 3, o, 1.0f), VXK_ERR_INVALID_ARGUMENT);
     const uint32_t bad_corners[] = {0, 1, 2, 5, UINT32_MAX};
     for (int i = 0; i < 5; ++i)
-        VXK_CHECK_EQ_INT(vxk_quads_to_mesh(&mesh, quads, 4, bad_corners[i], o, 1.0f),
+        VXK_CHECK_EQ_INT(vxk_quad_to_mesh(&mesh, quads, 4, bad_corners[i], o, 1.0f),
                          VXK_ERR_INVALID_ARGUMENT);
     for (int k = 0; k < SPECIAL_FLOATS; ++k) {
         float v = special_float(k);
         for (int a = 0; a < 3; ++a) {
             vxk_vec3 bo = o;
             (&bo.x)[a] = v;
-            vxk_status st = vxk_quads_to_mesh(&mesh, quads, 4, 4, bo, 1.0f);
+            vxk_status st = vxk_quad_to_mesh(&mesh, quads, 4, 4, bo, 1.0f);
             if (!isfinite(v))
                 VXK_CHECK_EQ_INT(st, VXK_ERR_NOT_FINITE);
             else if (st == VXK_OK)
                 vxk_mesh_free(&mesh), memset(&mesh, CANARY, sizeof(mesh));
         }
-        vxk_status st = vxk_quads_to_mesh(&mesh, quads, 4, 4, o, v);
+        vxk_status st = vxk_quad_to_mesh(&mesh, quads, 4, 4, o, v);
         if (!isfinite(v))
             VXK_CHECK_EQ_INT(st, VXK_ERR_NOT_FINITE);
         else if (!(v > 0.0f))
@@ -650,15 +647,15 @@ static int test_mesher_edges(void)
             memset(&mesh, CANARY, sizeof(mesh));
         }
     }
-    VXK_CHECK_EQ_INT(vxk_quads_to_mesh(&mesh, quads, 4, 3, o, 0.0f), VXK_ERR_OUT_OF_RANGE);
-    VXK_CHECK_EQ_INT(vxk_quads_to_mesh(&mesh, quads, 4, 3, o, -1.0f), VXK_ERR_OUT_OF_RANGE);
+    VXK_CHECK_EQ_INT(vxk_quad_to_mesh(&mesh, quads, 4, 3, o, 0.0f), VXK_ERR_OUT_OF_RANGE);
+    VXK_CHECK_EQ_INT(vxk_quad_to_mesh(&mesh, quads, 4, 3, o, -1.0f), VXK_ERR_OUT_OF_RANGE);
     // A huge count is rejected before any quad is read (quads points at 4 quads only).
-    VXK_CHECK_EQ_INT(vxk_quads_to_mesh(&mesh, quads, (1u << 28) + 1, 3, o, 1.0f),
+    VXK_CHECK_EQ_INT(vxk_quad_to_mesh(&mesh, quads, (1u << 28) + 1, 3, o, 1.0f),
                      VXK_ERR_OUT_OF_RANGE);
-    VXK_CHECK_EQ_INT(vxk_quads_to_mesh(&mesh, quads, UINT32_MAX, 4, o, 1.0f), VXK_ERR_OUT_OF_RANGE);
+    VXK_CHECK_EQ_INT(vxk_quad_to_mesh(&mesh, quads, UINT32_MAX, 4, o, 1.0f), VXK_ERR_OUT_OF_RANGE);
     VXK_CHECK(all_canary(&mesh, sizeof(mesh)));
     // count 0: an empty mesh with NULL arrays.
-    VXK_CHECK_EQ_INT(vxk_quads_to_mesh(&mesh, NULL, 0, 3, o, 1.0f), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_quad_to_mesh(&mesh, NULL, 0, 3, o, 1.0f), VXK_OK);
     VXK_CHECK(mesh.vertices == NULL && mesh.indices == NULL && mesh.primitive_count == 0);
     vxk_mesh_free(&mesh);
     vxk_mesh_free(NULL);
@@ -1927,7 +1924,7 @@ static int test_oom_meshes(void)
     for (uint32_t corners = 3; corners <= 4; ++corners) {
         OOM_SWEEP(
             memset(&mesh, CANARY, sizeof(mesh)),
-            vxk_quads_to_mesh(&mesh, quads, count, corners, (vxk_vec3){1, 2, 3}, 0.5f),
+            vxk_quad_to_mesh(&mesh, quads, count, corners, (vxk_vec3){1, 2, 3}, 0.5f),
             {
                 if (st != VXK_OK) {
                     VXK_CHECK_EQ_INT(st, VXK_ERR_OUT_OF_MEMORY);
@@ -1940,7 +1937,7 @@ static int test_oom_meshes(void)
                 VXK_CHECK_EQ_U64(vxk_allocated_bytes(), base);
             });
     }
-    VXK_CHECK_EQ_INT(vxk_quads_to_mesh(&mesh, quads, count, 4, (vxk_vec3){0, 0, 0}, 1.0f), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_quad_to_mesh(&mesh, quads, count, 4, (vxk_vec3){0, 0, 0}, 1.0f), VXK_OK);
     base = vxk_allocated_bytes();
     vxk_kdtree tree;
     OOM_SWEEP(

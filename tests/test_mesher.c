@@ -176,7 +176,7 @@ static int test_random_chunks(void)
     for (int iter = 0; iter < 10000; ++iter) {
         make_random_chunk(&c, &rng);
         uint32_t count = 0;
-        VXK_CHECK_EQ_INT(vxk_mesh_chunk_quads(quads, VXK_MESHER_MAX_QUADS, &count, c.box, c.solid),
+        VXK_CHECK_EQ_INT(vxk_quad_mesh_chunk(quads, VXK_MESHER_MAX_QUADS, &count, c.box, c.solid),
                          VXK_OK);
         if (check_chunk(&c, quads, count, &faces)) {
             fprintf(stderr, "chunk %d failed\n", iter);
@@ -185,7 +185,7 @@ static int test_random_chunks(void)
         // Same input, same output: determinism of the pure function, and the small-capacity path.
         static vxk_quad again[VXK_MESHER_MAX_QUADS];
         uint32_t count2 = 0;
-        VXK_CHECK_EQ_INT(vxk_mesh_chunk_quads(again, count, &count2, c.box, c.solid), VXK_OK);
+        VXK_CHECK_EQ_INT(vxk_quad_mesh_chunk(again, count, &count2, c.box, c.solid), VXK_OK);
         VXK_CHECK_EQ_INT(count2, count);
         VXK_CHECK(memcmp(again, quads, count * sizeof(vxk_quad)) == 0);
         quad_total += count;
@@ -267,7 +267,7 @@ static int test_enclosed_blobs_closed(void)
                     if (vxk_test_rand(&rng) % 100 < density)
                         c.box[BOX(x, y, z)] = (uint8_t)(1 + vxk_test_rand(&rng) % 4); // 4: air-like
         uint32_t count = 0;
-        VXK_CHECK_EQ_INT(vxk_mesh_chunk_quads(quads, VXK_MESHER_MAX_QUADS, &count, c.box, c.solid),
+        VXK_CHECK_EQ_INT(vxk_quad_mesh_chunk(quads, VXK_MESHER_MAX_QUADS, &count, c.box, c.solid),
                          VXK_OK);
         if (check_closed(quads, count)) {
             fprintf(stderr, "blob %d not closed\n", iter);
@@ -288,7 +288,7 @@ static int test_worst_case_and_errors(void)
                 c.box[BOX(x, y, z)] = ((x + y + z) & 1) ? 7 : 0;
     static vxk_quad quads[VXK_MESHER_MAX_QUADS];
     uint32_t count = 0;
-    VXK_CHECK_EQ_INT(vxk_mesh_chunk_quads(quads, VXK_MESHER_MAX_QUADS, &count, c.box, c.solid),
+    VXK_CHECK_EQ_INT(vxk_quad_mesh_chunk(quads, VXK_MESHER_MAX_QUADS, &count, c.box, c.solid),
                      VXK_OK);
     VXK_CHECK_EQ_INT(count, VXK_MESHER_MAX_QUADS);
     uint64_t faces = 0;
@@ -300,24 +300,23 @@ static int test_worst_case_and_errors(void)
     memset(small, 0xAB, sizeof(small));
     uint32_t small_count = 12345;
     VXK_CHECK_EQ_INT(
-        vxk_mesh_chunk_quads(small, VXK_MESHER_MAX_QUADS - 1, &small_count, c.box, c.solid),
+        vxk_quad_mesh_chunk(small, VXK_MESHER_MAX_QUADS - 1, &small_count, c.box, c.solid),
         VXK_ERR_CAPACITY);
     VXK_CHECK_EQ_INT(small_count, 12345);
     for (size_t i = 0; i < sizeof(small); ++i)
         VXK_CHECK(((uint8_t*)small)[i] == 0xAB);
-    VXK_CHECK_EQ_INT(vxk_mesh_chunk_quads(NULL, 10, &count, c.box, c.solid),
+    VXK_CHECK_EQ_INT(vxk_quad_mesh_chunk(NULL, 10, &count, c.box, c.solid),
                      VXK_ERR_INVALID_ARGUMENT);
-    VXK_CHECK_EQ_INT(vxk_mesh_chunk_quads(quads, 10, NULL, c.box, c.solid),
+    VXK_CHECK_EQ_INT(vxk_quad_mesh_chunk(quads, 10, NULL, c.box, c.solid),
                      VXK_ERR_INVALID_ARGUMENT);
-    VXK_CHECK_EQ_INT(vxk_mesh_chunk_quads(quads, 10, &count, NULL, c.solid),
+    VXK_CHECK_EQ_INT(vxk_quad_mesh_chunk(quads, 10, &count, NULL, c.solid),
                      VXK_ERR_INVALID_ARGUMENT);
-    VXK_CHECK_EQ_INT(vxk_mesh_chunk_quads(quads, 10, &count, c.box, NULL),
-                     VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_quad_mesh_chunk(quads, 10, &count, c.box, NULL), VXK_ERR_INVALID_ARGUMENT);
 
     // A full chunk inside full border: no faces. Full chunk in air: one 8x8 quad per side, all
     // edges convex.
     memset(c.box, 7, sizeof(c.box));
-    VXK_CHECK_EQ_INT(vxk_mesh_chunk_quads(quads, VXK_MESHER_MAX_QUADS, &count, c.box, c.solid),
+    VXK_CHECK_EQ_INT(vxk_quad_mesh_chunk(quads, VXK_MESHER_MAX_QUADS, &count, c.box, c.solid),
                      VXK_OK);
     VXK_CHECK_EQ_INT(count, 0);
     memset(c.box, 0, sizeof(c.box));
@@ -325,7 +324,7 @@ static int test_worst_case_and_errors(void)
         for (int z = 1; z <= 8; ++z)
             for (int x = 1; x <= 8; ++x)
                 c.box[BOX(x, y, z)] = 7;
-    VXK_CHECK_EQ_INT(vxk_mesh_chunk_quads(quads, VXK_MESHER_MAX_QUADS, &count, c.box, c.solid),
+    VXK_CHECK_EQ_INT(vxk_quad_mesh_chunk(quads, VXK_MESHER_MAX_QUADS, &count, c.box, c.solid),
                      VXK_OK);
     VXK_CHECK_EQ_INT(count, 6);
     for (uint32_t i = 0; i < count; ++i) {
@@ -346,15 +345,14 @@ static int test_mesh_conversion(void)
     for (int iter = 0; iter < 200; ++iter) {
         make_random_chunk(&c, &rng);
         uint32_t count = 0;
-        VXK_CHECK_EQ_INT(vxk_mesh_chunk_quads(quads, VXK_MESHER_MAX_QUADS, &count, c.box, c.solid),
+        VXK_CHECK_EQ_INT(vxk_quad_mesh_chunk(quads, VXK_MESHER_MAX_QUADS, &count, c.box, c.solid),
                          VXK_OK);
         vxk_vec3 origin = {vxk_test_randf(&rng, -100, 100), vxk_test_randf(&rng, -100, 100),
                            vxk_test_randf(&rng, -100, 100)};
         float scale = 0.25f * (float)(1 + vxk_test_rand(&rng) % 8);
         for (uint32_t corners = 3; corners <= 4; ++corners) {
             vxk_mesh mesh;
-            VXK_CHECK_EQ_INT(vxk_quads_to_mesh(&mesh, quads, count, corners, origin, scale),
-                             VXK_OK);
+            VXK_CHECK_EQ_INT(vxk_quad_to_mesh(&mesh, quads, count, corners, origin, scale), VXK_OK);
             VXK_CHECK_EQ_INT(mesh.corners, corners);
             VXK_CHECK_EQ_INT(mesh.vertex_count, 4 * count);
             VXK_CHECK_EQ_INT(mesh.primitive_count, count * (corners == 3 ? 2 : 1));
@@ -396,18 +394,18 @@ static int test_mesh_conversion(void)
     vxk_mesh mesh;
     memset(&mesh, 0x5A, sizeof(mesh));
     vxk_mesh before = mesh;
-    VXK_CHECK_EQ_INT(vxk_quads_to_mesh(&mesh, quads, 1, 5, (vxk_vec3){0, 0, 0}, 1.0f),
+    VXK_CHECK_EQ_INT(vxk_quad_to_mesh(&mesh, quads, 1, 5, (vxk_vec3){0, 0, 0}, 1.0f),
                      VXK_ERR_INVALID_ARGUMENT);
-    VXK_CHECK_EQ_INT(vxk_quads_to_mesh(&mesh, NULL, 1, 3, (vxk_vec3){0, 0, 0}, 1.0f),
+    VXK_CHECK_EQ_INT(vxk_quad_to_mesh(&mesh, NULL, 1, 3, (vxk_vec3){0, 0, 0}, 1.0f),
                      VXK_ERR_INVALID_ARGUMENT);
-    VXK_CHECK_EQ_INT(vxk_quads_to_mesh(&mesh, quads, 1, 3, (vxk_vec3){NAN, 0, 0}, 1.0f),
+    VXK_CHECK_EQ_INT(vxk_quad_to_mesh(&mesh, quads, 1, 3, (vxk_vec3){NAN, 0, 0}, 1.0f),
                      VXK_ERR_NOT_FINITE);
-    VXK_CHECK_EQ_INT(vxk_quads_to_mesh(&mesh, quads, 1, 3, (vxk_vec3){0, 0, 0}, INFINITY),
+    VXK_CHECK_EQ_INT(vxk_quad_to_mesh(&mesh, quads, 1, 3, (vxk_vec3){0, 0, 0}, INFINITY),
                      VXK_ERR_NOT_FINITE);
-    VXK_CHECK_EQ_INT(vxk_quads_to_mesh(&mesh, quads, 1, 3, (vxk_vec3){0, 0, 0}, -1.0f),
+    VXK_CHECK_EQ_INT(vxk_quad_to_mesh(&mesh, quads, 1, 3, (vxk_vec3){0, 0, 0}, -1.0f),
                      VXK_ERR_OUT_OF_RANGE);
     VXK_CHECK(memcmp(&mesh, &before, sizeof(mesh)) == 0);
-    VXK_CHECK_EQ_INT(vxk_quads_to_mesh(&mesh, NULL, 0, 3, (vxk_vec3){0, 0, 0}, 1.0f), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_quad_to_mesh(&mesh, NULL, 0, 3, (vxk_vec3){0, 0, 0}, 1.0f), VXK_OK);
     VXK_CHECK(mesh.primitive_count == 0 && mesh.vertices == NULL);
     vxk_mesh_free(&mesh);
     uint8_t solid[256];
@@ -458,7 +456,7 @@ static int test_world_chunks(void)
                         for (int x = 0; x < 10; ++x)
                             box[BOX(x, y, z)] = vxk_world_get_voxel(world, cx * 8 - 1 + x,
                                                                     cy * 8 - 1 + y, cz * 8 - 1 + z);
-                VXK_CHECK_EQ_INT(vxk_mesh_chunk_quads(b, VXK_MESHER_MAX_QUADS, &nb, box, solid),
+                VXK_CHECK_EQ_INT(vxk_quad_mesh_chunk(b, VXK_MESHER_MAX_QUADS, &nb, box, solid),
                                  VXK_OK);
                 VXK_CHECK_EQ_INT(na, nb);
                 VXK_CHECK(memcmp(a, b, na * sizeof(vxk_quad)) == 0);

@@ -127,7 +127,7 @@ static int brute_build(const vxk_world* world, brute_world* b)
         vxk_mesh tri = {0};
         vxk_vec3 origin = {8.0f * (float)c->coord.x * vs, 8.0f * (float)c->coord.y * vs,
                            8.0f * (float)c->coord.z * vs};
-        VXK_CHECK(vxk_quads_to_mesh(&tri, c->quads, c->quad_count, 3, origin, vs) == VXK_OK);
+        VXK_CHECK(vxk_quad_to_mesh(&tri, c->quads, c->quad_count, 3, origin, vs) == VXK_OK);
         for (uint32_t p = 0; p < tri.primitive_count; ++p) {
             for (int k = 0; k < 3; ++k) {
                 vxk_vec3 v = tri.vertices[tri.indices[3 * p + k]];

@@ -707,9 +707,9 @@ static int test_mesher_and_boxes(void)
     uint32_t count = 0;
     uint8_t box[VXK_MESHER_BOX_VOXELS] = {0};
     box[1 + 10 * (1 + 10 * 1)] = VXK_MAT_STONE; // chunk voxel (0, 0, 0): six faces
-    EXPECT(VXK_OK, vxk_mesh_chunk_quads(quads, VXK_MESHER_MAX_QUADS, &count, box, solid));
-    EXPECT(VXK_ERR_INVALID_ARGUMENT, vxk_mesh_chunk_quads(quads, 8, NULL, box, solid));
-    EXPECT(VXK_ERR_CAPACITY, vxk_mesh_chunk_quads(quads, 5, &count, box, solid));
+    EXPECT(VXK_OK, vxk_quad_mesh_chunk(quads, VXK_MESHER_MAX_QUADS, &count, box, solid));
+    EXPECT(VXK_ERR_INVALID_ARGUMENT, vxk_quad_mesh_chunk(quads, 8, NULL, box, solid));
+    EXPECT(VXK_ERR_CAPACITY, vxk_quad_mesh_chunk(quads, 5, &count, box, solid));
 
     vxk_world* w = make_terrain();
     VXK_CHECK(w != NULL);
@@ -720,12 +720,12 @@ static int test_mesher_and_boxes(void)
 
     vxk_mesh mesh;
     const vxk_vec3 zero = {0, 0, 0};
-    EXPECT(VXK_OK, vxk_quads_to_mesh(&mesh, quads, 1, 4, zero, 1.0f));
+    EXPECT(VXK_OK, vxk_quad_to_mesh(&mesh, quads, 1, 4, zero, 1.0f));
     vxk_mesh_free(&mesh);
-    EXPECT(VXK_ERR_INVALID_ARGUMENT, vxk_quads_to_mesh(&mesh, quads, 1, 5, zero, 1.0f));
-    EXPECT(VXK_ERR_NOT_FINITE, vxk_quads_to_mesh(&mesh, quads, 1, 3, zero, nanf("")));
-    EXPECT(VXK_ERR_OUT_OF_RANGE, vxk_quads_to_mesh(&mesh, quads, 1, 3, zero, 0.0f));
-    EXPECT_NO_MEMORY(vxk_quads_to_mesh(&mesh, quads, 1, 3, zero, 1.0f));
+    EXPECT(VXK_ERR_INVALID_ARGUMENT, vxk_quad_to_mesh(&mesh, quads, 1, 5, zero, 1.0f));
+    EXPECT(VXK_ERR_NOT_FINITE, vxk_quad_to_mesh(&mesh, quads, 1, 3, zero, nanf("")));
+    EXPECT(VXK_ERR_OUT_OF_RANGE, vxk_quad_to_mesh(&mesh, quads, 1, 3, zero, 0.0f));
+    EXPECT_NO_MEMORY(vxk_quad_to_mesh(&mesh, quads, 1, 3, zero, 1.0f));
 
     vxk_voxel_box boxes[VXK_BOXES_CHUNK_MAX];
     uint8_t voxels[512] = {0};

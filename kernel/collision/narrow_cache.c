@@ -76,7 +76,7 @@ struct vxk_narrow_cache {
 // quads), else one allocation for the call.
 #define BUILD_STACK_BYTES (64 * 1024)
 
-// The float quad mesh of the quads (4 unshared corners each, as vxk_quads_to_mesh places them)
+// The float quad mesh of the quads (4 unshared corners each, as vxk_quad_to_mesh places them)
 // into caller arrays.
 static void fill_quad_mesh(vxk_mesh* mesh, vxk_vec3* vertices, uint32_t* indices,
                            const vxk_quad* quads, uint32_t count)

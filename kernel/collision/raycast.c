@@ -505,7 +505,7 @@ static vxk_status edge_chunk_build(const vxk_world* world, int32_t cx, int32_t c
     for (int i = 0; i < 256; ++i)
         solid_kind[i] = world->material_kind[i] == VXK_MATERIAL_SOLID;
     uint32_t count = 0;
-    vxk_status status = vxk_mesh_chunk_quads(quads, VXK_MESHER_MAX_QUADS, &count, box, solid_kind);
+    vxk_status status = vxk_quad_mesh_chunk(quads, VXK_MESHER_MAX_QUADS, &count, box, solid_kind);
     vxk_narrow_chunk* data = (vxk_narrow_chunk*)vxk_calloc(sizeof(vxk_narrow_chunk));
     if (status != VXK_OK || !data) {
         vxk_free(data, sizeof(*data));
@@ -521,7 +521,7 @@ static vxk_status edge_chunk_build(const vxk_world* world, int32_t cx, int32_t c
         if (status == VXK_OK) {
             memcpy(data->quads, quads, (size_t)count * sizeof(vxk_quad));
             data->quad_count = count;
-            status = vxk_quads_to_mesh(&mesh, quads, count, 4, (vxk_vec3){0.0f, 0.0f, 0.0f}, 1.0f);
+            status = vxk_quad_to_mesh(&mesh, quads, count, 4, (vxk_vec3){0.0f, 0.0f, 0.0f}, 1.0f);
         }
         if (status == VXK_OK)
             status = vxk_kdtree16_build(&data->tree16, &mesh, NULL, 0);

@@ -214,8 +214,8 @@ static uint32_t mesh_box(vxk_quad* out, const uint8_t* box, const uint8_t* solid
     return count;
 }
 
-vxk_status vxk_mesh_chunk_quads(vxk_quad* out, uint32_t capacity, uint32_t* count,
-                                const uint8_t box[VXK_MESHER_BOX_VOXELS], const uint8_t solid[256])
+vxk_status vxk_quad_mesh_chunk(vxk_quad* out, uint32_t capacity, uint32_t* count,
+                               const uint8_t box[VXK_MESHER_BOX_VOXELS], const uint8_t solid[256])
 {
     if (!out || !count || !box || !solid)
         return VXK_ERR_INVALID_ARGUMENT;
@@ -256,8 +256,8 @@ void vxk_quad_corners(vxk_vec3 corners[4], vxk_quad quad, vxk_vec3 origin, float
     }
 }
 
-vxk_status vxk_quads_to_mesh(vxk_mesh* mesh, const vxk_quad* quads, uint32_t count,
-                             uint32_t corners, vxk_vec3 origin, float scale)
+vxk_status vxk_quad_to_mesh(vxk_mesh* mesh, const vxk_quad* quads, uint32_t count, uint32_t corners,
+                            vxk_vec3 origin, float scale)
 {
     if (!mesh || (!quads && count > 0) || (corners != 3 && corners != 4))
         return VXK_ERR_INVALID_ARGUMENT;

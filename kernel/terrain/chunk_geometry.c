@@ -41,7 +41,7 @@ vxk_status vxk_chunk_mesh(const vxk_world* world, vxk_quad* out, uint32_t capaci
     uint8_t box[VXK_MESHER_BOX_VOXELS];
     uint8_t solid[256];
     vxk_status status = read_chunk(world, chunk, 1, VXK_MESHER_BOX, box, solid);
-    return status != VXK_OK ? status : vxk_mesh_chunk_quads(out, capacity, count, box, solid);
+    return status != VXK_OK ? status : vxk_quad_mesh_chunk(out, capacity, count, box, solid);
 }
 
 vxk_status vxk_chunk_boxes(const vxk_world* world, vxk_voxel_box* out, uint32_t capacity,

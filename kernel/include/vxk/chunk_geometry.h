@@ -18,7 +18,7 @@ extern "C" {
 vxk_status vxk_chunk_solid_table(uint8_t solid[256], const vxk_material_table* table);
 
 // Reads the 10^3 box around `chunk` with vxk_world_read_box and meshes it with the world's
-// material kinds (solid = VXK_MATERIAL_SOLID). Same output contract as vxk_mesh_chunk_quads.
+// material kinds (solid = VXK_MATERIAL_SOLID). Same output contract as vxk_quad_mesh_chunk.
 // Errors: NULL pointers -> VXK_ERR_INVALID_ARGUMENT; a chunk whose box leaves the int32 voxel
 // range -> VXK_ERR_OUT_OF_RANGE; VXK_ERR_CAPACITY as above.
 // Thread-safe against other world reads (not against terrain writes). Allocates nothing.

@@ -92,8 +92,8 @@ static inline uint32_t vxk_quad_edge(vxk_quad q, uint32_t slot)
 // quads than capacity -> VXK_ERR_CAPACITY.
 // Thread-safe (no shared state), allocates nothing. Cost: ~1000 table lookups to build bit
 // planes, then bit operations per slice and per quad.
-vxk_status vxk_mesh_chunk_quads(vxk_quad* out, uint32_t capacity, uint32_t* count,
-                                const uint8_t box[VXK_MESHER_BOX_VOXELS], const uint8_t solid[256]);
+vxk_status vxk_quad_mesh_chunk(vxk_quad* out, uint32_t capacity, uint32_t* count,
+                               const uint8_t box[VXK_MESHER_BOX_VOXELS], const uint8_t solid[256]);
 
 // The four corners of a quad, counter-clockwise seen from the side its normal points to:
 // corner = origin + scale * (chunk-local position). Use origin = chunk voxel origin times the
@@ -108,8 +108,8 @@ void vxk_quad_corners(vxk_vec3 corners[4], vxk_quad quad, vxk_vec3 origin, float
 // VXK_ERR_INVALID_ARGUMENT; non-finite origin or scale, or scale <= 0 -> VXK_ERR_NOT_FINITE /
 // VXK_ERR_OUT_OF_RANGE; count above 2^28 -> VXK_ERR_OUT_OF_RANGE; VXK_ERR_OUT_OF_MEMORY.
 // Thread-safe. Cost: linear in count.
-vxk_status vxk_quads_to_mesh(vxk_mesh* mesh, const vxk_quad* quads, uint32_t count,
-                             uint32_t corners, vxk_vec3 origin, float scale);
+vxk_status vxk_quad_to_mesh(vxk_mesh* mesh, const vxk_quad* quads, uint32_t count, uint32_t corners,
+                            vxk_vec3 origin, float scale);
 
 #ifdef __cplusplus
 }
