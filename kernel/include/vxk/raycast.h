@@ -40,27 +40,12 @@
 // dilated mask has no bit near the ray, are skipped, and the inside-solid test above, where the
 // origin's mask bit is set, reads the exact solid bits kept with the chunk's cached kD tree (which
 // the ray's first chunk visit uses anyway), and the voxel itself only when that bit is set too.
-// Rays are clipped in O(1) to the box of the broadphase entries, read through a dense grid of
-// them (built once per broadphase build or update by the first ray after it; stored in bricks of
-// 4^3 cells; prefetched a cell or two ahead of the traversal; with a bitmap of 2^3-cell blocks
-// through which the DDA steps without reading cells when no entry with mask bits lies in the
-// block or within one cell of it; a sparse world whose box would hold over 64 cells per entry
-// or 2^22 cells (32 MiB; a 2048 x 256 x 2048-voxel world has 2^21 chunks) uses the broadphase map
-// instead, clips infinite rays to the terrain's y range in O(1), and skips empty space by a sparse
-// index of the entries with mask bits over coarser cells (4^l chunks per axis, l = 1..14; built
-// by the first ray after each broadphase build or update, O(entries)): a ray in a cell with no
-// entry within 4^l chunks leaves that cell in one step, so its steps grow with the logarithm of
-// the distances to the entries it passes near, not with its length (a ray across 2^26 voxels of
-// empty space takes a few hundred steps).
 //
-// Cache: a chunk's quads and its 16-bit quantized quad kD tree (vxk_kdtree16; chunk-local voxel
-// corners quantize exactly, so hits equal those of the float tree over the same quads; a chunk
-// past the quantized tree's limits gets the float tree) are looked up once per call
-// (vxk_raycast) or once per batch piece (vxk_raycast_batch, which keeps what a piece met pinned, a
-// number bounded by the cache budget); an entry confirmed current at the terrain's write epoch is
-// reused without revalidation until the next terrain write. A lookup first reads the chunk's slot
-// in the ray grid, which remembers the entry last found for the chunk: a hit there pins it with
-// one atomic increment, without a lock (otherwise one shard lock, and the slot is updated).
+// Cost: a ray's steps grow with the chunks it passes near, not with its length: empty space is
+// crossed in coarse steps (the mechanisms, and the numbers they are tuned with, are described in
+// collision/raycast.c and docs/architecture.md). A chunk's quads and quantized kD tree are built
+// on its first query and cached under the world's budget; an entry confirmed current at the
+// terrain's write epoch is reused without revalidation until the next terrain write.
 //
 // Thread-safety: all functions may run concurrently with each other and with other world reads;
 // not with terrain writes or broadphase builds/updates. They fill the world's narrowphase cache
