@@ -930,10 +930,8 @@ vxk_status vxk_narrow_acquire(const vxk_world* world, int32_t cx, int32_t cy, in
     uint64_t stamp = vxk_narrow_stamp(world, cx, cy, cz);
     if (!stamp)
         return VXK_OK;
-    vxk_narrow_cache* cache = vxk_narrow_cache_get(world);
-    if (!cache)
-        return VXK_ERR_OUT_OF_MEMORY;
-    return acquire_stamped(cache, world, cx, cy, cz, stamp, vxk_terrain_epoch(world), out, ref);
+    return acquire_stamped(vxk_narrow_cache_get(world), world, cx, cy, cz, stamp,
+                           vxk_terrain_epoch(world), out, ref);
 }
 
 // ---- lock-free hits for rays --------------------------------------------------------------------

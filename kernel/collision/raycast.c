@@ -335,16 +335,16 @@ typedef struct ray_context {
 } ray_context;
 
 // Sets up the cache and grid of a context; false when out of memory.
-static inline __attribute__((always_inline)) bool context_init(ray_context* ctx,
+// The cache and the ray state exist as long as the world (vxk_world_create makes them).
+static inline __attribute__((always_inline)) void context_init(ray_context* ctx,
                                                                const vxk_world* world)
 {
     ctx->world = world;
     ctx->cache = vxk_narrow_cache_get(world);
-    ctx->grid = ctx->cache ? vxk_narrow_ray_grid(ctx->cache, world) : NULL;
+    ctx->grid = vxk_narrow_ray_grid(ctx->cache, world);
     ctx->epoch = vxk_terrain_epoch(world);
     ctx->state = state_get(world);
-    ctx->index = ctx->state && !ctx->grid ? index_get(ctx->state, world) : NULL;
-    return ctx->cache != NULL && ctx->state != NULL;
+    ctx->index = !ctx->grid ? index_get(ctx->state, world) : NULL;
 }
 
 // Adds what a call or a batch piece counted to the shared statistics.
@@ -1245,8 +1245,7 @@ static vxk_status trace_call(const vxk_world* world, const vxk_ray* ray, bool an
     if (status != VXK_OK)
         return status;
     ray_context ctx = {0};
-    if (!context_init(&ctx, world))
-        return VXK_ERR_OUT_OF_MEMORY;
+    context_init(&ctx, world);
     memo_slot slots[RAY_MEMO_SINGLE];
     memo_init(&ctx.memo, slots, RAY_MEMO_SINGLE, RAY_MEMO_SINGLE);
     status = ray_trace(&ctx, &r, any, hit, hit_any);
@@ -1428,10 +1427,7 @@ vxk_status vxk_raycast_batch(const vxk_world* world, vxk_ray_hit* hits, const vx
     if (count == 0)
         return VXK_OK;
     ray_context setup = {0};
-    if (!context_init(&setup, world)) {
-        vxk_free(order, order_bytes);
-        return VXK_ERR_OUT_OF_MEMORY;
-    }
+    context_init(&setup, world);
     if (order)
         vxk_radix_sort_records(order, order + count, count, 1);
     if (setup.grid) {
@@ -1473,13 +1469,9 @@ void vxk_raycast_cache_stats(const vxk_world* world, vxk_ray_cache_stats* out)
     memset(out, 0, sizeof(*out));
     if (!world)
         return;
-    vxk_narrow_cache* cache = vxk_narrow_cache_get(world);
-    if (!cache)
-        return;
     vxk_narrow_stats s;
-    vxk_narrow_cache_stats(cache, &s);
-    ray_state* state = state_get(world);
-    uint64_t steps = state ? atomic_load_explicit(&state->steps, memory_order_relaxed) : 0;
+    vxk_narrow_cache_stats(vxk_narrow_cache_get(world), &s);
+    uint64_t steps = atomic_load_explicit(&state_get(world)->steps, memory_order_relaxed);
     *out = (vxk_ray_cache_stats){s.hits,  s.misses, s.builds,  s.evictions, s.entries,
                                  s.bytes, s.budget, s.packets, steps};
 }
@@ -1488,7 +1480,5 @@ void vxk_raycast_cache_clear(const vxk_world* world)
 {
     if (!world)
         return;
-    vxk_narrow_cache* cache = vxk_narrow_cache_get(world);
-    if (cache)
-        vxk_narrow_cache_clear(cache);
+    vxk_narrow_cache_clear(vxk_narrow_cache_get(world));
 }
