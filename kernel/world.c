@@ -137,45 +137,44 @@ vxk_jobs* vxk_world_jobs(const vxk_world* world)
     return world ? world->jobs : NULL;
 }
 
-uint8_t vxk_world_get_voxel(const vxk_world* world, int32_t x, int32_t y, int32_t z)
+uint8_t vxk_world_get_voxel(const vxk_world* world, vxk_int3 voxel)
 {
     if (!world)
         return VXK_MAT_AIR;
-    const vxk_chunk* c =
-        vxk_terrain_find(world, vxk_floor_div8(x), vxk_floor_div8(y), vxk_floor_div8(z));
+    const vxk_chunk* c = vxk_terrain_find(world, vxk_floor_div8(voxel.x), vxk_floor_div8(voxel.y),
+                                          vxk_floor_div8(voxel.z));
     if (!c)
         return VXK_MAT_AIR;
     if (!c->payload)
         return c->uniform_material;
-    return c->payload[vxk_voxel_index((uint32_t)vxk_mod8(x), (uint32_t)vxk_mod8(y),
-                                      (uint32_t)vxk_mod8(z))];
+    return c->payload[vxk_voxel_index((uint32_t)vxk_mod8(voxel.x), (uint32_t)vxk_mod8(voxel.y),
+                                      (uint32_t)vxk_mod8(voxel.z))];
 }
 
-// Checks a box given as min and size: positive sizes, inside int32, byte count fits size_t.
-static vxk_status check_sized_box(vxk_int3 min, vxk_int3 size, vxk_int3* hi)
+// Checks a box: not inverted; with bytes, also that its byte count fits size_t.
+static vxk_status check_box(vxk_int_box box, bool bytes)
 {
-    if (size.x <= 0 || size.y <= 0 || size.z <= 0)
+    if (box.max.x < box.min.x || box.max.y < box.min.y || box.max.z < box.min.z)
+        return VXK_ERR_INVALID_ARGUMENT;
+    if (!bytes)
+        return VXK_OK;
+    // Each extent is at most 2^32, so even the plane may overflow 64 bits.
+    uint64_t dx = (uint64_t)((int64_t)box.max.x - box.min.x) + 1;
+    uint64_t dy = (uint64_t)((int64_t)box.max.y - box.min.y) + 1;
+    uint64_t dz = (uint64_t)((int64_t)box.max.z - box.min.z) + 1;
+    if (dz > (uint64_t)SIZE_MAX / dx || dy > (uint64_t)SIZE_MAX / (dx * dz))
         return VXK_ERR_OUT_OF_RANGE;
-    int64_t hx = (int64_t)min.x + size.x - 1, hy = (int64_t)min.y + size.y - 1;
-    int64_t hz = (int64_t)min.z + size.z - 1;
-    if (hx > INT32_MAX || hy > INT32_MAX || hz > INT32_MAX)
-        return VXK_ERR_OUT_OF_RANGE;
-    uint64_t plane = (uint64_t)size.x * (uint64_t)size.z;
-    if ((uint64_t)size.y > (uint64_t)SIZE_MAX / plane)
-        return VXK_ERR_OUT_OF_RANGE;
-    *hi = (vxk_int3){(int32_t)hx, (int32_t)hy, (int32_t)hz};
     return VXK_OK;
 }
 
-vxk_status vxk_world_read_box(const vxk_world* world, vxk_int3 min, vxk_int3 size, uint8_t* out)
+vxk_status vxk_world_read_box(const vxk_world* world, uint8_t* out, vxk_int_box box)
 {
     if (!world || !out)
         return VXK_ERR_INVALID_ARGUMENT;
-    vxk_int3 hi;
-    vxk_status status = check_sized_box(min, size, &hi);
+    vxk_status status = check_box(box, true);
     if (status != VXK_OK)
         return status;
-    vxk_terrain_read(world, min, hi, out);
+    vxk_terrain_read(world, box.min, box.max, out);
     return VXK_OK;
 }
 
@@ -184,40 +183,35 @@ static bool material_defined(const vxk_world* world, uint8_t id)
     return id == VXK_MAT_AIR || world->materials.materials[id].defined;
 }
 
-vxk_status vxk_world_fill_box(vxk_world* world, const int64_t min[3], const int64_t max[3],
-                              uint8_t material)
+vxk_status vxk_world_fill_box(vxk_world* world, vxk_int_box box, uint8_t material)
 {
-    if (!world || !min || !max)
+    if (!world)
         return VXK_ERR_INVALID_ARGUMENT;
-    for (int a = 0; a < 3; ++a) {
-        if (min[a] < INT32_MIN || min[a] > INT32_MAX || max[a] < INT32_MIN || max[a] > INT32_MAX)
-            return VXK_ERR_OUT_OF_RANGE;
-        if (max[a] < min[a])
-            return VXK_ERR_INVALID_ARGUMENT;
-    }
+    vxk_status status = check_box(box, false);
+    if (status != VXK_OK)
+        return status;
     if (!material_defined(world, material))
         return VXK_ERR_BAD_MATERIAL;
-    vxk_int3 lo = {(int32_t)min[0], (int32_t)min[1], (int32_t)min[2]};
-    vxk_int3 hi = {(int32_t)max[0], (int32_t)max[1], (int32_t)max[2]};
-    return vxk_terrain_fill(world, lo, hi, material);
+    return vxk_terrain_fill(world, box.min, box.max, material);
 }
 
-vxk_status vxk_world_write_box(vxk_world* world, vxk_int3 min, vxk_int3 size, const uint8_t* ids)
+vxk_status vxk_world_write_box(vxk_world* world, vxk_int_box box, const uint8_t* ids)
 {
     if (!world || !ids)
         return VXK_ERR_INVALID_ARGUMENT;
-    vxk_int3 hi;
-    vxk_status status = check_sized_box(min, size, &hi);
+    vxk_status status = check_box(box, true);
     if (status != VXK_OK)
         return status;
-    size_t count = (size_t)size.x * (size_t)size.y * (size_t)size.z;
+    size_t count = ((size_t)((int64_t)box.max.x - box.min.x) + 1) *
+                   ((size_t)((int64_t)box.max.y - box.min.y) + 1) *
+                   ((size_t)((int64_t)box.max.z - box.min.z) + 1);
     bool seen[VXK_MATERIAL_COUNT] = {false};
     for (size_t i = 0; i < count; ++i)
         seen[ids[i]] = true;
     for (int id = 0; id < VXK_MATERIAL_COUNT; ++id)
         if (seen[id] && !material_defined(world, (uint8_t)id))
             return VXK_ERR_BAD_MATERIAL;
-    return vxk_terrain_write(world, min, hi, ids);
+    return vxk_terrain_write(world, box.min, box.max, ids);
 }
 
 void vxk_world_for_each_chunk(const vxk_world* world, vxk_chunk_visit_fn* fn, void* ctx)

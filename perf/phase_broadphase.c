@@ -44,7 +44,7 @@ static void read_rows(const vxk_world* world, vxk_int3 chunk, vxk_dilate_rows* r
 {
     uint8_t box[1000];
     vxk_int3 min = {chunk.x * 8 - 1, chunk.y * 8 - 1, chunk.z * 8 - 1};
-    vxk_world_read_box(world, min, (vxk_int3){10, 10, 10}, box);
+    vxk_world_read_box(world, box, (vxk_int_box){min, {min.x + 9, min.y + 9, min.z + 9}});
     const vxk_material_table* table = vxk_world_materials(world);
     memset(rows, 0, sizeof(*rows));
     for (int y = 0; y < 10; ++y)

@@ -130,10 +130,12 @@ static void bench_kernels(vxk_bench* b, const vxk_world* world, const vxk_int3* 
     vxk_chunk_solid_table(solid, vxk_world_materials(world));
     for (uint32_t i = 0; i < n; ++i) {
         vxk_int3 c = chunks[(uint64_t)i * count / n];
-        vxk_world_read_box(world, (vxk_int3){c.x * 8 - 1, c.y * 8 - 1, c.z * 8 - 1},
-                           (vxk_int3){10, 10, 10}, mesh_boxes + (size_t)i * 1000);
-        vxk_world_read_box(world, (vxk_int3){c.x * 8, c.y * 8, c.z * 8}, (vxk_int3){8, 8, 8},
-                           voxels + (size_t)i * 512);
+        vxk_world_read_box(world, mesh_boxes + (size_t)i * 1000,
+                           (vxk_int_box){{c.x * 8 - 1, c.y * 8 - 1, c.z * 8 - 1},
+                                         {c.x * 8 + 8, c.y * 8 + 8, c.z * 8 + 8}});
+        vxk_world_read_box(
+            world, voxels + (size_t)i * 512,
+            (vxk_int_box){{c.x * 8, c.y * 8, c.z * 8}, {c.x * 8 + 7, c.y * 8 + 7, c.z * 8 + 7}});
     }
     int reps = b->quick ? 1 : 3;
     double best[3] = {1e30, 1e30, 1e30};

@@ -90,12 +90,12 @@ static void make_rays(const vxk_world* world, const ray_region* r, uint64_t seed
             int32_t z = r->lo[2] + (int32_t)(vxk_splitmix64(&s) % (uint64_t)(r->hi[2] - r->lo[2]));
             int32_t y = r->lo[1] + (int32_t)(vxk_splitmix64(&s) % (uint64_t)(r->hi[1] - r->lo[1]));
             o = (vxk_vec3){((float)x + 0.5f) * vs, ((float)y + 0.5f) * vs, ((float)z + 0.5f) * vs};
-            uint8_t id = vxk_world_get_voxel(world, x, y, z);
+            uint8_t id = vxk_world_get_voxel(world, (vxk_int3){x, y, z});
             if (id != 0)
                 continue;
             bool covered = false;
             for (int32_t k = 1; k <= 8 && !covered; ++k)
-                covered = vxk_world_get_voxel(world, x, y + k, z) != 0;
+                covered = vxk_world_get_voxel(world, (vxk_int3){x, y + k, z}) != 0;
             if (covered)
                 break;
         }
@@ -214,12 +214,12 @@ static void bench_sparse(vxk_bench* b)
     vxk_world* world = NULL;
     if (vxk_world_create(&def, &world) != VXK_OK)
         return;
-    const int64_t far = (int64_t)1 << 26;
-    const int64_t lo[3][3] = {{0, 0, 0}, {far, 0, 0}, {far, far, far}};
+    const int32_t far = 1 << 26;
+    const vxk_int3 lo[3] = {{0, 0, 0}, {far, 0, 0}, {far, far, far}};
     bool ok = true;
     for (int k = 0; k < 3 && ok; ++k) {
-        const int64_t hi[3] = {lo[k][0] + 15, lo[k][1] + 15, lo[k][2] + 15};
-        ok = vxk_world_fill_box(world, lo[k], hi, VXK_MAT_STONE) == VXK_OK;
+        vxk_int_box box = {lo[k], {lo[k].x + 15, lo[k].y + 15, lo[k].z + 15}};
+        ok = vxk_world_fill_box(world, box, VXK_MAT_STONE) == VXK_OK;
     }
     if (!ok || vxk_broadphase_build(world) != VXK_OK) {
         vxk_world_destroy(world);
@@ -230,10 +230,10 @@ static void bench_sparse(vxk_bench* b)
     vxk_ray_hit* hits = (vxk_ray_hit*)malloc(n * sizeof(vxk_ray_hit));
     uint64_t s = b->seed * 31 + 5;
     for (uint32_t i = 0; i < n; ++i) {
-        const int64_t* target = lo[1 + i % 2];
+        vxk_int3 target = lo[1 + i % 2];
         vxk_vec3 o = {randf(&s, 17, 40), randf(&s, 17, 40), randf(&s, 17, 40)};
-        vxk_vec3 t = {(float)target[0] + randf(&s, 1, 15), (float)target[1] + randf(&s, 1, 15),
-                      (float)target[2] + randf(&s, 1, 15)};
+        vxk_vec3 t = {(float)target.x + randf(&s, 1, 15), (float)target.y + randf(&s, 1, 15),
+                      (float)target.z + randf(&s, 1, 15)};
         rays[i] = (vxk_ray){o, {t.x - o.x, t.y - o.y, t.z - o.z}, INFINITY};
     }
     vxk_ray_cache_stats s0, s1;

@@ -136,4 +136,17 @@ static inline uint64_t vxk_test_seed(uint64_t literal)
 #define VXK_TEST_SLOW 0
 #endif
 
+// Boxes for vxk_world_fill/read/write_box from int64 inclusive corners or from min and size
+// (in range: the tests that probe the edges build their boxes by hand).
+#include <vxk/base.h>
+static inline vxk_int_box vxk_test_box(const int64_t lo[3], const int64_t hi[3])
+{
+    return (vxk_int_box){{(int32_t)lo[0], (int32_t)lo[1], (int32_t)lo[2]},
+                         {(int32_t)hi[0], (int32_t)hi[1], (int32_t)hi[2]}};
+}
+static inline vxk_int_box vxk_test_box_sized(vxk_int3 min, vxk_int3 size)
+{
+    return (vxk_int_box){min, {min.x + size.x - 1, min.y + size.y - 1, min.z + size.z - 1}};
+}
+
 #endif

@@ -33,7 +33,8 @@ static vxk_status populate_some(vxk_world* world, size_t box_count)
         {INT32_MIN, INT32_MIN, INT32_MIN, INT32_MIN + 2, INT32_MIN + 1, INT32_MIN, VXK_MAT_WOOD},
     };
     for (size_t i = 0; i < box_count && i < sizeof(boxes) / sizeof(boxes[0]); ++i) {
-        vxk_status st = vxk_world_fill_box(world, boxes[i], boxes[i] + 3, (uint8_t)boxes[i][6]);
+        vxk_status st =
+            vxk_world_fill_box(world, vxk_test_box(boxes[i], boxes[i] + 3), (uint8_t)boxes[i][6]);
         if (st != VXK_OK)
             return st;
     }
@@ -183,7 +184,7 @@ static int test_world_create(void)
     VXK_CHECK(vxk_world_voxel_size(NULL) == 0.0f);
     VXK_CHECK(vxk_world_materials(NULL) == NULL);
     VXK_CHECK(vxk_world_jobs(NULL) == NULL);
-    VXK_CHECK_EQ_INT(vxk_world_get_voxel(NULL, 0, 0, 0), VXK_MAT_AIR);
+    VXK_CHECK_EQ_INT(vxk_world_get_voxel(NULL, (vxk_int3){0, 0, 0}), VXK_MAT_AIR);
     VXK_CHECK_EQ_U64(vxk_world_terrain_hash(NULL), 0);
     vxk_world_memory mem;
     memset(&mem, CANARY, sizeof(mem));
@@ -208,72 +209,68 @@ static int test_world_terrain(void)
     snapshot s0 = snap(w);
 
     // Extremes are stored and read back.
-    VXK_CHECK_EQ_INT(vxk_world_get_voxel(w, INT32_MAX, INT32_MAX, INT32_MAX), VXK_MAT_METAL);
-    VXK_CHECK_EQ_INT(vxk_world_get_voxel(w, INT32_MIN, INT32_MIN, INT32_MIN), VXK_MAT_WOOD);
-    VXK_CHECK_EQ_INT(vxk_world_get_voxel(w, INT32_MIN, INT32_MAX, INT32_MIN), VXK_MAT_AIR);
+    VXK_CHECK_EQ_INT(vxk_world_get_voxel(w, (vxk_int3){INT32_MAX, INT32_MAX, INT32_MAX}),
+                     VXK_MAT_METAL);
+    VXK_CHECK_EQ_INT(vxk_world_get_voxel(w, (vxk_int3){INT32_MIN, INT32_MIN, INT32_MIN}),
+                     VXK_MAT_WOOD);
+    VXK_CHECK_EQ_INT(vxk_world_get_voxel(w, (vxk_int3){INT32_MIN, INT32_MAX, INT32_MIN}),
+                     VXK_MAT_AIR);
 
-    // read_box.
+    // read_box: inverted boxes, byte counts past size_t, NULL pointers; the buffer is untouched.
     uint8_t buf[64];
-    const vxk_int3 bad_sizes[] = {
-        {0, 1, 1},  {1, 0, 1},         {1, 1, 0},         {-1, 1, 1},
-        {1, -1, 1}, {1, 1, INT32_MIN}, {INT32_MIN, 1, 1}, {INT32_MIN, INT32_MIN, INT32_MIN}};
-    for (size_t i = 0; i < sizeof(bad_sizes) / sizeof(bad_sizes[0]); ++i) {
+    const vxk_int_box bad_boxes[] = {
+        {{0, 0, 0}, {-1, 0, 0}},
+        {{0, 0, 0}, {0, -1, 0}},
+        {{0, 0, 0}, {0, 0, -1}},
+        {{INT32_MAX, 0, 0}, {INT32_MIN, 0, 0}},
+        {{0, INT32_MAX, 0}, {0, INT32_MIN, 0}},
+        {{0, 0, INT32_MAX}, {0, 0, INT32_MIN}},
+        {{INT32_MAX, INT32_MAX, INT32_MAX}, {INT32_MIN, INT32_MIN, INT32_MIN}},
+    };
+    const vxk_int_box huge_boxes[] = {
+        {{INT32_MIN, 0, INT32_MIN}, {INT32_MAX, 0, INT32_MAX}},
+        {{INT32_MIN, INT32_MIN, 0}, {INT32_MAX, INT32_MAX, 0}},
+        {{0, INT32_MIN, INT32_MIN}, {0, INT32_MAX, INT32_MAX}},
+        {{INT32_MIN, INT32_MIN, INT32_MIN}, {INT32_MAX, INT32_MAX, INT32_MAX}},
+    };
+    const size_t bad_count = sizeof(bad_boxes) / sizeof(bad_boxes[0]);
+    const size_t huge_count = sizeof(huge_boxes) / sizeof(huge_boxes[0]);
+    for (size_t i = 0; i < bad_count; ++i) {
         memset(buf, CANARY, sizeof(buf));
-        VXK_CHECK_EQ_INT(vxk_world_read_box(w, (vxk_int3){0, 0, 0}, bad_sizes[i], buf),
-                         VXK_ERR_OUT_OF_RANGE);
+        VXK_CHECK_EQ_INT(vxk_world_read_box(w, buf, bad_boxes[i]), VXK_ERR_INVALID_ARGUMENT);
         VXK_CHECK(all_canary(buf, sizeof(buf)));
     }
-    const vxk_int3 leaving[] = {{INT32_MAX, 0, 0}, {0, INT32_MAX, 0}, {0, 0, INT32_MAX}};
-    for (int i = 0; i < 3; ++i) {
+    for (size_t i = 0; i < huge_count; ++i) {
         memset(buf, CANARY, sizeof(buf));
-        VXK_CHECK_EQ_INT(vxk_world_read_box(w, leaving[i], (vxk_int3){2, 2, 2}, buf),
-                         VXK_ERR_OUT_OF_RANGE);
+        VXK_CHECK_EQ_INT(vxk_world_read_box(w, buf, huge_boxes[i]), VXK_ERR_OUT_OF_RANGE);
         VXK_CHECK(all_canary(buf, sizeof(buf)));
     }
-    // A box too large for memory is refused before anything is read or written.
-    memset(buf, CANARY, sizeof(buf));
-    VXK_CHECK(vxk_world_read_box(w, (vxk_int3){INT32_MIN, INT32_MIN, INT32_MIN},
-                                 (vxk_int3){INT32_MAX, INT32_MAX, INT32_MAX}, buf) != VXK_OK);
-    VXK_CHECK(all_canary(buf, sizeof(buf)));
-    VXK_CHECK(vxk_world_read_box(NULL, (vxk_int3){0, 0, 0}, (vxk_int3){1, 1, 1}, buf) != VXK_OK);
-    VXK_CHECK(vxk_world_read_box(w, (vxk_int3){0, 0, 0}, (vxk_int3){1, 1, 1}, NULL) != VXK_OK);
+    const vxk_int_box unit = {{0, 0, 0}, {0, 0, 0}};
+    VXK_CHECK(vxk_world_read_box(NULL, buf, unit) != VXK_OK);
+    VXK_CHECK(vxk_world_read_box(w, NULL, unit) != VXK_OK);
     // The last voxels of int32 read fine.
-    VXK_CHECK_EQ_INT(vxk_world_read_box(w, (vxk_int3){INT32_MAX - 1, INT32_MAX - 1, INT32_MAX - 1},
-                                        (vxk_int3){2, 2, 2}, buf),
+    VXK_CHECK_EQ_INT(vxk_world_read_box(
+                         w, buf,
+                         vxk_test_box_sized((vxk_int3){INT32_MAX - 1, INT32_MAX - 1, INT32_MAX - 1},
+                                            (vxk_int3){2, 2, 2})),
                      VXK_OK);
     VXK_CHECK_EQ_INT(buf[7], VXK_MAT_METAL);
 
-    // fill_box: NULL, out-of-int32 and inverted boxes, undefined materials. Nothing changes.
-    const int64_t lo[3] = {0, 0, 0}, hi[3] = {3, 3, 3};
-    VXK_CHECK(vxk_world_fill_box(NULL, lo, hi, VXK_MAT_STONE) != VXK_OK);
-    VXK_CHECK(vxk_world_fill_box(w, NULL, hi, VXK_MAT_STONE) != VXK_OK);
-    VXK_CHECK(vxk_world_fill_box(w, lo, NULL, VXK_MAT_STONE) != VXK_OK);
-    const int64_t extremes[] = {(int64_t)INT32_MAX + 1, (int64_t)INT32_MIN - 1, INT64_MAX,
-                                INT64_MIN};
-    for (int a = 0; a < 3; ++a) {
-        for (int e = 0; e < 4; ++e) {
-            int64_t bl[3] = {0, 0, 0}, bh[3] = {3, 3, 3};
-            if (extremes[e] > 0)
-                bh[a] = extremes[e];
-            else
-                bl[a] = extremes[e];
-            VXK_CHECK(vxk_world_fill_box(w, bl, bh, VXK_MAT_STONE) != VXK_OK);
-            VXK_CHECK(vxk_world_fill_box(w, bl, bh, VXK_MAT_AIR) != VXK_OK);
-        }
-        int64_t il[3] = {0, 0, 0}, ih[3] = {3, 3, 3};
-        il[a] = 4; // max < min
-        VXK_CHECK(vxk_world_fill_box(w, il, ih, VXK_MAT_STONE) != VXK_OK);
-        il[a] = INT32_MAX;
-        ih[a] = INT32_MIN;
-        VXK_CHECK(vxk_world_fill_box(w, il, ih, VXK_MAT_AIR) != VXK_OK);
+    // fill_box: NULL, inverted boxes, undefined materials. Nothing changes.
+    const vxk_int_box small = {{0, 0, 0}, {3, 3, 3}};
+    VXK_CHECK(vxk_world_fill_box(NULL, small, VXK_MAT_STONE) != VXK_OK);
+    for (size_t i = 0; i < bad_count; ++i) {
+        VXK_CHECK_EQ_INT(vxk_world_fill_box(w, bad_boxes[i], VXK_MAT_STONE),
+                         VXK_ERR_INVALID_ARGUMENT);
+        VXK_CHECK_EQ_INT(vxk_world_fill_box(w, bad_boxes[i], VXK_MAT_AIR),
+                         VXK_ERR_INVALID_ARGUMENT);
     }
     for (int id = VXK_MAT_DEFAULT_COUNT; id < 256; id += 17)
-        VXK_CHECK_EQ_INT(vxk_world_fill_box(w, lo, hi, (uint8_t)id), VXK_ERR_BAD_MATERIAL);
-    VXK_CHECK_EQ_INT(vxk_world_fill_box(w, lo, hi, 255), VXK_ERR_BAD_MATERIAL);
+        VXK_CHECK_EQ_INT(vxk_world_fill_box(w, small, (uint8_t)id), VXK_ERR_BAD_MATERIAL);
+    VXK_CHECK_EQ_INT(vxk_world_fill_box(w, small, 255), VXK_ERR_BAD_MATERIAL);
     // A solid fill of the whole int32 space cannot be stored: an error, nothing changed.
-    const int64_t all_lo[3] = {INT32_MIN, INT32_MIN, INT32_MIN};
-    const int64_t all_hi[3] = {INT32_MAX, INT32_MAX, INT32_MAX};
-    VXK_CHECK(vxk_world_fill_box(w, all_lo, all_hi, VXK_MAT_STONE) != VXK_OK);
+    const vxk_int_box all = huge_boxes[huge_count - 1];
+    VXK_CHECK_EQ_INT(vxk_world_fill_box(w, all, VXK_MAT_STONE), VXK_ERR_OUT_OF_MEMORY);
     CHECK_UNCHANGED(w, s0);
 
     // write_box: an undefined id anywhere in the buffer rejects the whole write.
@@ -283,18 +280,21 @@ static int test_world_terrain(void)
     for (int pos = 0; pos < 64; pos += 7) {
         uint8_t keep = ids[pos];
         ids[pos] = 200;
-        VXK_CHECK_EQ_INT(vxk_world_write_box(w, (vxk_int3){-2, -2, -2}, (vxk_int3){4, 4, 4}, ids),
-                         VXK_ERR_BAD_MATERIAL);
+        VXK_CHECK_EQ_INT(
+            vxk_world_write_box(w, vxk_test_box_sized((vxk_int3){-2, -2, -2}, (vxk_int3){4, 4, 4}),
+                                ids),
+            VXK_ERR_BAD_MATERIAL);
         ids[pos] = keep;
     }
-    VXK_CHECK(vxk_world_write_box(NULL, (vxk_int3){0, 0, 0}, (vxk_int3){4, 4, 4}, ids) != VXK_OK);
-    VXK_CHECK(vxk_world_write_box(w, (vxk_int3){0, 0, 0}, (vxk_int3){4, 4, 4}, NULL) != VXK_OK);
-    for (size_t i = 0; i < sizeof(bad_sizes) / sizeof(bad_sizes[0]); ++i)
-        VXK_CHECK_EQ_INT(vxk_world_write_box(w, (vxk_int3){0, 0, 0}, bad_sizes[i], ids),
-                         VXK_ERR_OUT_OF_RANGE);
-    for (int i = 0; i < 3; ++i)
-        VXK_CHECK_EQ_INT(vxk_world_write_box(w, leaving[i], (vxk_int3){4, 4, 4}, ids),
-                         VXK_ERR_OUT_OF_RANGE);
+    VXK_CHECK(vxk_world_write_box(NULL,
+                                  vxk_test_box_sized((vxk_int3){0, 0, 0}, (vxk_int3){4, 4, 4}),
+                                  ids) != VXK_OK);
+    VXK_CHECK(vxk_world_write_box(w, vxk_test_box_sized((vxk_int3){0, 0, 0}, (vxk_int3){4, 4, 4}),
+                                  NULL) != VXK_OK);
+    for (size_t i = 0; i < bad_count; ++i)
+        VXK_CHECK_EQ_INT(vxk_world_write_box(w, bad_boxes[i], ids), VXK_ERR_INVALID_ARGUMENT);
+    for (size_t i = 0; i < huge_count; ++i)
+        VXK_CHECK_EQ_INT(vxk_world_write_box(w, huge_boxes[i], ids), VXK_ERR_OUT_OF_RANGE);
     CHECK_UNCHANGED(w, s0);
 
     // Iteration and stats tolerate NULL callbacks and outputs.
@@ -307,7 +307,7 @@ static int test_world_terrain(void)
     vxk_world_memory_stats(w, NULL);
 
     // An air fill over the whole int32 space clears everything (the sparse path).
-    VXK_CHECK_EQ_INT(vxk_world_fill_box(w, all_lo, all_hi, VXK_MAT_AIR), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_world_fill_box(w, all, VXK_MAT_AIR), VXK_OK);
     n = 0;
     vxk_world_for_each_chunk(w, count_chunks, &n);
     VXK_CHECK_EQ_U64(n, 0);
@@ -404,9 +404,9 @@ static int test_worldgen_edges(void)
         v.seed = i == 0 ? 0 : UINT64_MAX;
         VXK_CHECK_EQ_INT(vxk_worldgen_run(w, &v), VXK_OK);
         // Nothing outside the box.
-        VXK_CHECK_EQ_INT(vxk_world_get_voxel(w, -1, 0, 0), VXK_MAT_AIR);
-        VXK_CHECK_EQ_INT(vxk_world_get_voxel(w, 0, v.size_y, 0), VXK_MAT_AIR);
-        VXK_CHECK_EQ_INT(vxk_world_get_voxel(w, 0, 0, 0), VXK_MAT_BEDROCK);
+        VXK_CHECK_EQ_INT(vxk_world_get_voxel(w, (vxk_int3){-1, 0, 0}), VXK_MAT_AIR);
+        VXK_CHECK_EQ_INT(vxk_world_get_voxel(w, (vxk_int3){0, v.size_y, 0}), VXK_MAT_AIR);
+        VXK_CHECK_EQ_INT(vxk_world_get_voxel(w, (vxk_int3){0, 0, 0}), VXK_MAT_BEDROCK);
         vxk_world_destroy(w);
     }
     return 0;
@@ -1536,9 +1536,10 @@ static int test_oom_terrain_writes(void)
         // Reference result.
         vxk_world* ref = make_world();
         VXK_CHECK(ref != NULL && populate(ref) == VXK_OK);
-        vxk_status ref_st = op == 0   ? vxk_world_fill_box(ref, fill_lo, fill_hi, VXK_MAT_ICE)
-                            : op == 1 ? vxk_world_fill_box(ref, air_lo, air_hi, VXK_MAT_AIR)
-                                      : vxk_world_write_box(ref, wmin, wsize, ids);
+        vxk_status ref_st =
+            op == 0   ? vxk_world_fill_box(ref, vxk_test_box(fill_lo, fill_hi), VXK_MAT_ICE)
+            : op == 1 ? vxk_world_fill_box(ref, vxk_test_box(air_lo, air_hi), VXK_MAT_AIR)
+                      : vxk_world_write_box(ref, vxk_test_box_sized(wmin, wsize), ids);
         VXK_CHECK_EQ_INT(ref_st, VXK_OK);
         uint64_t expected = vxk_world_terrain_hash(ref);
         vxk_world_destroy(ref);
@@ -1551,9 +1552,9 @@ static int test_oom_terrain_writes(void)
                 VXK_CHECK(w != NULL && populate(w) == VXK_OK);
                 s0 = snap(w);
             },
-            (op == 0   ? vxk_world_fill_box(w, fill_lo, fill_hi, VXK_MAT_ICE)
-             : op == 1 ? vxk_world_fill_box(w, air_lo, air_hi, VXK_MAT_AIR)
-                       : vxk_world_write_box(w, wmin, wsize, ids)),
+            (op == 0   ? vxk_world_fill_box(w, vxk_test_box(fill_lo, fill_hi), VXK_MAT_ICE)
+             : op == 1 ? vxk_world_fill_box(w, vxk_test_box(air_lo, air_hi), VXK_MAT_AIR)
+                       : vxk_world_write_box(w, vxk_test_box_sized(wmin, wsize), ids)),
             {
                 if (st != VXK_OK) {
                     VXK_CHECK_EQ_INT(st, VXK_ERR_OUT_OF_MEMORY);
@@ -1589,13 +1590,17 @@ static int test_oom_worldgen(void)
         {
             w = make_world();
             VXK_CHECK(w != NULL && populate(w) == VXK_OK);
-            VXK_CHECK_EQ_INT(vxk_world_read_box(w, probe, probe_size, outside_before), VXK_OK);
+            VXK_CHECK_EQ_INT(
+                vxk_world_read_box(w, outside_before, vxk_test_box_sized(probe, probe_size)),
+                VXK_OK);
         },
         vxk_worldgen_run(w, &g),
         {
             if (st != VXK_OK) {
                 VXK_CHECK_EQ_INT(st, VXK_ERR_OUT_OF_MEMORY);
-                VXK_CHECK_EQ_INT(vxk_world_read_box(w, probe, probe_size, outside_after), VXK_OK);
+                VXK_CHECK_EQ_INT(
+                    vxk_world_read_box(w, outside_after, vxk_test_box_sized(probe, probe_size)),
+                    VXK_OK);
                 for (int y = 0; y < 4; ++y)
                     for (int z = 0; z < 4; ++z)
                         for (int x = 0; x < 4; ++x) {
@@ -1605,9 +1610,10 @@ static int test_oom_worldgen(void)
                             if (!inside)
                                 VXK_CHECK_EQ_INT(outside_after[i], outside_before[i]);
                         }
-                VXK_CHECK_EQ_INT(vxk_world_get_voxel(w, 20, 3, 9), VXK_MAT_STONE);
-                VXK_CHECK_EQ_INT(vxk_world_get_voxel(w, INT32_MAX, INT32_MAX, INT32_MAX),
-                                 VXK_MAT_METAL);
+                VXK_CHECK_EQ_INT(vxk_world_get_voxel(w, (vxk_int3){20, 3, 9}), VXK_MAT_STONE);
+                VXK_CHECK_EQ_INT(
+                    vxk_world_get_voxel(w, (vxk_int3){INT32_MAX, INT32_MAX, INT32_MAX}),
+                    VXK_MAT_METAL);
             } else {
                 VXK_CHECK_EQ_U64(vxk_world_terrain_hash(w), expected);
             }
@@ -1627,7 +1633,7 @@ static int test_oom_broadphase(void)
     const int64_t lo[3] = {-9, 2, -9}, hi[3] = {9, 12, 3};
     vxk_world* ref = make_world();
     VXK_CHECK(ref != NULL && populate(ref) == VXK_OK);
-    VXK_CHECK_EQ_INT(vxk_world_fill_box(ref, lo, hi, VXK_MAT_CLAY), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_world_fill_box(ref, vxk_test_box(lo, hi), VXK_MAT_CLAY), VXK_OK);
     VXK_CHECK_EQ_INT(vxk_broadphase_build(ref), VXK_OK);
     uint64_t expected = vxk_broadphase_hash(ref);
     vxk_world_destroy(ref);
@@ -1640,7 +1646,7 @@ static int test_oom_broadphase(void)
                 w = make_world();
                 VXK_CHECK(w != NULL && populate(w) == VXK_OK);
                 VXK_CHECK_EQ_INT(vxk_broadphase_build(w), VXK_OK);
-                VXK_CHECK_EQ_INT(vxk_world_fill_box(w, lo, hi, VXK_MAT_CLAY), VXK_OK);
+                VXK_CHECK_EQ_INT(vxk_world_fill_box(w, vxk_test_box(lo, hi), VXK_MAT_CLAY), VXK_OK);
                 s0 = snap(w);
             },
             op == 0 ? vxk_broadphase_build(w) : vxk_world_step(w, 0.0f),
@@ -1672,7 +1678,7 @@ static int test_oom_sorted_view(void)
     const int64_t lo[3] = {-30, -3, -20}, hi[3] = {17, 9, 25};
     vxk_world* ref = make_world();
     VXK_CHECK(ref != NULL && populate(ref) == VXK_OK);
-    VXK_CHECK_EQ_INT(vxk_world_fill_box(ref, lo, hi, VXK_MAT_SAND), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_world_fill_box(ref, vxk_test_box(lo, hi), VXK_MAT_SAND), VXK_OK);
     uint64_t expected = vxk_world_terrain_hash(ref);
     uint32_t expected_chunks = 0, chunks = 0;
     vxk_world_for_each_chunk(ref, count_chunks, &expected_chunks);
@@ -1681,7 +1687,8 @@ static int test_oom_sorted_view(void)
     vxk_world* w = make_world();
     VXK_CHECK(w != NULL && populate(w) == VXK_OK);
     (void)vxk_world_terrain_hash(w);
-    VXK_CHECK_EQ_INT(vxk_world_fill_box(w, lo, hi, VXK_MAT_SAND), VXK_OK); // grows the chunk set
+    VXK_CHECK_EQ_INT(vxk_world_fill_box(w, vxk_test_box(lo, hi), VXK_MAT_SAND),
+                     VXK_OK); // grows the chunk set
     fa_arm(1, true);
     uint64_t hash = vxk_world_terrain_hash(w);
     vxk_world_for_each_chunk(w, count_chunks, &chunks);
@@ -1703,9 +1710,9 @@ static int test_raycast_int32_extremes(void)
     const int64_t b0[3] = {INT32_MIN, INT32_MIN, INT32_MIN};
     const int64_t b1[3] = {INT32_MIN + 2, INT32_MIN + 1, INT32_MIN};
     const int64_t g0[3] = {0, 0, 0}, g1[3] = {7, 3, 7};
-    VXK_CHECK_EQ_INT(vxk_world_fill_box(w, a0, a1, VXK_MAT_METAL), VXK_OK);
-    VXK_CHECK_EQ_INT(vxk_world_fill_box(w, b0, b1, VXK_MAT_WOOD), VXK_OK);
-    VXK_CHECK_EQ_INT(vxk_world_fill_box(w, g0, g1, VXK_MAT_STONE), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_world_fill_box(w, vxk_test_box(a0, a1), VXK_MAT_METAL), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_world_fill_box(w, vxk_test_box(b0, b1), VXK_MAT_WOOD), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_world_fill_box(w, vxk_test_box(g0, g1), VXK_MAT_STONE), VXK_OK);
     VXK_CHECK_EQ_INT(vxk_broadphase_build(w), VXK_OK);
     vxk_ray r = {{2.5f, 30.0f, 2.5f}, {0.0f, -1.0f, 0.0f}, 100.0f};
     vxk_ray_hit h;

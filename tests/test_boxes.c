@@ -327,7 +327,7 @@ static int test_world_chunks(void)
     static const uint8_t mats[3] = {VXK_MAT_STONE, VXK_MAT_WATER, VXK_MAT_SAND};
     for (size_t i = 0; i < sizeof(ids); ++i)
         ids[i] = vxk_test_rand(&rng) % 3 ? mats[vxk_test_rand(&rng) % 3] : 0;
-    VXK_CHECK_EQ_INT(vxk_world_write_box(world, min, size, ids), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_world_write_box(world, vxk_test_box_sized(min, size), ids), VXK_OK);
     uint8_t solid[256];
     const vxk_material_table* table = vxk_world_materials(world);
     for (int i = 0; i < 256; ++i)
@@ -345,8 +345,8 @@ static int test_world_chunks(void)
                     for (int y = 0; y < 8; ++y)
                         for (int z = 0; z < 8; ++z)
                             for (int x = 0; x < 8; ++x)
-                                voxels[x + 8 * z + 64 * y] =
-                                    vxk_world_get_voxel(world, cx * 8 + x, cy * 8 + y, cz * 8 + z);
+                                voxels[x + 8 * z + 64 * y] = vxk_world_get_voxel(
+                                    world, (vxk_int3){cx * 8 + x, cy * 8 + y, cz * 8 + z});
                     VXK_CHECK_EQ_INT(
                         vxk_boxes_chunk(b, 512, &nb, voxels, solid, (vxk_boxes_mode)mode), VXK_OK);
                     VXK_CHECK(na == nb && memcmp(a, b, na * sizeof(vxk_voxel_box)) == 0);

@@ -56,7 +56,7 @@ static int random_fills_listed(vxk_world* world, uint64_t* rng, int count, const
                 b[k] = hi[k];
         }
         uint8_t m = materials[vxk_test_rand(rng) % 4];
-        VXK_CHECK_EQ_INT(vxk_world_fill_box(world, a, b, m), VXK_OK);
+        VXK_CHECK_EQ_INT(vxk_world_fill_box(world, vxk_test_box(a, b), m), VXK_OK);
         for (int64_t cy = a[1] >> 3; chunks && cy <= b[1] >> 3; ++cy)
             for (int64_t cz = a[2] >> 3; cz <= b[2] >> 3; ++cz)
                 for (int64_t cx = a[0] >> 3; cx <= b[0] >> 3; ++cx) {
@@ -123,7 +123,7 @@ static int dense_load(dense* d, const vxk_world* world, const int32_t origin[3],
     for (int32_t y = origin[1]; y < origin[1] + size[1]; ++y)
         for (int32_t z = origin[2]; z < origin[2] + size[2]; ++z)
             for (int32_t x = origin[0]; x < origin[0] + size[0]; ++x) {
-                uint8_t id = vxk_world_get_voxel(world, x, y, z);
+                uint8_t id = vxk_world_get_voxel(world, (vxk_int3){x, y, z});
                 uint8_t k = table->materials[id].kind;
                 d->kind[dense_index(d, x, y, z)] = k == VXK_MATERIAL_SOLID   ? SOLID
                                                    : k == VXK_MATERIAL_WATER ? WATER
@@ -429,8 +429,9 @@ static int test_single_border_voxels(void)
                 return 1;
             const int32_t* p = positions[i];
             int64_t a[3] = {p[0], p[1], p[2]};
-            VXK_CHECK_EQ_INT(vxk_world_fill_box(t.world, a, a, m ? VXK_MAT_WATER : VXK_MAT_STONE),
-                             VXK_OK);
+            VXK_CHECK_EQ_INT(
+                vxk_world_fill_box(t.world, vxk_test_box(a, a), m ? VXK_MAT_WATER : VXK_MAT_STONE),
+                VXK_OK);
             VXK_CHECK_EQ_INT(vxk_broadphase_build(t.world), VXK_OK);
             int border = 0;
             for (int k = 0; k < 3; ++k)

@@ -438,7 +438,7 @@ static int test_world_chunks(void)
                     m = mats[vxk_test_rand(&rng) % 4];
                 ids[x + size.x * (z + size.z * y)] = m;
             }
-    VXK_CHECK_EQ_INT(vxk_world_write_box(world, min, size, ids), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_world_write_box(world, vxk_test_box_sized(min, size), ids), VXK_OK);
     uint8_t solid[256];
     VXK_CHECK_EQ_INT(vxk_chunk_solid_table(solid, vxk_world_materials(world)), VXK_OK);
     static vxk_quad a[VXK_MESHER_MAX_QUADS], b[VXK_MESHER_MAX_QUADS];
@@ -454,8 +454,8 @@ static int test_world_chunks(void)
                 for (int y = 0; y < 10; ++y)
                     for (int z = 0; z < 10; ++z)
                         for (int x = 0; x < 10; ++x)
-                            box[BOX(x, y, z)] = vxk_world_get_voxel(world, cx * 8 - 1 + x,
-                                                                    cy * 8 - 1 + y, cz * 8 - 1 + z);
+                            box[BOX(x, y, z)] = vxk_world_get_voxel(
+                                world, (vxk_int3){cx * 8 - 1 + x, cy * 8 - 1 + y, cz * 8 - 1 + z});
                 VXK_CHECK_EQ_INT(vxk_quad_mesh_chunk(b, VXK_MESHER_MAX_QUADS, &nb, box, solid),
                                  VXK_OK);
                 VXK_CHECK_EQ_INT(na, nb);

@@ -40,8 +40,10 @@ static vxk_world* make_world(vxk_jobs* jobs, size_t budget, uint64_t seed)
                     id = id ? 0 : VXK_MAT_DIRT;
                 ids[x + SX * (z + SZ * y)] = id;
             }
-    if (vxk_world_write_box(world, (vxk_int3){MINV[0], MINV[1], MINV[2]}, (vxk_int3){SX, SY, SZ},
-                            ids) != VXK_OK) {
+    if (vxk_world_write_box(
+            world,
+            vxk_test_box_sized((vxk_int3){MINV[0], MINV[1], MINV[2]}, (vxk_int3){SX, SY, SZ}),
+            ids) != VXK_OK) {
         vxk_world_destroy(world);
         return NULL;
     }
@@ -104,8 +106,8 @@ static int solid_bits_match(const vxk_world* world, const vxk_narrow_chunk* d)
     for (int32_t y = 0; y < 8; ++y)
         for (int32_t z = 0; z < 8; ++z)
             for (int32_t x = 0; x < 8; ++x) {
-                uint8_t id = vxk_world_get_voxel(world, 8 * d->coord.x + x, 8 * d->coord.y + y,
-                                                 8 * d->coord.z + z);
+                uint8_t id = vxk_world_get_voxel(
+                    world, (vxk_int3){8 * d->coord.x + x, 8 * d->coord.y + y, 8 * d->coord.z + z});
                 bool solid = world->material_kind[id] == VXK_MATERIAL_SOLID;
                 VXK_CHECK_EQ_INT((int)((d->solid[y] >> (x + 8 * z)) & 1u), (int)solid);
             }
@@ -385,9 +387,9 @@ static int test_edit_rebuilds(void)
     };
     for (int e = 0; e < 3; ++e) {
         uint64_t old_stamp = vxk_narrow_stamp(world, cx, cy, cz);
-        VXK_CHECK_EQ_INT(
-            vxk_world_fill_box(world, boxes[e][0], boxes[e][1], e == 1 ? 0 : VXK_MAT_METAL),
-            VXK_OK);
+        VXK_CHECK_EQ_INT(vxk_world_fill_box(world, vxk_test_box(boxes[e][0], boxes[e][1]),
+                                            e == 1 ? 0 : VXK_MAT_METAL),
+                         VXK_OK);
         VXK_CHECK(vxk_narrow_stamp(world, cx, cy, cz) != old_stamp);
         const vxk_narrow_chunk* after = NULL;
         vxk_narrow_ref after_ref = {0};
@@ -406,7 +408,7 @@ static int test_edit_rebuilds(void)
     vxk_narrow_free_chunk(&before_copy);
     // Removing the chunk's voxels entirely: no terrain entry, no data.
     const int64_t lo[3] = {-8, 0, -16}, hi[3] = {-1, 7, -9};
-    VXK_CHECK_EQ_INT(vxk_world_fill_box(world, lo, hi, 0), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_world_fill_box(world, vxk_test_box(lo, hi), 0), VXK_OK);
     const vxk_narrow_chunk* gone = (const vxk_narrow_chunk*)1;
     vxk_narrow_ref gone_ref = {0};
     VXK_CHECK(vxk_narrow_acquire(world, cx, cy, cz, &gone, &gone_ref) == VXK_OK);
@@ -582,7 +584,7 @@ static int test_grid_and_epochs(void)
         uint8_t material = (round & 1) ? 0 : VXK_MAT_METAL;
         if (round % 3 == 2)
             material = VXK_MAT_WOOD;
-        VXK_CHECK_EQ_INT(vxk_world_fill_box(world, lo, hi, material), VXK_OK);
+        VXK_CHECK_EQ_INT(vxk_world_fill_box(world, vxk_test_box(lo, hi), material), VXK_OK);
         VXK_CHECK_EQ_INT(vxk_world_step(world, 0.0f), VXK_OK);
     }
     vxk_world_destroy(world);
@@ -696,7 +698,7 @@ static int test_ray_slots(void)
     int64_t lo[3] = {8 * (int64_t)b.x + 3, 8 * (int64_t)b.y + 3, 8 * (int64_t)b.z + 3};
     int64_t hi[3] = {lo[0] + 1, lo[1] + 1, lo[2] + 1};
     uint8_t fill = data->solid[3] & (1ull << (3 + 8 * 3)) ? 0 : VXK_MAT_METAL;
-    VXK_CHECK_EQ_INT(vxk_world_fill_box(world, lo, hi, fill), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_world_fill_box(world, vxk_test_box(lo, hi), fill), VXK_OK);
     uint32_t epoch2 = vxk_terrain_epoch(world);
     VXK_CHECK(epoch2 != epoch);
     VXK_CHECK(!vxk_narrow_acquire_slot(cache, grid, cell_b, epoch2, &stale_data, &stale));

@@ -76,7 +76,7 @@ static vxk_world* make_world(vxk_jobs* jobs, float voxel_size, uint64_t seed)
     }
     vxk_int3 min = {WORLD_MIN[0], WORLD_MIN[1], WORLD_MIN[2]};
     vxk_int3 size = {WORLD_X, WORLD_Y, WORLD_Z};
-    if (vxk_world_write_box(world, min, size, ids) != VXK_OK ||
+    if (vxk_world_write_box(world, vxk_test_box_sized(min, size), ids) != VXK_OK ||
         vxk_broadphase_build(world) != VXK_OK) {
         vxk_world_destroy(world);
         return NULL;
@@ -176,8 +176,9 @@ static void prepare(const vxk_world* world, const vxk_ray* ray, prepared* p)
 
 static bool inside_solid(const vxk_world* world, const prepared* p, uint8_t* material)
 {
-    uint8_t id = vxk_world_get_voxel(world, (int32_t)floorf(p->o[0]), (int32_t)floorf(p->o[1]),
-                                     (int32_t)floorf(p->o[2]));
+    uint8_t id =
+        vxk_world_get_voxel(world, (vxk_int3){(int32_t)floorf(p->o[0]), (int32_t)floorf(p->o[1]),
+                                              (int32_t)floorf(p->o[2])});
     *material = id;
     return vxk_world_materials(world)->materials[id].kind == VXK_MATERIAL_SOLID;
 }
@@ -507,12 +508,14 @@ static vxk_world* make_generated_world(float voxel_size, uint64_t seed)
     g.cave_density = 1.0f;
     static uint8_t ids[WORLD_X * WORLD_Y * WORLD_Z];
     vxk_int3 size = {WORLD_X, WORLD_Y, WORLD_Z};
-    bool ok = vxk_worldgen_run(gen, &g) == VXK_OK &&
-              vxk_world_read_box(gen, (vxk_int3){0, 0, 0}, size, ids) == VXK_OK &&
-              vxk_world_create(&def, &world) == VXK_OK &&
-              vxk_world_write_box(world, (vxk_int3){WORLD_MIN[0], WORLD_MIN[1], WORLD_MIN[2]}, size,
-                                  ids) == VXK_OK &&
-              vxk_broadphase_build(world) == VXK_OK;
+    bool ok =
+        vxk_worldgen_run(gen, &g) == VXK_OK &&
+        vxk_world_read_box(gen, ids, vxk_test_box_sized((vxk_int3){0, 0, 0}, size)) == VXK_OK &&
+        vxk_world_create(&def, &world) == VXK_OK &&
+        vxk_world_write_box(
+            world, vxk_test_box_sized((vxk_int3){WORLD_MIN[0], WORLD_MIN[1], WORLD_MIN[2]}, size),
+            ids) == VXK_OK &&
+        vxk_broadphase_build(world) == VXK_OK;
     vxk_world_destroy(gen);
     if (!ok) {
         vxk_world_destroy(world);
@@ -752,7 +755,7 @@ static int test_edit(void)
             hi[a] = lo[a] + (int64_t)(vxk_test_rand(&rng) % 8);
         }
         uint8_t material = round % 2 ? 0 : VXK_MAT_METAL;
-        VXK_CHECK_EQ_INT(vxk_world_fill_box(world, lo, hi, material), VXK_OK);
+        VXK_CHECK_EQ_INT(vxk_world_fill_box(world, vxk_test_box(lo, hi), material), VXK_OK);
         VXK_CHECK_EQ_INT(vxk_world_step(world, 0.0f), VXK_OK);
         brute_world b;
         VXK_CHECK(brute_build(world, &b) == 0);
@@ -901,7 +904,7 @@ static int test_edit_warm_cache(void)
             hi[1] = lo[1] + 2;
             material = VXK_MAT_WOOD;
         }
-        VXK_CHECK_EQ_INT(vxk_world_fill_box(world, lo, hi, material), VXK_OK);
+        VXK_CHECK_EQ_INT(vxk_world_fill_box(world, vxk_test_box(lo, hi), material), VXK_OK);
         VXK_CHECK_EQ_INT(vxk_world_step(world, 0.0f), VXK_OK);
         brute_world b;
         VXK_CHECK(brute_build(world, &b) == 0);
@@ -1027,7 +1030,7 @@ static int test_sparse_world(void)
     vxk_world* world = make_world(NULL, 1.0f, 71);
     VXK_CHECK(world);
     const int64_t lo[3] = {90000, -3, 4000}, hi[3] = {90011, 5, 4009};
-    VXK_CHECK_EQ_INT(vxk_world_fill_box(world, lo, hi, VXK_MAT_STONE), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_world_fill_box(world, vxk_test_box(lo, hi), VXK_MAT_STONE), VXK_OK);
     VXK_CHECK_EQ_INT(vxk_world_step(world, 0.0f), VXK_OK);
     VXK_CHECK(vxk_narrow_ray_grid(vxk_narrow_cache_get(world), world) == NULL);
     brute_world b;
@@ -1081,7 +1084,7 @@ typedef struct cube_world {
 
 static bool cube_solid(const cube_world* cw, int32_t x, int32_t y, int32_t z, uint8_t* material)
 {
-    uint8_t id = vxk_world_get_voxel(cw->world, x, y, z);
+    uint8_t id = vxk_world_get_voxel(cw->world, (vxk_int3){x, y, z});
     if (material)
         *material = id;
     return vxk_world_materials(cw->world)->materials[id].kind == VXK_MATERIAL_SOLID;
@@ -1279,8 +1282,8 @@ static int test_seam_regression(void)
     vxk_world* world = NULL;
     VXK_CHECK_EQ_INT(vxk_world_create(&def, &world), VXK_OK);
     const int64_t a[3] = {0, 0, 0}, b[3] = {1, 0, 0};
-    VXK_CHECK_EQ_INT(vxk_world_fill_box(world, a, a, VXK_MAT_STONE), VXK_OK);
-    VXK_CHECK_EQ_INT(vxk_world_fill_box(world, b, b, VXK_MAT_DIRT), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_world_fill_box(world, vxk_test_box(a, a), VXK_MAT_STONE), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_world_fill_box(world, vxk_test_box(b, b), VXK_MAT_DIRT), VXK_OK);
     VXK_CHECK_EQ_INT(vxk_broadphase_build(world), VXK_OK);
     vxk_ray ray = {{-0x1.c617a6p+2f, 0x1.41c5e4p+3f, 0x1.2d2a1ap+3f},
                    {0x1.14780ep-1f, -0x1.35432cp-1f, -0x1.2c1c06p-1f},
@@ -1344,7 +1347,8 @@ static vxk_world* make_seam_world(float voxel_size, uint64_t seed, const int32_t
                     ids[x + SX * (z + SZ * y)] = materials[(x + y + z) % 5];
     }
     vxk_int3 min = {offset[0] - 13, offset[1] - 7, offset[2] - 11};
-    if (vxk_world_write_box(world, min, (vxk_int3){SX, SY, SZ}, ids) != VXK_OK ||
+    if (vxk_world_write_box(world, vxk_test_box_sized(min, (vxk_int3){SX, SY, SZ}), ids) !=
+            VXK_OK ||
         vxk_broadphase_build(world) != VXK_OK) {
         vxk_world_destroy(world);
         return NULL;
@@ -1501,9 +1505,12 @@ static int test_far_sparse(void)
         const int64_t near_lo[3] = {0, 0, 0}, near_hi[3] = {15, 15, 15};
         const int64_t far_lo[3] = {far, 0, 0}, far_hi[3] = {far + 15, 15, 15};
         const int64_t block_lo[3] = {far, far, far}, block_hi[3] = {far + 63, far + 63, far + 63};
-        VXK_CHECK_EQ_INT(vxk_world_fill_box(world, near_lo, near_hi, VXK_MAT_STONE), VXK_OK);
-        VXK_CHECK_EQ_INT(vxk_world_fill_box(world, far_lo, far_hi, VXK_MAT_DIRT), VXK_OK);
-        VXK_CHECK_EQ_INT(vxk_world_fill_box(world, block_lo, block_hi, VXK_MAT_METAL), VXK_OK);
+        VXK_CHECK_EQ_INT(vxk_world_fill_box(world, vxk_test_box(near_lo, near_hi), VXK_MAT_STONE),
+                         VXK_OK);
+        VXK_CHECK_EQ_INT(vxk_world_fill_box(world, vxk_test_box(far_lo, far_hi), VXK_MAT_DIRT),
+                         VXK_OK);
+        VXK_CHECK_EQ_INT(vxk_world_fill_box(world, vxk_test_box(block_lo, block_hi), VXK_MAT_METAL),
+                         VXK_OK);
         VXK_CHECK_EQ_INT(vxk_broadphase_build(world), VXK_OK);
         struct {
             vxk_ray ray;
@@ -1559,9 +1566,9 @@ static int test_coordinate_range(void)
     vxk_world* world = NULL;
     VXK_CHECK_EQ_INT(vxk_world_create(&def, &world), VXK_OK);
     const int64_t hi[3] = {INT32_MAX, 5, 5}, lo[3] = {INT32_MIN, 5, 5}, mid[3] = {0, 5, 5};
-    VXK_CHECK_EQ_INT(vxk_world_fill_box(world, hi, hi, VXK_MAT_METAL), VXK_OK);
-    VXK_CHECK_EQ_INT(vxk_world_fill_box(world, lo, lo, VXK_MAT_WOOD), VXK_OK);
-    VXK_CHECK_EQ_INT(vxk_world_fill_box(world, mid, mid, VXK_MAT_STONE), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_world_fill_box(world, vxk_test_box(hi, hi), VXK_MAT_METAL), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_world_fill_box(world, vxk_test_box(lo, lo), VXK_MAT_WOOD), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_world_fill_box(world, vxk_test_box(mid, mid), VXK_MAT_STONE), VXK_OK);
     VXK_CHECK_EQ_INT(vxk_broadphase_build(world), VXK_OK);
     vxk_ray_hit hit;
     // towards the last voxel of the range
@@ -1590,7 +1597,7 @@ static int test_coordinate_range(void)
     vxk_world_destroy(world);
     def.voxel_size = 0.25f;
     VXK_CHECK_EQ_INT(vxk_world_create(&def, &world), VXK_OK);
-    VXK_CHECK_EQ_INT(vxk_world_fill_box(world, hi, hi, VXK_MAT_METAL), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_world_fill_box(world, vxk_test_box(hi, hi), VXK_MAT_METAL), VXK_OK);
     VXK_CHECK_EQ_INT(vxk_broadphase_build(world), VXK_OK);
     vxk_ray quarter = {{536870000.0f, 1.375f, 1.375f}, {1, 0, 0}, INFINITY};
     VXK_CHECK_EQ_INT(vxk_raycast(world, &hit, &quarter), VXK_OK);

@@ -351,7 +351,8 @@ static vxk_world* make_terrain(void)
                                  {0, 6, 0, 5, 9, 5, VXK_MAT_DIRT},
                                  {-4, 6, 8, 3, 8, 12, VXK_MAT_WATER}};
     for (int i = 0; world && i < 3; ++i) {
-        if (vxk_world_fill_box(world, boxes[i], boxes[i] + 3, (uint8_t)boxes[i][6]) != VXK_OK) {
+        if (vxk_world_fill_box(world, vxk_test_box(boxes[i], boxes[i] + 3), (uint8_t)boxes[i][6]) !=
+            VXK_OK) {
             vxk_world_destroy(world);
             world = NULL;
         }
@@ -418,30 +419,31 @@ static int test_world(void)
     VXK_CHECK(w != NULL);
     uint8_t box[64];
     const vxk_int3 origin = {0, 0, 0}, four = {4, 4, 4};
-    EXPECT(VXK_OK, vxk_world_read_box(w, origin, four, box));
-    EXPECT(VXK_ERR_INVALID_ARGUMENT, vxk_world_read_box(w, origin, four, NULL));
-    EXPECT(VXK_ERR_OUT_OF_RANGE, vxk_world_read_box(w, origin, (vxk_int3){4, 0, 4}, box));
+    EXPECT(VXK_OK, vxk_world_read_box(w, box, vxk_test_box_sized(origin, four)));
+    EXPECT(VXK_ERR_INVALID_ARGUMENT, vxk_world_read_box(w, NULL, vxk_test_box_sized(origin, four)));
+    const vxk_int_box inverted = {{0, 0, 0}, {3, -1, 3}};
+    const vxk_int_box all = {{INT32_MIN, INT32_MIN, INT32_MIN}, {INT32_MAX, INT32_MAX, INT32_MAX}};
+    EXPECT(VXK_ERR_INVALID_ARGUMENT, vxk_world_read_box(w, box, inverted));
+    EXPECT(VXK_ERR_OUT_OF_RANGE, vxk_world_read_box(w, box, all));
 
-    const int64_t lo[3] = {1, 1, 1}, hi[3] = {3, 3, 3}, inverted[3] = {3, 0, 3};
-    const int64_t far[3] = {(int64_t)INT32_MAX + 1, 0, 0};
-    const int64_t all_lo[3] = {INT32_MIN, INT32_MIN, INT32_MIN};
-    const int64_t all_hi[3] = {INT32_MAX, INT32_MAX, INT32_MAX};
-    EXPECT(VXK_OK, vxk_world_fill_box(w, lo, hi, VXK_MAT_SAND));
-    EXPECT(VXK_ERR_INVALID_ARGUMENT, vxk_world_fill_box(w, NULL, hi, VXK_MAT_SAND));
-    EXPECT(VXK_ERR_INVALID_ARGUMENT, vxk_world_fill_box(w, lo, inverted, VXK_MAT_SAND));
-    EXPECT(VXK_ERR_OUT_OF_RANGE, vxk_world_fill_box(w, lo, far, VXK_MAT_SAND));
-    EXPECT(VXK_ERR_BAD_MATERIAL, vxk_world_fill_box(w, lo, hi, 200));
-    EXPECT(VXK_ERR_OUT_OF_MEMORY, vxk_world_fill_box(w, all_lo, all_hi, VXK_MAT_STONE));
-    const int64_t away_lo[3] = {1000, 0, 0}, away_hi[3] = {1003, 3, 3};
-    EXPECT_NO_MEMORY(vxk_world_fill_box(w, away_lo, away_hi, VXK_MAT_SAND));
+    const vxk_int_box small = {{1, 1, 1}, {3, 3, 3}};
+    EXPECT(VXK_OK, vxk_world_fill_box(w, small, VXK_MAT_SAND));
+    EXPECT(VXK_ERR_INVALID_ARGUMENT, vxk_world_fill_box(NULL, small, VXK_MAT_SAND));
+    EXPECT(VXK_ERR_INVALID_ARGUMENT, vxk_world_fill_box(w, inverted, VXK_MAT_SAND));
+    EXPECT(VXK_ERR_BAD_MATERIAL, vxk_world_fill_box(w, small, 200));
+    EXPECT(VXK_ERR_OUT_OF_MEMORY, vxk_world_fill_box(w, all, VXK_MAT_STONE));
+    EXPECT_NO_MEMORY(
+        vxk_world_fill_box(w, (vxk_int_box){{1000, 0, 0}, {1003, 3, 3}}, VXK_MAT_SAND));
 
     memset(box, VXK_MAT_CLAY, sizeof(box));
-    EXPECT(VXK_OK, vxk_world_write_box(w, origin, four, box));
-    EXPECT(VXK_ERR_INVALID_ARGUMENT, vxk_world_write_box(NULL, origin, four, box));
-    EXPECT(VXK_ERR_OUT_OF_RANGE, vxk_world_write_box(w, (vxk_int3){INT32_MAX, 0, 0}, four, box));
-    EXPECT_NO_MEMORY(vxk_world_write_box(w, (vxk_int3){2000, 0, 0}, four, box));
+    EXPECT(VXK_OK, vxk_world_write_box(w, vxk_test_box_sized(origin, four), box));
+    EXPECT(VXK_ERR_INVALID_ARGUMENT,
+           vxk_world_write_box(NULL, vxk_test_box_sized(origin, four), box));
+    EXPECT(VXK_ERR_INVALID_ARGUMENT, vxk_world_write_box(w, inverted, box));
+    EXPECT(VXK_ERR_OUT_OF_RANGE, vxk_world_write_box(w, all, box));
+    EXPECT_NO_MEMORY(vxk_world_write_box(w, vxk_test_box_sized((vxk_int3){2000, 0, 0}, four), box));
     box[17] = 201;
-    EXPECT(VXK_ERR_BAD_MATERIAL, vxk_world_write_box(w, origin, four, box));
+    EXPECT(VXK_ERR_BAD_MATERIAL, vxk_world_write_box(w, vxk_test_box_sized(origin, four), box));
     vxk_world_destroy(w);
     return group_end(start);
 }
@@ -646,7 +648,7 @@ static int test_broadphase(void)
     EXPECT_NO_MEMORY(vxk_broadphase_update(w, &chunk, 1));
 
     const int64_t lo[3] = {30, 0, 0}, hi[3] = {33, 3, 3};
-    VXK_CHECK_EQ_INT(vxk_world_fill_box(w, lo, hi, VXK_MAT_STONE), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_world_fill_box(w, vxk_test_box(lo, hi), VXK_MAT_STONE), VXK_OK);
     EXPECT_NO_MEMORY(vxk_world_step(w, 0.0f));
     EXPECT(VXK_OK, vxk_world_step(w, 0.0f));
     EXPECT(VXK_ERR_INVALID_ARGUMENT, vxk_world_step(NULL, 0.0f));

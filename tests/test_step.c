@@ -36,8 +36,8 @@ static vxk_world* rebuilt_copy(const vxk_world* world, int32_t span)
     int32_t lo = -span, size = 2 * span;
     uint8_t* voxels = malloc((size_t)size * size * size);
     vxk_int3 min = {lo, lo, lo}, extent = {size, size, size};
-    if (vxk_world_read_box(world, min, extent, voxels) != VXK_OK ||
-        vxk_world_write_box(copy, min, extent, voxels) != VXK_OK ||
+    if (vxk_world_read_box(world, voxels, vxk_test_box_sized(min, extent)) != VXK_OK ||
+        vxk_world_write_box(copy, vxk_test_box_sized(min, extent), voxels) != VXK_OK ||
         vxk_broadphase_build(copy) != VXK_OK) {
         free(voxels);
         vxk_world_destroy(copy);
@@ -78,7 +78,7 @@ static int test_step_follows_writes(void)
             int64_t min[3], max[3];
             random_box(&rng, min, max, span);
             uint8_t material = vxk_test_rand(&rng) % 3 ? VXK_MAT_STONE : VXK_MAT_AIR;
-            VXK_CHECK_EQ_INT(vxk_world_fill_box(world, min, max, material), VXK_OK);
+            VXK_CHECK_EQ_INT(vxk_world_fill_box(world, vxk_test_box(min, max), material), VXK_OK);
         }
         // Which cached chunks lie in a written chunk's 27-neighbourhood: the reference for what
         // the cache stage must drop (the world's cache is filled by the rays of the last round).
@@ -127,7 +127,7 @@ static int test_cache_stage_drops_neighbourhood(void)
     vxk_world* world = make_world();
     VXK_CHECK(world);
     const int64_t lo[3] = {-40, -8, -40}, hi[3] = {40, 0, 40};
-    VXK_CHECK_EQ_INT(vxk_world_fill_box(world, lo, hi, VXK_MAT_STONE), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_world_fill_box(world, vxk_test_box(lo, hi), VXK_MAT_STONE), VXK_OK);
     VXK_CHECK_EQ_INT(vxk_world_step(world, 0.0f), VXK_OK);
     // Cache every surface chunk with a downward ray through each chunk column.
     for (int32_t cz = -5; cz < 5; ++cz)
@@ -152,7 +152,7 @@ static int test_cache_stage_drops_neighbourhood(void)
     VXK_CHECK(total > 20);
     // One voxel written in chunk (1, -1, 2): the entries of chunks (0..2, -2..0, 1..3) go.
     const int64_t v[3] = {12, -3, 20};
-    VXK_CHECK_EQ_INT(vxk_world_fill_box(world, v, v, VXK_MAT_AIR), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_world_fill_box(world, vxk_test_box(v, v), VXK_MAT_AIR), VXK_OK);
     VXK_CHECK_EQ_INT(vxk_world_step(world, 0.0f), VXK_OK);
     vxk_world_step_stats stats;
     vxk_world_get_step_stats(world, &stats);

@@ -1022,8 +1022,8 @@ static int check_world_load(const uint8_t* data, size_t size, const vxk_vox_opti
                 int inside =
                     x >= 0 && y >= 0 && z >= 0 && x < g.size_x && y < g.size_y && z < g.size_z;
                 uint8_t expect = inside ? vxk_voxel_grid_get(&g, x, y, z) : 0;
-                bad +=
-                    vxk_world_get_voxel(world, offset.x + x, offset.y + y, offset.z + z) != expect;
+                bad += vxk_world_get_voxel(
+                           world, (vxk_int3){offset.x + x, offset.y + y, offset.z + z}) != expect;
             }
     // A load that cannot fit changes nothing.
     // (Along an axis where the grid is wider than one voxel; a 1x1x1 grid always fits.)

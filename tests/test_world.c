@@ -332,14 +332,16 @@ static void changed_chunks(const reference* a, const reference* b, uint8_t chang
 static int check_world(const vxk_world* world, const reference* ref, uint64_t* rng)
 {
     static uint8_t readback[RSX * RSY * RSZ];
-    VXK_CHECK_EQ_INT(
-        vxk_world_read_box(world, (vxk_int3){RX0, RY0, RZ0}, (vxk_int3){RSX, RSY, RSZ}, readback),
-        VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_world_read_box(
+                         world, readback,
+                         vxk_test_box_sized((vxk_int3){RX0, RY0, RZ0}, (vxk_int3){RSX, RSY, RSZ})),
+                     VXK_OK);
     VXK_CHECK(memcmp(readback, ref->voxels, sizeof(readback)) == 0);
     for (int i = 0; i < 500; ++i) {
         int x = rand_range(rng, RX0, RX0 + RSX - 1), y = rand_range(rng, RY0, RY0 + RSY - 1);
         int z = rand_range(rng, RZ0, RZ0 + RSZ - 1);
-        VXK_CHECK_EQ_INT(vxk_world_get_voxel(world, x, y, z), ref->voxels[ref_index(x, y, z)]);
+        VXK_CHECK_EQ_INT(vxk_world_get_voxel(world, (vxk_int3){x, y, z}),
+                         ref->voxels[ref_index(x, y, z)]);
     }
     const vxk_material_table* mats = vxk_world_materials(world);
     int expected_chunks = 0, expected_mixed = 0;
@@ -447,7 +449,7 @@ static int test_world_random_ops(void)
             if (kind < 5) {
                 uint8_t m = random_material(&rng);
                 int64_t mn[3] = {lo[0], lo[1], lo[2]}, mx[3] = {hi[0], hi[1], hi[2]};
-                VXK_CHECK_EQ_INT(vxk_world_fill_box(world, mn, mx, m), VXK_OK);
+                VXK_CHECK_EQ_INT(vxk_world_fill_box(world, vxk_test_box(mn, mx), m), VXK_OK);
                 apply_reference_box(&ref, lo, hi, NULL, m);
             } else if (kind < 8) {
                 size_t n = (size_t)sx * sy * sz;
@@ -465,14 +467,19 @@ static int test_world_random_ops(void)
                     else
                         ids[i] = random_material(&rng);
                 }
-                VXK_CHECK_EQ_INT(vxk_world_write_box(world, (vxk_int3){lo[0], lo[1], lo[2]},
-                                                     (vxk_int3){sx, sy, sz}, ids),
-                                 VXK_OK);
+                VXK_CHECK_EQ_INT(
+                    vxk_world_write_box(
+                        world,
+                        vxk_test_box_sized((vxk_int3){lo[0], lo[1], lo[2]}, (vxk_int3){sx, sy, sz}),
+                        ids),
+                    VXK_OK);
                 apply_reference_box(&ref, lo, hi, ids, 0);
             } else {
-                VXK_CHECK_EQ_INT(vxk_world_read_box(world, (vxk_int3){lo[0], lo[1], lo[2]},
-                                                    (vxk_int3){sx, sy, sz}, readback),
-                                 VXK_OK);
+                VXK_CHECK_EQ_INT(
+                    vxk_world_read_box(world, readback,
+                                       vxk_test_box_sized((vxk_int3){lo[0], lo[1], lo[2]},
+                                                          (vxk_int3){sx, sy, sz})),
+                    VXK_OK);
                 for (int y = lo[1]; y <= hi[1]; ++y)
                     for (int z = lo[2]; z <= hi[2]; ++z)
                         for (int x = lo[0]; x <= hi[0]; ++x)
@@ -517,22 +524,24 @@ static int test_world_random_ops(void)
         // A world written densely from the reference has the same content, hence the same hash.
         vxk_world* copy = NULL;
         VXK_CHECK_EQ_INT(vxk_world_create(&def, &copy), VXK_OK);
-        VXK_CHECK_EQ_INT(vxk_world_write_box(copy, (vxk_int3){RX0, RY0, RZ0},
-                                             (vxk_int3){RSX, RSY, RSZ}, ref.voxels),
+        VXK_CHECK_EQ_INT(vxk_world_write_box(copy,
+                                             vxk_test_box_sized((vxk_int3){RX0, RY0, RZ0},
+                                                                (vxk_int3){RSX, RSY, RSZ}),
+                                             ref.voxels),
                          VXK_OK);
         VXK_CHECK_EQ_U64(vxk_world_terrain_hash(copy), vxk_world_terrain_hash(world));
         VXK_CHECK(check_world(copy, &ref, &rng) == 0);
         // One voxel more makes the hashes differ.
         int64_t p[3] = {3, 4, 5};
         uint8_t m = ref.voxels[ref_index(3, 4, 5)] == VXK_MAT_CLAY ? VXK_MAT_ICE : VXK_MAT_CLAY;
-        VXK_CHECK_EQ_INT(vxk_world_fill_box(copy, p, p, m), VXK_OK);
+        VXK_CHECK_EQ_INT(vxk_world_fill_box(copy, vxk_test_box(p, p), m), VXK_OK);
         VXK_CHECK(vxk_world_terrain_hash(copy) != vxk_world_terrain_hash(world));
         vxk_world_destroy(copy);
 
         // Clearing everything with one air fill over the whole int32 range empties the world.
         int64_t all_lo[3] = {INT32_MIN, INT32_MIN, INT32_MIN};
         int64_t all_hi[3] = {INT32_MAX, INT32_MAX, INT32_MAX};
-        VXK_CHECK_EQ_INT(vxk_world_fill_box(world, all_lo, all_hi, 0), VXK_OK);
+        VXK_CHECK_EQ_INT(vxk_world_fill_box(world, vxk_test_box(all_lo, all_hi), 0), VXK_OK);
         memset(&ref, 0, sizeof(ref));
         VXK_CHECK(check_world(world, &ref, &rng) == 0);
         vxk_world_memory mem;
@@ -550,31 +559,33 @@ static int test_collapse_and_removal(void)
     vxk_world* world = NULL;
     VXK_CHECK_EQ_INT(vxk_world_create(&def, &world), VXK_OK);
     int64_t lo[3] = {-8, 0, 0}, hi[3] = {-1, 3, 7};
-    VXK_CHECK_EQ_INT(vxk_world_fill_box(world, lo, hi, VXK_MAT_STONE), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_world_fill_box(world, vxk_test_box(lo, hi), VXK_MAT_STONE), VXK_OK);
     const vxk_chunk* c = vxk_terrain_find(world, -1, 0, 0);
     VXK_CHECK(c && c->payload);
     int64_t lo2[3] = {-8, 4, 0}, hi2[3] = {-1, 7, 7};
-    VXK_CHECK_EQ_INT(vxk_world_fill_box(world, lo2, hi2, VXK_MAT_STONE), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_world_fill_box(world, vxk_test_box(lo2, hi2), VXK_MAT_STONE), VXK_OK);
     c = vxk_terrain_find(world, -1, 0, 0);
     VXK_CHECK(c && !c->payload && c->uniform_material == VXK_MAT_STONE);
     // Punch one voxel, then fill it back: mixed, then uniform again.
     int64_t p[3] = {-5, 6, 2};
-    VXK_CHECK_EQ_INT(vxk_world_fill_box(world, p, p, VXK_MAT_WATER), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_world_fill_box(world, vxk_test_box(p, p), VXK_MAT_WATER), VXK_OK);
     c = vxk_terrain_find(world, -1, 0, 0);
     VXK_CHECK(c && c->payload);
     uint64_t solid[8], water[8];
     vxk_terrain_chunk_bits(world, -1, 0, 0, solid, water);
     VXK_CHECK_EQ_U64(water[6], 1ull << (3 + 8 * 2));
     VXK_CHECK_EQ_U64(solid[6], ~(1ull << (3 + 8 * 2)));
-    VXK_CHECK_EQ_INT(vxk_world_fill_box(world, p, p, VXK_MAT_STONE), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_world_fill_box(world, vxk_test_box(p, p), VXK_MAT_STONE), VXK_OK);
     c = vxk_terrain_find(world, -1, 0, 0);
     VXK_CHECK(c && !c->payload);
     // Air voxel by voxel through write_box: removal happens with the last voxel.
     uint8_t air[64] = {0};
     for (int y = 0; y < 8; ++y) {
         VXK_CHECK(vxk_terrain_find(world, -1, 0, 0) != NULL);
-        VXK_CHECK_EQ_INT(vxk_world_write_box(world, (vxk_int3){-8, y, 0}, (vxk_int3){8, 1, 8}, air),
-                         VXK_OK);
+        VXK_CHECK_EQ_INT(
+            vxk_world_write_box(world,
+                                vxk_test_box_sized((vxk_int3){-8, y, 0}, (vxk_int3){8, 1, 8}), air),
+            VXK_OK);
     }
     VXK_CHECK(vxk_terrain_find(world, -1, 0, 0) == NULL);
     vxk_world_memory mem;
@@ -583,7 +594,7 @@ static int test_collapse_and_removal(void)
     VXK_CHECK_EQ_U64(mem.voxel_bytes, 0);
     // Bulk: a big fill makes interior chunks uniform; only the border chunks carry payloads.
     int64_t blo[3] = {-13, -3, 5}, bhi[3] = {50, 20, 70};
-    VXK_CHECK_EQ_INT(vxk_world_fill_box(world, blo, bhi, VXK_MAT_DIRT), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_world_fill_box(world, vxk_test_box(blo, bhi), VXK_MAT_DIRT), VXK_OK);
     vxk_world_memory_stats(world, &mem);
     int64_t chunks = 0, mixed = 0;
     for (int32_t cy = -1; cy <= 2; ++cy)
@@ -637,9 +648,9 @@ static int test_validation(void)
     VXK_CHECK(vxk_world_voxel_size(world) == 0.5f);
     VXK_CHECK(vxk_world_jobs(world) != NULL);
     int64_t lo[3] = {-20, -9, -20}, hi[3] = {20, 9, 20};
-    VXK_CHECK_EQ_INT(vxk_world_fill_box(world, lo, hi, VXK_MAT_STONE), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_world_fill_box(world, vxk_test_box(lo, hi), VXK_MAT_STONE), VXK_OK);
     int64_t lo2[3] = {-3, -3, -3}, hi2[3] = {3, 3, 3};
-    VXK_CHECK_EQ_INT(vxk_world_fill_box(world, lo2, hi2, VXK_MAT_WATER), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_world_fill_box(world, vxk_test_box(lo2, hi2), VXK_MAT_WATER), VXK_OK);
     uint32_t dirty_count = 0;
     vxk_world_take_dirty(world, &dirty_count);
     VXK_CHECK(dirty_count > 0);
@@ -647,60 +658,57 @@ static int test_validation(void)
     vxk_world_memory mem0, mem1;
     vxk_world_memory_stats(world, &mem0);
 
-    const int64_t big = (int64_t)INT32_MAX + 1, small = (int64_t)INT32_MIN - 1;
-    int64_t ok_lo[3] = {0, 0, 0}, ok_hi[3] = {4, 4, 4};
-    VXK_CHECK_EQ_INT(vxk_world_fill_box(NULL, ok_lo, ok_hi, 1), VXK_ERR_INVALID_ARGUMENT);
-    VXK_CHECK_EQ_INT(vxk_world_fill_box(world, NULL, ok_hi, 1), VXK_ERR_INVALID_ARGUMENT);
-    VXK_CHECK_EQ_INT(vxk_world_fill_box(world, ok_lo, NULL, 1), VXK_ERR_INVALID_ARGUMENT);
+    const vxk_int_box ok_box = {{0, 0, 0}, {4, 4, 4}};
+    VXK_CHECK_EQ_INT(vxk_world_fill_box(NULL, ok_box, 1), VXK_ERR_INVALID_ARGUMENT);
     for (int a = 0; a < 3; ++a) {
-        int64_t l[3] = {0, 0, 0}, h[3] = {4, 4, 4};
-        h[a] = big;
-        VXK_CHECK_EQ_INT(vxk_world_fill_box(world, l, h, 1), VXK_ERR_OUT_OF_RANGE);
-        h[a] = 4;
-        l[a] = small;
-        VXK_CHECK_EQ_INT(vxk_world_fill_box(world, l, h, 1), VXK_ERR_OUT_OF_RANGE);
-        l[a] = 5; // max < min
-        VXK_CHECK_EQ_INT(vxk_world_fill_box(world, l, h, 0), VXK_ERR_INVALID_ARGUMENT);
-        l[a] = INT64_MIN;
-        h[a] = INT64_MAX;
-        VXK_CHECK_EQ_INT(vxk_world_fill_box(world, l, h, 0), VXK_ERR_OUT_OF_RANGE);
+        // Inverted on one axis, by one voxel and across the whole int32 range.
+        vxk_int_box box = ok_box;
+        int32_t* lo_a = a == 0 ? &box.min.x : a == 1 ? &box.min.y : &box.min.z;
+        int32_t* hi_a = a == 0 ? &box.max.x : a == 1 ? &box.max.y : &box.max.z;
+        *lo_a = 5;
+        VXK_CHECK_EQ_INT(vxk_world_fill_box(world, box, 0), VXK_ERR_INVALID_ARGUMENT);
+        VXK_CHECK_EQ_INT(vxk_world_fill_box(world, box, 1), VXK_ERR_INVALID_ARGUMENT);
+        *lo_a = INT32_MAX;
+        *hi_a = INT32_MIN;
+        VXK_CHECK_EQ_INT(vxk_world_fill_box(world, box, 1), VXK_ERR_INVALID_ARGUMENT);
     }
     for (int id = VXK_MAT_DEFAULT_COUNT; id < 256; id += 17)
-        VXK_CHECK_EQ_INT(vxk_world_fill_box(world, ok_lo, ok_hi, (uint8_t)id),
-                         VXK_ERR_BAD_MATERIAL);
+        VXK_CHECK_EQ_INT(vxk_world_fill_box(world, ok_box, (uint8_t)id), VXK_ERR_BAD_MATERIAL);
     // Filling (nearly) all of int32 space with solid cannot be stored: an error, nothing changed.
-    int64_t huge_lo[3] = {INT32_MIN, INT32_MIN, INT32_MIN}, huge_hi[3] = {INT32_MAX, 0, INT32_MAX};
-    VXK_CHECK_EQ_INT(vxk_world_fill_box(world, huge_lo, huge_hi, VXK_MAT_STONE),
-                     VXK_ERR_OUT_OF_MEMORY);
+    const vxk_int_box huge = {{INT32_MIN, INT32_MIN, INT32_MIN}, {INT32_MAX, 0, INT32_MAX}};
+    VXK_CHECK_EQ_INT(vxk_world_fill_box(world, huge, VXK_MAT_STONE), VXK_ERR_OUT_OF_MEMORY);
 
     uint8_t ids[125];
     for (int i = 0; i < 125; ++i)
         ids[i] = (uint8_t)(i % VXK_MAT_DEFAULT_COUNT);
     ids[77] = 99; // one undefined id: the whole write is refused
-    VXK_CHECK_EQ_INT(vxk_world_write_box(world, (vxk_int3){0, 0, 0}, (vxk_int3){5, 5, 5}, ids),
+    VXK_CHECK_EQ_INT(vxk_world_write_box(
+                         world, vxk_test_box_sized((vxk_int3){0, 0, 0}, (vxk_int3){5, 5, 5}), ids),
                      VXK_ERR_BAD_MATERIAL);
     ids[77] = 1;
-    VXK_CHECK_EQ_INT(vxk_world_write_box(NULL, (vxk_int3){0, 0, 0}, (vxk_int3){5, 5, 5}, ids),
+    VXK_CHECK_EQ_INT(vxk_world_write_box(
+                         NULL, vxk_test_box_sized((vxk_int3){0, 0, 0}, (vxk_int3){5, 5, 5}), ids),
                      VXK_ERR_INVALID_ARGUMENT);
-    VXK_CHECK_EQ_INT(vxk_world_write_box(world, (vxk_int3){0, 0, 0}, (vxk_int3){5, 5, 5}, NULL),
+    VXK_CHECK_EQ_INT(vxk_world_write_box(
+                         world, vxk_test_box_sized((vxk_int3){0, 0, 0}, (vxk_int3){5, 5, 5}), NULL),
                      VXK_ERR_INVALID_ARGUMENT);
-    VXK_CHECK_EQ_INT(vxk_world_write_box(world, (vxk_int3){0, 0, 0}, (vxk_int3){0, 5, 5}, ids),
-                     VXK_ERR_OUT_OF_RANGE);
-    VXK_CHECK_EQ_INT(vxk_world_write_box(world, (vxk_int3){0, 0, 0}, (vxk_int3){5, -5, 5}, ids),
-                     VXK_ERR_OUT_OF_RANGE);
-    VXK_CHECK_EQ_INT(
-        vxk_world_write_box(world, (vxk_int3){INT32_MAX - 3, 0, 0}, (vxk_int3){5, 5, 5}, ids),
-        VXK_ERR_OUT_OF_RANGE);
+    // Inverted boxes, and boxes whose byte count overflows size_t (2^64 and 2^96 bytes).
+    const vxk_int_box inverted = {{0, 0, 0}, {4, -1, 4}};
+    const vxk_int_box plane64 = {{INT32_MIN, 0, INT32_MIN}, {INT32_MAX, 0, INT32_MAX}};
+    const vxk_int_box all = {{INT32_MIN, INT32_MIN, INT32_MIN}, {INT32_MAX, INT32_MAX, INT32_MAX}};
+    VXK_CHECK_EQ_INT(vxk_world_write_box(world, inverted, ids), VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_world_write_box(world, plane64, ids), VXK_ERR_OUT_OF_RANGE);
+    VXK_CHECK_EQ_INT(vxk_world_write_box(world, all, ids), VXK_ERR_OUT_OF_RANGE);
     uint8_t out[125];
+    VXK_CHECK_EQ_INT(vxk_world_read_box(world, out, inverted), VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_world_read_box(world, out, plane64), VXK_ERR_OUT_OF_RANGE);
+    VXK_CHECK_EQ_INT(vxk_world_read_box(world, out, all), VXK_ERR_OUT_OF_RANGE);
+    VXK_CHECK_EQ_INT(vxk_world_read_box(
+                         world, NULL, vxk_test_box_sized((vxk_int3){0, 0, 0}, (vxk_int3){5, 5, 5})),
+                     VXK_ERR_INVALID_ARGUMENT);
     VXK_CHECK_EQ_INT(
-        vxk_world_read_box(world, (vxk_int3){0, INT32_MAX, 0}, (vxk_int3){5, 5, 5}, out),
-        VXK_ERR_OUT_OF_RANGE);
-    VXK_CHECK_EQ_INT(vxk_world_read_box(world, (vxk_int3){0, 0, 0}, (vxk_int3){5, 5, 0}, out),
-                     VXK_ERR_OUT_OF_RANGE);
-    VXK_CHECK_EQ_INT(vxk_world_read_box(world, (vxk_int3){0, 0, 0}, (vxk_int3){5, 5, 5}, NULL),
-                     VXK_ERR_INVALID_ARGUMENT);
-    VXK_CHECK_EQ_INT(vxk_world_read_box(NULL, (vxk_int3){0, 0, 0}, (vxk_int3){5, 5, 5}, out),
-                     VXK_ERR_INVALID_ARGUMENT);
+        vxk_world_read_box(NULL, out, vxk_test_box_sized((vxk_int3){0, 0, 0}, (vxk_int3){5, 5, 5})),
+        VXK_ERR_INVALID_ARGUMENT);
 
     VXK_CHECK_EQ_U64(vxk_world_terrain_hash(world), hash);
     vxk_world_memory_stats(world, &mem1);
@@ -709,7 +717,7 @@ static int test_validation(void)
     vxk_world_take_dirty(world, &dirty_count);
     VXK_CHECK_EQ_U64(dirty_count, 0);
     // A write of the same material is a no-op: no dirty chunk, same hash.
-    VXK_CHECK_EQ_INT(vxk_world_fill_box(world, lo2, hi2, VXK_MAT_WATER), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_world_fill_box(world, vxk_test_box(lo2, hi2), VXK_MAT_WATER), VXK_OK);
     vxk_world_take_dirty(world, &dirty_count);
     VXK_CHECK_EQ_U64(dirty_count, 0);
     VXK_CHECK_EQ_U64(vxk_world_terrain_hash(world), hash);
@@ -727,33 +735,41 @@ static int test_int32_edges(void)
     const int32_t corners[2] = {INT32_MIN, INT32_MAX};
     for (int i = 0; i < 8; ++i) {
         int32_t x = corners[i & 1], y = corners[(i >> 1) & 1], z = corners[(i >> 2) & 1];
-        VXK_CHECK_EQ_INT(vxk_world_get_voxel(world, x, y, z), 0);
+        VXK_CHECK_EQ_INT(vxk_world_get_voxel(world, (vxk_int3){x, y, z}), 0);
         int64_t p[3] = {x, y, z};
         uint8_t m = (uint8_t)(1 + i % 10);
-        VXK_CHECK_EQ_INT(vxk_world_fill_box(world, p, p, m), VXK_OK);
-        VXK_CHECK_EQ_INT(vxk_world_get_voxel(world, x, y, z), m);
+        VXK_CHECK_EQ_INT(vxk_world_fill_box(world, vxk_test_box(p, p), m), VXK_OK);
+        VXK_CHECK_EQ_INT(vxk_world_get_voxel(world, (vxk_int3){x, y, z}), m);
     }
     // Boxes touching the ends: [MAX-9, MAX] and [MIN, MIN+9] along every axis.
     int64_t lo[3] = {(int64_t)INT32_MAX - 9, INT32_MIN, INT32_MIN};
     int64_t hi[3] = {INT32_MAX, (int64_t)INT32_MIN + 9, (int64_t)INT32_MIN + 9};
-    VXK_CHECK_EQ_INT(vxk_world_fill_box(world, lo, hi, VXK_MAT_SAND), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_world_fill_box(world, vxk_test_box(lo, hi), VXK_MAT_SAND), VXK_OK);
     uint8_t out[1000];
-    VXK_CHECK_EQ_INT(vxk_world_read_box(world, (vxk_int3){INT32_MAX - 9, INT32_MIN, INT32_MIN},
-                                        (vxk_int3){10, 10, 10}, out),
-                     VXK_OK);
+    VXK_CHECK_EQ_INT(
+        vxk_world_read_box(world, out,
+                           vxk_test_box_sized((vxk_int3){INT32_MAX - 9, INT32_MIN, INT32_MIN},
+                                              (vxk_int3){10, 10, 10})),
+        VXK_OK);
     for (int i = 0; i < 1000; ++i)
         VXK_CHECK_EQ_INT(out[i], VXK_MAT_SAND);
     uint8_t ids[1000];
     for (int i = 0; i < 1000; ++i)
         ids[i] = (uint8_t)(i % 7 == 0 ? VXK_MAT_WATER : VXK_MAT_CLAY);
-    VXK_CHECK_EQ_INT(vxk_world_write_box(world, (vxk_int3){INT32_MIN, INT32_MAX - 9, INT32_MAX - 9},
-                                         (vxk_int3){10, 10, 10}, ids),
-                     VXK_OK);
-    VXK_CHECK_EQ_INT(vxk_world_read_box(world, (vxk_int3){INT32_MIN, INT32_MAX - 9, INT32_MAX - 9},
-                                        (vxk_int3){10, 10, 10}, out),
-                     VXK_OK);
+    VXK_CHECK_EQ_INT(
+        vxk_world_write_box(world,
+                            vxk_test_box_sized((vxk_int3){INT32_MIN, INT32_MAX - 9, INT32_MAX - 9},
+                                               (vxk_int3){10, 10, 10}),
+                            ids),
+        VXK_OK);
+    VXK_CHECK_EQ_INT(
+        vxk_world_read_box(world, out,
+                           vxk_test_box_sized((vxk_int3){INT32_MIN, INT32_MAX - 9, INT32_MAX - 9},
+                                              (vxk_int3){10, 10, 10})),
+        VXK_OK);
     VXK_CHECK(memcmp(out, ids, 1000) == 0);
-    VXK_CHECK_EQ_INT(vxk_world_get_voxel(world, INT32_MIN, INT32_MAX, INT32_MAX), ids[999]);
+    VXK_CHECK_EQ_INT(vxk_world_get_voxel(world, (vxk_int3){INT32_MIN, INT32_MAX, INT32_MAX}),
+                     ids[999]);
     const vxk_chunk* c = vxk_terrain_find(world, INT32_MIN >> 3, INT32_MAX >> 3, INT32_MAX >> 3);
     VXK_CHECK(c && c->payload);
     // The chunk order holds across the whole coordinate range.
@@ -782,9 +798,11 @@ static void reader_piece(void* ctx, uint32_t begin, uint32_t end, uint32_t threa
         r->counts[i] = count;
         r->hashes[i] = vxk_world_terrain_hash(r->world);
         uint8_t box[27];
-        vxk_world_read_box(r->world, (vxk_int3){(int32_t)i, 1, 1}, (vxk_int3){3, 3, 3}, box);
+        vxk_world_read_box(r->world, box,
+                           vxk_test_box_sized((vxk_int3){(int32_t)i, 1, 1}, (vxk_int3){3, 3, 3}));
         // box[13] is the box's centre, voxel (i + 1, 2, 2)
-        r->values[i] = (uint8_t)(vxk_world_get_voxel(r->world, (int32_t)i + 1, 2, 2) ^ box[13]);
+        r->values[i] =
+            (uint8_t)(vxk_world_get_voxel(r->world, (vxk_int3){(int32_t)i + 1, 2, 2}) ^ box[13]);
     }
 }
 
@@ -805,7 +823,8 @@ static int test_concurrent_readers(void)
                          rand_range(&rng, -30, 30)};
         int64_t hi[3] = {lo[0] + rand_range(&rng, 0, 20), lo[1] + rand_range(&rng, 0, 20),
                          lo[2] + rand_range(&rng, 0, 20)};
-        VXK_CHECK_EQ_INT(vxk_world_fill_box(world, lo, hi, random_material(&rng)), VXK_OK);
+        VXK_CHECK_EQ_INT(vxk_world_fill_box(world, vxk_test_box(lo, hi), random_material(&rng)),
+                         VXK_OK);
         reader_ctx ctx;
         memset(&ctx, 0, sizeof(ctx));
         ctx.world = world;

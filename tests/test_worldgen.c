@@ -74,7 +74,7 @@ static int test_worker_counts(void)
         VXK_CHECK(world != NULL);
         // Content across the box's far edges must survive (sizes are not multiples of 8).
         int64_t lo[3] = {90, 20, -6}, hi[3] = {130, 40, 20};
-        VXK_CHECK_EQ_INT(vxk_world_fill_box(world, lo, hi, VXK_MAT_METAL), VXK_OK);
+        VXK_CHECK_EQ_INT(vxk_world_fill_box(world, vxk_test_box(lo, hi), VXK_MAT_METAL), VXK_OK);
         vxk_worldgen_def gen = vxk_default_worldgen_def();
         gen.size_x = 117;
         gen.size_y = 70;
@@ -94,7 +94,8 @@ static int test_worker_counts(void)
                 for (int64_t y = lo[1]; y <= hi[1]; ++y)
                     for (int64_t z = lo[2]; z <= hi[2]; ++z) {
                         bool inside = x < gen.size_x && y < gen.size_y && z >= 0 && z < gen.size_z;
-                        uint8_t m = vxk_world_get_voxel(world, (int32_t)x, (int32_t)y, (int32_t)z);
+                        uint8_t m = vxk_world_get_voxel(
+                            world, (vxk_int3){(int32_t)x, (int32_t)y, (int32_t)z});
                         if (!inside)
                             VXK_CHECK_EQ_INT(m, VXK_MAT_METAL);
                         else
@@ -173,8 +174,10 @@ static int generate_box(uint64_t seed, float caves, int32_t water_level, uint8_t
     gen.cave_density = caves;
     gen.water_level = water_level;
     VXK_CHECK_EQ_INT(vxk_worldgen_run(world, &gen), VXK_OK);
-    VXK_CHECK_EQ_INT(vxk_world_read_box(world, (vxk_int3){0, 0, 0}, (vxk_int3){SX, SY, SZ}, voxels),
-                     VXK_OK);
+    VXK_CHECK_EQ_INT(
+        vxk_world_read_box(world, voxels,
+                           vxk_test_box_sized((vxk_int3){0, 0, 0}, (vxk_int3){SX, SY, SZ})),
+        VXK_OK);
     // Nothing outside the box.
     uint32_t count = 0;
     const vxk_chunk* const* chunks = vxk_terrain_sorted_chunks(world, &count);

@@ -522,7 +522,8 @@ static vxk_status edge_chunk_build(const vxk_world* world, int32_t cx, int32_t c
                 for (int a = 0; a < 3; ++a)
                     inside &= v[a] >= INT32_MIN && v[a] <= INT32_MAX;
                 box[x + VXK_MESHER_BOX * (z + VXK_MESHER_BOX * y)] =
-                    inside ? vxk_world_get_voxel(world, (int32_t)v[0], (int32_t)v[1], (int32_t)v[2])
+                    inside ? vxk_world_get_voxel(
+                                 world, (vxk_int3){(int32_t)v[0], (int32_t)v[1], (int32_t)v[2]})
                            : 0;
             }
     for (int i = 0; i < 256; ++i)
@@ -927,7 +928,7 @@ static bool start_inside(ray_context* ctx, const ray_setup* r, vxk_ray_hit* hit)
             (!data || !((data->solid[vxk_mod8(v[1])] >> bit) & 1u)))
             return false;
     }
-    uint8_t id = vxk_world_get_voxel(ctx->world, v[0], v[1], v[2]);
+    uint8_t id = vxk_world_get_voxel(ctx->world, (vxk_int3){v[0], v[1], v[2]});
     if (ctx->world->material_kind[id] != VXK_MATERIAL_SOLID)
         return false;
     if (hit) {

@@ -962,8 +962,9 @@ vxk_status vxk_vox_load_into_world(vxk_world* world, const void* data, size_t si
         if (end[k] > INT32_MAX)
             st = VXK_ERR_OUT_OF_RANGE;
     if (st == VXK_OK)
-        st = vxk_world_write_box(world, offset, (vxk_int3){grid.size_x, grid.size_y, grid.size_z},
-                                 grid.voxels);
+        st = vxk_world_write_box(
+            world, (vxk_int_box){offset, {(int32_t)end[0], (int32_t)end[1], (int32_t)end[2]}},
+            grid.voxels);
     vxk_voxel_grid_free(&grid);
     return st;
 }

@@ -24,8 +24,10 @@ static vxk_status read_chunk(const vxk_world* world, vxk_int3 chunk, int32_t bor
     for (int i = 0; i < 3; ++i)
         if (min[i] < INT32_MIN || min[i] + size - 1 > INT32_MAX)
             return VXK_ERR_OUT_OF_RANGE;
-    vxk_int3 box_min = {(int32_t)min[0], (int32_t)min[1], (int32_t)min[2]};
-    vxk_status status = vxk_world_read_box(world, box_min, (vxk_int3){size, size, size}, voxels);
+    vxk_int_box box = {
+        {(int32_t)min[0], (int32_t)min[1], (int32_t)min[2]},
+        {(int32_t)(min[0] + size - 1), (int32_t)(min[1] + size - 1), (int32_t)(min[2] + size - 1)}};
+    vxk_status status = vxk_world_read_box(world, voxels, box);
     if (status != VXK_OK)
         return status;
     for (int i = 0; i < 256; ++i)

@@ -50,6 +50,11 @@ typedef struct vxk_aabb {
     vxk_vec3 min, max;
 } vxk_aabb;
 
+// A box of voxels (or chunks): every v with min <= v <= max on each axis, bounds inclusive.
+typedef struct vxk_int_box {
+    vxk_int3 min, max;
+} vxk_int_box;
+
 // Memory: one allocator hook for everything vxk allocates, and a byte counter. Set it before
 // creating any vxk object. NULL restores malloc/free. Not thread-safe against live allocations.
 typedef struct vxk_allocator {

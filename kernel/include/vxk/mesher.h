@@ -15,7 +15,7 @@ extern "C" {
 //
 // The mesher reads a 10x10x10 box of material ids: the chunk's 8^3 voxels plus a one-voxel
 // border, index x + 10*(z + 10*y), y up; chunk voxel (x, y, z) sits at box (x+1, y+1, z+1).
-// vxk_world_read_box with min = chunk origin - 1 and size 10 produces exactly this layout.
+// vxk_world_read_box of the box from chunk origin - 1 to chunk origin + 8 produces this layout.
 // A per-material flag table solid[256] (nonzero = solid) says which ids form the surface.
 #define VXK_MESHER_BOX 10
 #define VXK_MESHER_BOX_VOXELS 1000

@@ -94,35 +94,36 @@ const vxk_material_table* vxk_world_materials(const vxk_world* world);
 vxk_jobs* vxk_world_jobs(const vxk_world* world); // never NULL (an inline scheduler if none given)
 
 // Voxel coordinates are int32; chunk coordinates are voxel >> 3 (floor). The int32 range is the
-// world's one coordinate range: terrain writes outside it are refused (VXK_ERR_OUT_OF_RANGE),
-// reads outside it cannot be asked for, and rays (vxk/raycast.h) start inside it, are followed
-// to its edge and can hit any voxel of it.
+// world's one coordinate range: terrain writes outside it cannot be asked for, and rays
+// (vxk/raycast.h) start inside it, are followed to its edge and can hit any voxel of it.
 
-// Reads one voxel's material id (0 = air). Never fails for in-range int32 coordinates.
-uint8_t vxk_world_get_voxel(const vxk_world* world, int32_t x, int32_t y, int32_t z);
+// Boxes of voxels are vxk_int_box (vxk/base.h): inclusive min and max, so any box of the int32
+// range, the whole range included, can be named; a box with max < min on some axis is refused
+// (VXK_ERR_INVALID_ARGUMENT).
 
-// Reads the box [min, min+size) of material ids into out (index x + sx*(z + sz*y)... see below).
-// out holds size.x*size.y*size.z bytes, index (x - min.x) + size.x*((z - min.z) + size.z*(y -
-// min.y)). Errors: NULL world or out -> VXK_ERR_INVALID_ARGUMENT; size components <= 0, the box
-// leaving the int32 range, or a byte count that overflows size_t -> VXK_ERR_OUT_OF_RANGE.
-vxk_status vxk_world_read_box(const vxk_world* world, vxk_int3 min, vxk_int3 size, uint8_t* out);
+// Reads one voxel's material id (0 = air). Never fails.
+uint8_t vxk_world_get_voxel(const vxk_world* world, vxk_int3 voxel);
 
-// Fills the voxel box [min, max] (inclusive) with one material. Bulk path: whole chunks become
-// uniform without a payload, chunks that become all air are removed, mixed chunks that become
-// uniform are collapsed. Errors (nothing changed): NULL pointers or max < min on an axis ->
-// VXK_ERR_INVALID_ARGUMENT; a coordinate outside int32 (int64 inputs, so callers can pass
-// anything) -> VXK_ERR_OUT_OF_RANGE; an undefined material -> VXK_ERR_BAD_MATERIAL; a fill whose
-// chunks cannot be stored (allocation failure, or more than 2^30 chunks) ->
-// VXK_ERR_OUT_OF_MEMORY. A failed call may keep storage it grew (released with the world).
-vxk_status vxk_world_fill_box(vxk_world* world, const int64_t min[3], const int64_t max[3],
-                              uint8_t material);
+// Reads the material ids of a box into out, dense: with d = max - min + 1 on each axis, out holds
+// d.x*d.y*d.z bytes and voxel v is at (v.x - min.x) + d.x*((v.z - min.z) + d.z*(v.y - min.y)).
+// Errors (out untouched): NULL world or out, an inverted box -> VXK_ERR_INVALID_ARGUMENT; a byte
+// count that overflows size_t -> VXK_ERR_OUT_OF_RANGE. Cost: one map lookup per chunk touched.
+vxk_status vxk_world_read_box(const vxk_world* world, uint8_t* out, vxk_int_box box);
 
-// Writes a dense box of material ids (same layout as vxk_world_read_box); id 0 writes air.
-// (The loaders' path.) Errors (nothing changed): NULL world or ids -> VXK_ERR_INVALID_ARGUMENT;
-// sizes <= 0, a box leaving int32 or a byte count that overflows size_t -> VXK_ERR_OUT_OF_RANGE
-// (as vxk_world_read_box); an undefined id anywhere in the buffer -> VXK_ERR_BAD_MATERIAL (every
-// id is checked before anything is written); VXK_ERR_OUT_OF_MEMORY as for vxk_world_fill_box.
-vxk_status vxk_world_write_box(vxk_world* world, vxk_int3 min, vxk_int3 size, const uint8_t* ids);
+// Fills a box with one material. Bulk path: whole chunks become uniform without a payload,
+// chunks that become all air are removed, mixed chunks that become uniform are collapsed.
+// Errors (nothing changed): NULL world or an inverted box -> VXK_ERR_INVALID_ARGUMENT; an
+// undefined material -> VXK_ERR_BAD_MATERIAL; a fill whose chunks cannot be stored (allocation
+// failure, or more than 2^30 chunks) -> VXK_ERR_OUT_OF_MEMORY. A failed call may keep storage
+// it grew (released with the world).
+vxk_status vxk_world_fill_box(vxk_world* world, vxk_int_box box, uint8_t material);
+
+// Writes a dense box of material ids (the layout of vxk_world_read_box); id 0 writes air. (The
+// loaders' path.) Errors (nothing changed): NULL world or ids, an inverted box ->
+// VXK_ERR_INVALID_ARGUMENT; a byte count that overflows size_t -> VXK_ERR_OUT_OF_RANGE; an
+// undefined id anywhere in the buffer -> VXK_ERR_BAD_MATERIAL (every id is checked before
+// anything is written); VXK_ERR_OUT_OF_MEMORY as for vxk_world_fill_box.
+vxk_status vxk_world_write_box(vxk_world* world, vxk_int_box box, const uint8_t* ids);
 
 // Chunk iteration in a deterministic order: sorted by (cy, cz, cx). info is valid during the call.
 typedef struct vxk_chunk_info {
