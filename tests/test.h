@@ -136,8 +136,8 @@ static inline uint64_t vxk_test_seed(uint64_t literal)
 #define VXK_TEST_SLOW 0
 #endif
 
-// Boxes for vxk_world_fill/read/write_box from int64 inclusive corners or from min and size
-// (in range: the tests that probe the edges build their boxes by hand).
+// Boxes for vxk_world_fill/read/write_box from corners computed in int64 (inclusive) or from a
+// computed min and size, both in range. Fixed boxes are written as vxk_int_box literals.
 #include <vxk/base.h>
 static inline vxk_int_box vxk_test_box(const int64_t lo[3], const int64_t hi[3])
 {
@@ -146,7 +146,8 @@ static inline vxk_int_box vxk_test_box(const int64_t lo[3], const int64_t hi[3])
 }
 static inline vxk_int_box vxk_test_box_sized(vxk_int3 min, vxk_int3 size)
 {
-    return (vxk_int_box){min, {min.x + size.x - 1, min.y + size.y - 1, min.z + size.z - 1}};
+    // size - 1 first: a box ending at INT32_MAX must not overflow on the way.
+    return (vxk_int_box){min, {min.x + (size.x - 1), min.y + (size.y - 1), min.z + (size.z - 1)}};
 }
 
 #endif
