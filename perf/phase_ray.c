@@ -5,6 +5,7 @@
 // sparse world; against Embree (rtcIntersect1 over the same triangles) and Bullet when their
 // peers are built.
 #include "bench.h"
+#include "scenes.h"
 
 #include <vxk/broadphase.h>
 #include <vxk/mesher.h>
@@ -210,9 +211,8 @@ static void bench_camera(vxk_bench* b, const vxk_world* world, const ray_region*
 // coarse occupancy levels), reported per ray with the DDA steps it took.
 static void bench_sparse(vxk_bench* b)
 {
-    vxk_world_def def = vxk_default_world_def();
-    vxk_world* world = NULL;
-    if (vxk_world_create(&def, &world) != VXK_OK)
+    vxk_world* world = vxk_scene_world();
+    if (!world)
         return;
     const int32_t far = 1 << 26;
     const vxk_int3 lo[3] = {{0, 0, 0}, {far, 0, 0}, {far, far, far}};

@@ -9,6 +9,7 @@
 #include <vxk/world.h>
 
 #include "bench.h"
+#include "scenes.h"
 #include "core.h"
 
 typedef struct vox_writer {
@@ -153,10 +154,8 @@ void vxk_bench_vox(vxk_bench* b)
         vxk_voxel_grid_free(&flat);
         vxk_vox_scene_free(&scene);
 
-        vxk_world_def def = vxk_default_world_def();
-        def.jobs = b->jobs;
-        vxk_world* world = NULL;
-        if (vxk_world_create(&def, &world) != VXK_OK)
+        vxk_world* world = vxk_scene_world_with(b->jobs, 0.0f);
+        if (!world)
             break;
         double t3 = vxk_bench_now();
         st = vxk_vox_load_into_world(world, w.p, w.n, (vxk_int3){-100, 0, 37}, NULL);

@@ -1,31 +1,19 @@
 // phase_world.c: the world-generation benchmark phase: generates the default benchmark world
-// (2048 x 256 x 2048 voxels; quick: 256 x 128 x 256) and reports time and terrain memory.
+// (vxk_scene_bench_worldgen_def: 2048 x 256 x 2048 voxels; quick: 256 x 128 x 256) and reports
+// time and terrain memory.
 #include <stdio.h>
 
 #include <vxk/world.h>
 #include <vxk/worldgen.h>
 
 #include "bench.h"
+#include "scenes.h"
 
 void vxk_bench_world(vxk_bench* b)
 {
-    vxk_worldgen_def gen = vxk_default_worldgen_def();
-    double scale = b->scale > 0.0 ? b->scale : 1.0;
-    int32_t base_xz = b->quick ? 256 : 2048;
-    int32_t size_xz = (int32_t)((double)base_xz * scale + 0.5);
-    if (size_xz < 8)
-        size_xz = 8;
-    if (size_xz > 65536)
-        size_xz = 65536;
-    gen.size_x = size_xz;
-    gen.size_z = size_xz;
-    gen.size_y = b->quick ? 128 : 256;
-    gen.seed = b->seed;
-
-    vxk_world_def def = vxk_default_world_def();
-    def.jobs = b->jobs;
-    vxk_world* world = NULL;
-    if (vxk_world_create(&def, &world) != VXK_OK) {
+    vxk_worldgen_def gen = vxk_scene_bench_worldgen_def(b->quick, b->scale, b->seed);
+    vxk_world* world = vxk_scene_world_with(b->jobs, 0.0f);
+    if (!world) {
         fprintf(stderr, "phase world: cannot create the world\n");
         return;
     }

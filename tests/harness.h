@@ -2,7 +2,9 @@
 // that fails the Nth allocation (or every one from the Nth on), an assert recorder, canary
 // buffers, the special float values, a snapshot of a world's hashes and the byte counter with
 // the checks that a failed call changed nothing, and OOM_SWEEP, which runs a call failing at
-// every allocation in turn. Include after test.h.
+// every allocation in turn, and the begin/end calls a file's edge and OOM tests run between.
+// Include after test.h. A concept's edge and out-of-memory tests live in its
+// tests/test_<concept>.c.
 #ifndef VXK_TEST_HARNESS_H
 #define VXK_TEST_HARNESS_H
 
@@ -169,6 +171,35 @@ static inline snapshot snap(const vxk_world* world)
             fprintf(stderr, "  at allocation %llu, %s\n", (unsigned long long)g_sweep_n, \
                     g_sweep_sticky ? "failing from there on" : "failing alone");         \
     } while (0)
+
+// A file's edge tests run between vxk_edge_tests_begin() and vxk_edge_tests_end(): the assert
+// recorder is installed, so a kernel assert is counted instead of ending the program, and the
+// end fails the run when any fired. Its sweeps (VXK_RUN_SWEEP) run between
+// vxk_oom_tests_begin() and vxk_oom_tests_end(), with the failing allocator installed.
+static inline void vxk_edge_tests_begin(void)
+{
+    vxk_set_assert_handler(record_assert);
+}
+
+static inline void vxk_edge_tests_end(void)
+{
+    vxk_set_assert_handler(NULL);
+    if (g_assert_count != 0) {
+        fprintf(stderr, "FAILED: %d kernel asserts fired in the edge tests\n", g_assert_count);
+        ++vxk_test_failed;
+    }
+}
+
+static inline void vxk_oom_tests_begin(void)
+{
+    static const vxk_allocator failing = {fa_alloc, fa_free, NULL};
+    vxk_set_allocator(&failing);
+}
+
+static inline void vxk_oom_tests_end(void)
+{
+    vxk_set_allocator(NULL);
+}
 
 // An allocator that refuses everything (set it around one call to get its out-of-memory status).
 static inline void* vxk_test_refuse_alloc(size_t size, void* user)

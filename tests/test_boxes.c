@@ -1,6 +1,8 @@
 // test_boxes.c: greedy box compounds against the article's voxel-by-voxel loop (seed 004:
 // a tested[] array, TrySpreadX/Y/Z) on seeded random grids and chunks, plus the properties:
 // boxes are disjoint, cover exactly the solid voxels, and cannot grow along any axis at the end.
+// Edge tests (harness.h): bad grids, modes, capacities and chunks at the int32 range; box lists and
+// grids out of memory.
 #include <vxk/chunk_geometry.h>
 #include <vxk/boxes.h>
 #include <vxk/vox.h>
@@ -9,6 +11,8 @@
 #include <string.h>
 
 #include "test.h"
+#include "harness.h"
+#include "scenes.h"
 
 typedef struct ref_grid {
     int sx, sy, sz;
@@ -318,9 +322,8 @@ static int test_errors(void)
 // World chunks read through the world equal the chunk path on voxels read one by one.
 static int test_world_chunks(void)
 {
-    vxk_world_def def = vxk_default_world_def();
-    vxk_world* world = NULL;
-    VXK_CHECK_EQ_INT(vxk_world_create(&def, &world), VXK_OK);
+    vxk_world* world = vxk_scene_world();
+    VXK_CHECK(world != NULL);
     uint64_t rng = 0x77ull;
     vxk_int3 min = {-12, -8, -4}, size = {24, 16, 16};
     static uint8_t ids[24 * 16 * 16];
@@ -395,6 +398,190 @@ static int test_vox_samples(void)
     return 0;
 }
 
+// ---- bad input and out of memory ----------------------------------------------------------------
+
+static int test_voxel_grid_and_boxes(void)
+{
+    size_t before = vxk_allocated_bytes();
+    vxk_voxel_grid grid;
+    memset(&grid, CANARY, sizeof(grid));
+    VXK_CHECK(vxk_voxel_grid_create(NULL, 1, 1, 1) != VXK_OK);
+    const int32_t bad[] = {0, -1, INT32_MIN, 4097, INT32_MAX};
+    for (int a = 0; a < 3; ++a) {
+        for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); ++i) {
+            int32_t s[3] = {2, 2, 2};
+            s[a] = bad[i];
+            VXK_CHECK_EQ_INT(vxk_voxel_grid_create(&grid, s[0], s[1], s[2]), VXK_ERR_OUT_OF_RANGE);
+            VXK_CHECK(all_canary(&grid, sizeof(grid)));
+        }
+    }
+    vxk_voxel_grid_free(NULL);
+    vxk_voxel_grid zero;
+    memset(&zero, 0, sizeof(zero));
+    vxk_voxel_grid_free(&zero);
+
+    // vxk_boxes_chunk.
+    uint8_t voxels[512];
+    uint64_t rng = vxk_test_seed(99);
+    for (int i = 0; i < 512; ++i)
+        voxels[i] = (uint8_t)(vxk_test_rand(&rng) % 3);
+    vxk_voxel_box boxes[VXK_BOXES_CHUNK_MAX];
+    uint32_t count = 0xA5A5A5A5u;
+    VXK_CHECK_EQ_INT(vxk_boxes_chunk(NULL, 512, &count, voxels, NULL, VXK_BOXES_ANY_SOLID),
+                     VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_boxes_chunk(boxes, 512, NULL, voxels, NULL, VXK_BOXES_ANY_SOLID),
+                     VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_boxes_chunk(boxes, 512, &count, NULL, NULL, VXK_BOXES_ANY_SOLID),
+                     VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_boxes_chunk(boxes, 512, &count, voxels, NULL, VXK_BOXES_MODE_COUNT),
+                     VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_boxes_chunk(boxes, 512, &count, voxels, NULL, (vxk_boxes_mode)-1),
+                     VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_U64(count, 0xA5A5A5A5u);
+    uint32_t full = 0;
+    VXK_CHECK_EQ_INT(vxk_boxes_chunk(boxes, 512, &full, voxels, NULL, VXK_BOXES_PER_MATERIAL),
+                     VXK_OK);
+    VXK_CHECK(full > 1);
+    const uint32_t caps[] = {0, 1, full - 1};
+    for (int i = 0; i < 3; ++i) {
+        memset(boxes, CANARY, sizeof(boxes));
+        VXK_CHECK_EQ_INT(
+            vxk_boxes_chunk(boxes, caps[i], &count, voxels, NULL, VXK_BOXES_PER_MATERIAL),
+            VXK_ERR_CAPACITY);
+        VXK_CHECK(all_canary(boxes, sizeof(boxes)));
+        VXK_CHECK_EQ_U64(count, 0xA5A5A5A5u);
+    }
+    // An empty chunk needs no room at all.
+    uint8_t air[512] = {0};
+    VXK_CHECK_EQ_INT(vxk_boxes_chunk(boxes, 0, &count, air, NULL, VXK_BOXES_ANY_SOLID), VXK_OK);
+    VXK_CHECK_EQ_U64(count, 0);
+
+    // vxk_chunk_boxes at and beyond the int32 chunk range.
+    vxk_world* w = vxk_scene_edge_world();
+    VXK_CHECK(w != NULL);
+    count = 0xA5A5A5A5u;
+    VXK_CHECK_EQ_INT(
+        vxk_chunk_boxes(NULL, boxes, 512, &count, (vxk_int3){0, 0, 0}, VXK_BOXES_ANY_SOLID),
+        VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_chunk_boxes(w, boxes, 512, &count, (vxk_int3){0, 0, 0}, (vxk_boxes_mode)7),
+                     VXK_ERR_INVALID_ARGUMENT);
+    const int32_t outside[] = {INT32_MAX, INT32_MIN, (1 << 28), -(1 << 28) - 1};
+    for (int a = 0; a < 3; ++a) {
+        for (int i = 0; i < 4; ++i) {
+            int32_t c[3] = {0, 0, 0};
+            c[a] = outside[i];
+            memset(boxes, CANARY, sizeof(boxes));
+            VXK_CHECK_EQ_INT(vxk_chunk_boxes(w, boxes, 512, &count, (vxk_int3){c[0], c[1], c[2]},
+                                             VXK_BOXES_ANY_SOLID),
+                             VXK_ERR_OUT_OF_RANGE);
+            VXK_CHECK(all_canary(boxes, sizeof(boxes)));
+        }
+    }
+    VXK_CHECK_EQ_U64(count, 0xA5A5A5A5u);
+    // The first and last chunks of int32 are valid and hold the populated voxels.
+    int32_t top = (1 << 28) - 1, bottom = -(1 << 28);
+    VXK_CHECK_EQ_INT(
+        vxk_chunk_boxes(w, boxes, 512, &count, (vxk_int3){top, top, top}, VXK_BOXES_PER_MATERIAL),
+        VXK_OK);
+    VXK_CHECK(count >= 1 && boxes[0].material == VXK_MAT_METAL);
+    VXK_CHECK_EQ_INT(vxk_chunk_boxes(w, boxes, 512, &count, (vxk_int3){bottom, bottom, bottom},
+                                     VXK_BOXES_PER_MATERIAL),
+                     VXK_OK);
+    VXK_CHECK(count >= 1 && boxes[0].material == VXK_MAT_WOOD);
+    vxk_world_destroy(w);
+
+    // vxk_boxes_grid: the list is unchanged on argument errors.
+    vxk_box_list list = {0};
+    VXK_CHECK_EQ_INT(vxk_voxel_grid_create(&grid, 9, 5, 7), VXK_OK);
+    for (size_t i = 0; i < 9 * 5 * 7; ++i)
+        grid.voxels[i] = (uint8_t)(vxk_test_rand(&rng) % 4);
+    VXK_CHECK_EQ_INT(vxk_boxes_grid(&list, &grid, NULL, VXK_BOXES_PER_MATERIAL), VXK_OK);
+    vxk_box_list kept = list;
+    VXK_CHECK_EQ_INT(vxk_boxes_grid(NULL, &grid, NULL, VXK_BOXES_ANY_SOLID),
+                     VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_boxes_grid(&list, NULL, NULL, VXK_BOXES_ANY_SOLID),
+                     VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_boxes_grid(&list, &grid, NULL, VXK_BOXES_MODE_COUNT),
+                     VXK_ERR_INVALID_ARGUMENT);
+    vxk_voxel_grid forged = grid;
+    forged.voxels = NULL;
+    VXK_CHECK_EQ_INT(vxk_boxes_grid(&list, &forged, NULL, VXK_BOXES_ANY_SOLID),
+                     VXK_ERR_INVALID_ARGUMENT);
+    const int32_t bad_grid[] = {0, -1, INT32_MIN};
+    for (int a = 0; a < 3; ++a) {
+        for (int i = 0; i < 3; ++i) {
+            forged = grid;
+            (&forged.size_x)[a] = bad_grid[i];
+            VXK_CHECK_EQ_INT(vxk_boxes_grid(&list, &forged, NULL, VXK_BOXES_ANY_SOLID),
+                             VXK_ERR_INVALID_ARGUMENT);
+        }
+        // Larger than 16-bit box coordinates: rejected before any voxel is read.
+        forged = grid;
+        (&forged.size_x)[a] = 65536;
+        VXK_CHECK_EQ_INT(vxk_boxes_grid(&list, &forged, NULL, VXK_BOXES_ANY_SOLID),
+                         VXK_ERR_OUT_OF_RANGE);
+        (&forged.size_x)[a] = INT32_MAX;
+        VXK_CHECK_EQ_INT(vxk_boxes_grid(&list, &forged, NULL, VXK_BOXES_ANY_SOLID),
+                         VXK_ERR_OUT_OF_RANGE);
+    }
+    VXK_CHECK(list.boxes == kept.boxes && list.count == kept.count &&
+              list.capacity == kept.capacity);
+    vxk_box_list_free(&list);
+    vxk_box_list_free(NULL);
+    vxk_voxel_grid_free(&grid);
+    VXK_CHECK_EQ_U64(vxk_allocated_bytes(), before);
+    return 0;
+}
+
+static int test_oom_boxes(void)
+{
+    vxk_voxel_grid grid;
+    VXK_CHECK_EQ_INT(vxk_voxel_grid_create(&grid, 70, 9, 11), VXK_OK);
+    uint64_t rng = vxk_test_seed(17);
+    for (size_t i = 0; i < 70 * 9 * 11; ++i)
+        grid.voxels[i] = (uint8_t)(vxk_test_rand(&rng) % 5 == 0 ? 0 : 1 + vxk_test_rand(&rng) % 3);
+    vxk_box_list ref = {0};
+    VXK_CHECK_EQ_INT(vxk_boxes_grid(&ref, &grid, NULL, VXK_BOXES_PER_MATERIAL), VXK_OK);
+    VXK_CHECK(ref.count > 256); // the list has to grow more than once
+    size_t base = vxk_allocated_bytes();
+    vxk_box_list list = {0};
+    OOM_SWEEP(
+        list = (vxk_box_list){0}, vxk_boxes_grid(&list, &grid, NULL, VXK_BOXES_PER_MATERIAL),
+        {
+            if (st != VXK_OK) {
+                VXK_CHECK_EQ_INT(st, VXK_ERR_OUT_OF_MEMORY);
+                VXK_CHECK_EQ_U64(list.count, 0);
+                VXK_CHECK_EQ_U64(vxk_allocated_bytes(),
+                                 base + (size_t)list.capacity * sizeof(vxk_voxel_box));
+            } else {
+                VXK_CHECK_EQ_U64(list.count, ref.count);
+                VXK_CHECK(memcmp(list.boxes, ref.boxes, ref.count * sizeof(vxk_voxel_box)) == 0);
+            }
+        },
+        {
+            vxk_box_list_free(&list);
+            VXK_CHECK_EQ_U64(vxk_allocated_bytes(), base);
+        });
+    // A list reused across calls keeps its storage and contents are replaced.
+    vxk_box_list_free(&ref);
+    vxk_voxel_grid_free(&grid);
+    size_t voxels_base = vxk_allocated_bytes();
+    (void)voxels_base;
+    OOM_SWEEP(
+        memset(&grid, CANARY, sizeof(grid)), vxk_voxel_grid_create(&grid, 3, 4, 5),
+        {
+            if (st != VXK_OK) {
+                VXK_CHECK_EQ_INT(st, VXK_ERR_OUT_OF_MEMORY);
+                VXK_CHECK(all_canary(&grid, sizeof(grid)));
+            }
+        },
+        {
+            if (st == VXK_OK)
+                vxk_voxel_grid_free(&grid);
+        });
+    return 0;
+}
+
 int main(void)
 {
     VXK_RUN(test_errors);
@@ -402,5 +589,11 @@ int main(void)
     VXK_RUN(test_grids_match_article);
     VXK_RUN(test_world_chunks);
     VXK_RUN(test_vox_samples);
+    vxk_edge_tests_begin();
+    VXK_RUN(test_voxel_grid_and_boxes);
+    vxk_oom_tests_begin();
+    VXK_RUN_SWEEP(test_oom_boxes);
+    vxk_oom_tests_end();
+    vxk_edge_tests_end();
     return vxk_test_finish();
 }

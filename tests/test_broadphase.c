@@ -1,8 +1,12 @@
 // test_broadphase.c: the terrain bit broadphase (seed 000): masks equal a brute-force dilation of
 // the voxels for every chunk; AABB queries equal a brute-force voxel scan on 100,000 seeded random
 // boxes (chunk borders, voxel boundaries, negative coordinates); updates after random fills equal
-// a full rebuild; batch equals single; identical content for 1, 2, 3 and 8 workers; bad input.
+// a full rebuild; batch equals single; identical content for 1, 2, 3 and 8 workers; bad input. Edge
+// tests (harness.h): chunks beyond int32, special floats in every box component, capacities, one
+// bad box in a batch; build, update, list and batch queries out of memory.
 #include "test.h"
+#include "harness.h"
+#include "scenes.h"
 
 #include <vxk/broadphase.h>
 #include <vxk/world.h>
@@ -26,10 +30,8 @@ static int world_open(test_world* t, uint32_t workers, float voxel_size)
     jd.worker_count = workers;
     jd.max_jobs = 1u << 14; // small worlds: a small job pool is quicker to create
     VXK_CHECK(vxk_jobs_create(&jd, &t->jobs) == 0);
-    vxk_world_def wd = vxk_default_world_def();
-    wd.jobs = t->jobs;
-    wd.voxel_size = voxel_size;
-    VXK_CHECK_EQ_INT(vxk_world_create(&wd, &t->world), VXK_OK);
+    t->world = vxk_scene_world_with(t->jobs, voxel_size);
+    VXK_CHECK(t->world != NULL);
     return 0;
 }
 
@@ -392,11 +394,7 @@ static int test_generated_world(void)
     test_world t;
     if (world_open(&t, 2, 1.0f))
         return 1;
-    vxk_worldgen_def def = vxk_default_worldgen_def();
-    def.size_x = 64;
-    def.size_y = 48;
-    def.size_z = 64;
-    def.seed = 7;
+    vxk_worldgen_def def = vxk_scene_worldgen_def((vxk_int3){64, 48, 64}, 7);
     VXK_CHECK_EQ_INT(vxk_worldgen_run(t.world, &def), VXK_OK);
     VXK_CHECK_EQ_INT(vxk_broadphase_build(t.world), VXK_OK);
     dense d;
@@ -519,11 +517,7 @@ static int test_worker_counts_identical(void)
         test_world t;
         if (world_open(&t, workers[w], 1.0f))
             return 1;
-        vxk_worldgen_def def = vxk_default_worldgen_def();
-        def.size_x = 96;
-        def.size_y = 48;
-        def.size_z = 80;
-        def.seed = 3;
+        vxk_worldgen_def def = vxk_scene_worldgen_def((vxk_int3){96, 48, 80}, 3);
         VXK_CHECK_EQ_INT(vxk_worldgen_run(t.world, &def), VXK_OK);
         uint64_t rng = 0xF111;
         const int lo[3] = {-20, -10, -20}, hi[3] = {110, 60, 100};
@@ -732,6 +726,278 @@ static int test_bad_input_and_huge_boxes(void)
     return 0;
 }
 
+// ---- bad input and out of memory ----------------------------------------------------------------
+
+static int test_broadphase_edges(void)
+{
+    vxk_world* w = vxk_scene_edge_world();
+    VXK_CHECK(w != NULL);
+    VXK_CHECK_EQ_INT(vxk_broadphase_build(NULL), VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_broadphase_build(w), VXK_OK);
+    snapshot s0 = snap(w);
+
+    VXK_CHECK_EQ_INT(vxk_broadphase_update(NULL, NULL, 0), VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_broadphase_update(w, NULL, 3), VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_world_step(NULL, 0.0f), VXK_ERR_INVALID_ARGUMENT);
+    const int32_t outside[] = {INT32_MAX, INT32_MIN, 1 << 28, -(1 << 28) - 1};
+    vxk_broadphase_entry entries[4];
+    for (int a = 0; a < 3; ++a) {
+        for (int i = 0; i < 4; ++i) {
+            vxk_int3 chunks[3] = {{0, 0, 0}, {1, 1, 1}, {0, 0, 0}};
+            (&chunks[1].x)[a] = outside[i];
+            VXK_CHECK_EQ_INT(vxk_broadphase_update(w, chunks, 3), VXK_ERR_OUT_OF_RANGE);
+            memset(entries, CANARY, sizeof(entries));
+            VXK_CHECK_EQ_INT(vxk_broadphase_compute(w, chunks, 3, entries), VXK_ERR_OUT_OF_RANGE);
+            VXK_CHECK(all_canary(entries, sizeof(entries)));
+            // Chunks past the int32 voxel range have no entry.
+            memset(entries, CANARY, sizeof(entries));
+            VXK_CHECK_EQ_INT(vxk_broadphase_get(w, chunks[1], entries), VXK_OK);
+            VXK_CHECK_EQ_INT(entries[0].tag, VXK_BROADPHASE_NONE);
+        }
+    }
+    vxk_int3 edge[2] = {{(1 << 28) - 1, (1 << 28) - 1, (1 << 28) - 1},
+                        {-(1 << 28), -(1 << 28), -(1 << 28)}};
+    VXK_CHECK_EQ_INT(vxk_broadphase_compute(w, edge, 2, entries), VXK_OK);
+    VXK_CHECK(entries[0].tag != VXK_BROADPHASE_NONE && entries[1].tag != VXK_BROADPHASE_NONE);
+    VXK_CHECK_EQ_INT(vxk_broadphase_compute(NULL, edge, 2, entries), VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_broadphase_compute(w, NULL, 2, entries), VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_broadphase_compute(w, edge, 2, NULL), VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_broadphase_compute(w, NULL, 0, NULL), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_broadphase_get(NULL, edge[0], entries), VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_broadphase_get(w, edge[0], NULL), VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_broadphase_update(w, NULL, 0), VXK_OK);
+    CHECK_UNCHANGED(w, s0);
+
+    // list: capacity 0 and too small.
+    uint32_t n = 0xA5A5A5A5u;
+    VXK_CHECK_EQ_INT(vxk_broadphase_list(NULL, NULL, 0, &n), VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_broadphase_list(w, NULL, 0, NULL), VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_broadphase_list(w, NULL, 5, &n), VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_U64(n, 0xA5A5A5A5u);
+    uint32_t total = 0;
+    VXK_CHECK_EQ_INT(vxk_broadphase_list(w, NULL, 0, &total), VXK_ERR_CAPACITY);
+    VXK_CHECK(total > 4);
+    vxk_int3* all = (vxk_int3*)malloc(total * sizeof(vxk_int3));
+    vxk_int3* part = (vxk_int3*)malloc(total * sizeof(vxk_int3));
+    VXK_CHECK_EQ_INT(vxk_broadphase_list(w, all, total, &n), VXK_OK);
+    VXK_CHECK_EQ_U64(n, total);
+    memset(part, CANARY, total * sizeof(vxk_int3));
+    VXK_CHECK_EQ_INT(vxk_broadphase_list(w, part, 3, &n), VXK_ERR_CAPACITY);
+    VXK_CHECK_EQ_U64(n, total);
+    VXK_CHECK(memcmp(part, all, 3 * sizeof(vxk_int3)) == 0);
+    VXK_CHECK(all_canary(part + 3, (total - 3) * sizeof(vxk_int3)));
+    free(all);
+    free(part);
+
+    // query_aabb: every special float in every component.
+    static vxk_broadphase_hit hits[1024];
+    const vxk_aabb good = {{-4, -4, -4}, {4, 4, 4}};
+    for (int k = 0; k < SPECIAL_FLOATS; ++k) {
+        float v = special_float(k);
+        for (int c = 0; c < 6; ++c) {
+            vxk_aabb box = good;
+            float* f = c < 3 ? &(&box.min.x)[c] : &(&box.max.x)[c - 3];
+            *f = v;
+            memset(hits, CANARY, sizeof(hits));
+            n = 0xA5A5A5A5u;
+            vxk_status st = vxk_broadphase_query_aabb(w, box, hits, 1024, &n);
+            if (!isfinite(v)) {
+                VXK_CHECK_EQ_INT(st, VXK_ERR_NOT_FINITE);
+            } else if (box.min.x > box.max.x || box.min.y > box.max.y || box.min.z > box.max.z) {
+                VXK_CHECK_EQ_INT(st, VXK_ERR_INVALID_ARGUMENT);
+            } else if (fabsf(v) > 2147483648.0f) {
+                VXK_CHECK_EQ_INT(st, VXK_ERR_OUT_OF_RANGE);
+            } else {
+                VXK_CHECK_EQ_INT(st, VXK_OK);
+                continue;
+            }
+            VXK_CHECK_EQ_U64(n, 0);
+            VXK_CHECK(all_canary(hits, sizeof(hits)));
+        }
+    }
+    // The int32 voxel space boundary itself is accepted and finds the corner chunks.
+    vxk_aabb space = {{-2147483648.0f, -2147483648.0f, -2147483648.0f},
+                      {2147483648.0f, 2147483648.0f, 2147483648.0f}};
+    VXK_CHECK_EQ_INT(vxk_broadphase_query_aabb(w, space, hits, 1024, &n), VXK_OK);
+    VXK_CHECK(n >= 2);
+    VXK_CHECK(hits[0].chunk.y == -(1 << 28) && hits[n - 1].chunk.y == (1 << 28) - 1);
+    uint32_t big = n;
+    memset(hits, CANARY, sizeof(hits));
+    VXK_CHECK_EQ_INT(vxk_broadphase_query_aabb(w, space, hits, 1, &n), VXK_ERR_CAPACITY);
+    VXK_CHECK_EQ_U64(n, big);
+    VXK_CHECK(all_canary(hits + 1, sizeof(hits) - sizeof(hits[0])));
+    VXK_CHECK_EQ_INT(vxk_broadphase_query_aabb(NULL, good, hits, 1024, &n),
+                     VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_broadphase_query_aabb(w, good, hits, 64, NULL), VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_broadphase_query_aabb(w, good, NULL, 64, &n), VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_broadphase_query_aabb(w, good, NULL, 0, &n), VXK_ERR_CAPACITY);
+
+    // query_batch: one bad box among good ones; nothing is written.
+    enum { BOXES = 200 };
+    vxk_aabb boxes[BOXES];
+    for (int i = 0; i < BOXES; ++i)
+        boxes[i] = (vxk_aabb){{(float)i - 8, -2, -3}, {(float)i - 6, 2, 3}};
+    uint32_t offsets[BOXES + 1];
+    vxk_broadphase_hit* results = (vxk_broadphase_hit*)malloc(4096 * sizeof(vxk_broadphase_hit));
+    for (int k = 0; k < 3; ++k) {
+        vxk_aabb keep = boxes[137];
+        boxes[137].max.z = special_float(k);
+        memset(offsets, CANARY, sizeof(offsets));
+        memset(results, CANARY, 4096 * sizeof(vxk_broadphase_hit));
+        VXK_CHECK_EQ_INT(vxk_broadphase_query_batch(w, results, 4096, offsets, boxes, BOXES),
+                         VXK_ERR_NOT_FINITE);
+        VXK_CHECK(all_canary(offsets, sizeof(offsets)));
+        VXK_CHECK(all_canary(results, 4096 * sizeof(vxk_broadphase_hit)));
+        boxes[137] = keep;
+    }
+    vxk_aabb keep = boxes[5];
+    boxes[5].min.x = 3e9f;
+    boxes[5].max.x = 3.5e9f;
+    VXK_CHECK_EQ_INT(vxk_broadphase_query_batch(w, results, 4096, offsets, boxes, BOXES),
+                     VXK_ERR_OUT_OF_RANGE);
+    boxes[5] = keep;
+    VXK_CHECK(all_canary(offsets, sizeof(offsets)));
+    VXK_CHECK_EQ_INT(vxk_broadphase_query_batch(NULL, results, 4096, offsets, boxes, BOXES),
+                     VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_broadphase_query_batch(w, results, 4096, NULL, boxes, BOXES),
+                     VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_broadphase_query_batch(w, results, 4096, offsets, NULL, BOXES),
+                     VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_broadphase_query_batch(w, NULL, 4096, offsets, boxes, BOXES),
+                     VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_broadphase_query_batch(w, results, 4096, offsets, boxes, BOXES), VXK_OK);
+    s0 = snap(w); // the batch keeps its per-thread hit buffers (documented)
+    uint32_t needed = offsets[BOXES];
+    VXK_CHECK(needed > 1);
+    // Capacity too small: offsets filled, the capacity needed in offsets[count].
+    memset(offsets, CANARY, sizeof(offsets));
+    VXK_CHECK_EQ_INT(vxk_broadphase_query_batch(w, results, needed - 1, offsets, boxes, BOXES),
+                     VXK_ERR_CAPACITY);
+    VXK_CHECK_EQ_U64(offsets[BOXES], needed);
+    VXK_CHECK_EQ_INT(vxk_broadphase_query_batch(w, NULL, 0, offsets, boxes, BOXES),
+                     VXK_ERR_CAPACITY);
+    VXK_CHECK_EQ_U64(offsets[BOXES], needed);
+    VXK_CHECK_EQ_INT(vxk_broadphase_query_batch(w, NULL, 0, offsets, NULL, 0), VXK_OK);
+    VXK_CHECK_EQ_U64(offsets[0], 0);
+    free(results);
+
+    vxk_broadphase_counts counts = {1, 1, 1};
+    vxk_broadphase_stats(NULL, &counts);
+    VXK_CHECK(counts.entries == 0 && counts.full == 0 && counts.bytes == 0);
+    vxk_broadphase_stats(w, NULL);
+    (void)vxk_broadphase_hash(NULL);
+    CHECK_UNCHANGED(w, s0);
+
+    // Before any build: no entries, no hits, no crash.
+    vxk_world* fresh = vxk_scene_edge_world();
+    VXK_CHECK(fresh != NULL);
+    VXK_CHECK_EQ_INT(vxk_broadphase_query_aabb(fresh, space, hits, 1024, &n), VXK_OK);
+    VXK_CHECK_EQ_U64(n, 0);
+    VXK_CHECK_EQ_INT(vxk_broadphase_list(fresh, NULL, 0, &n), VXK_OK);
+    VXK_CHECK_EQ_U64(n, 0);
+    VXK_CHECK_EQ_INT(vxk_broadphase_query_batch(fresh, NULL, 0, offsets, boxes, BOXES), VXK_OK);
+    VXK_CHECK_EQ_U64(offsets[BOXES], 0);
+    vxk_world_destroy(fresh);
+    vxk_world_destroy(w);
+    return 0;
+}
+
+// Broadphase build and update: on OOM the previous broadphase is kept; a later step with
+// a working allocator still reaches the result of a full rebuild (no dirty chunk is lost).
+static int test_oom_broadphase(void)
+{
+    size_t base = vxk_allocated_bytes();
+    const vxk_int_box clay = {{-9, 2, -9}, {9, 12, 3}};
+    vxk_world* ref = vxk_scene_edge_world();
+    VXK_CHECK(ref != NULL);
+    VXK_CHECK_EQ_INT(vxk_world_fill_box(ref, clay, VXK_MAT_CLAY), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_broadphase_build(ref), VXK_OK);
+    uint64_t expected = vxk_broadphase_hash(ref);
+    vxk_world_destroy(ref);
+    unsigned retained = 0;
+    for (int op = 0; op < 2; ++op) {
+        vxk_world* w = NULL;
+        snapshot s0;
+        OOM_SWEEP(
+            {
+                w = vxk_scene_edge_world();
+                VXK_CHECK(w != NULL);
+                VXK_CHECK_EQ_INT(vxk_broadphase_build(w), VXK_OK);
+                VXK_CHECK_EQ_INT(vxk_world_fill_box(w, clay, VXK_MAT_CLAY), VXK_OK);
+                s0 = snap(w);
+            },
+            op == 0 ? vxk_broadphase_build(w) : vxk_world_step(w, 0.0f),
+            {
+                if (st != VXK_OK) {
+                    VXK_CHECK_EQ_INT(st, VXK_ERR_OUT_OF_MEMORY);
+                    CHECK_UNCHANGED_MAY_GROW(w, s0, retained);
+                    VXK_CHECK_EQ_INT(vxk_world_step(w, 0.0f), VXK_OK);
+                    // After a failed build or update the dirty chunks are still there for the
+                    // retry, which must give the full build's masks.
+                    VXK_CHECK_EQ_U64(vxk_broadphase_hash(w), expected);
+                } else {
+                    VXK_CHECK_EQ_U64(vxk_broadphase_hash(w), expected);
+                }
+            },
+            {
+                vxk_world_destroy(w);
+                VXK_CHECK_EQ_U64(vxk_allocated_bytes(), base);
+            });
+    }
+    fprintf(stderr, "   failed builds/updates that kept grown storage: %u\n", retained);
+    return 0;
+}
+
+// Reads that allocate: the broadphase list and batch queries.
+static int test_oom_queries(void)
+{
+    vxk_world* w = vxk_scene_edge_world_near();
+    VXK_CHECK(w != NULL);
+    VXK_CHECK_EQ_INT(vxk_broadphase_build(w), VXK_OK);
+    snapshot s0 = snap(w);
+    vxk_int3 list[256];
+    uint32_t n = 0;
+    VXK_CHECK_EQ_INT(vxk_broadphase_list(w, list, 256, &n), VXK_OK);
+    uint32_t expected_n = n;
+    OOM_SWEEP(
+        n = 0xA5A5A5A5u, vxk_broadphase_list(w, list, 256, &n),
+        {
+            if (st != VXK_OK)
+                VXK_CHECK_EQ_INT(st, VXK_ERR_OUT_OF_MEMORY);
+            else
+                VXK_CHECK_EQ_U64(n, expected_n);
+        },
+        CHECK_UNCHANGED(w, s0));
+
+    enum { BOXES = 150 };
+    vxk_aabb boxes[BOXES];
+    for (int i = 0; i < BOXES; ++i)
+        boxes[i] = (vxk_aabb){{(float)i - 30, -2, -3}, {(float)i - 26, 2, 3}};
+    uint32_t offsets[BOXES + 1], ref_offsets[BOXES + 1];
+    static vxk_broadphase_hit results[4096], ref_results[4096];
+    VXK_CHECK_EQ_INT(vxk_broadphase_query_batch(w, ref_results, 4096, ref_offsets, boxes, BOXES),
+                     VXK_OK);
+    s0 = snap(w); // the batch keeps its per-thread buffers
+    OOM_SWEEP(
+        {}, vxk_broadphase_query_batch(w, results, 4096, offsets, boxes, BOXES),
+        {
+            if (st != VXK_OK) {
+                VXK_CHECK_EQ_INT(st, VXK_ERR_OUT_OF_MEMORY);
+            } else {
+                VXK_CHECK(memcmp(offsets, ref_offsets, sizeof(offsets)) == 0);
+                VXK_CHECK(memcmp(results, ref_results,
+                                 ref_offsets[BOXES] * sizeof(vxk_broadphase_hit)) == 0);
+            }
+        },
+        {
+            snapshot s1 = snap(w);
+            VXK_CHECK_EQ_U64(s1.terrain, s0.terrain);
+            VXK_CHECK_EQ_U64(s1.broadphase, s0.broadphase);
+        });
+    vxk_world_destroy(w);
+    return 0;
+}
+
 int main(void)
 {
     VXK_RUN(test_random_world_masks_and_queries);
@@ -741,5 +1007,12 @@ int main(void)
     VXK_RUN(test_update_equals_rebuild);
     VXK_RUN(test_batch_equals_single);
     VXK_RUN(test_bad_input_and_huge_boxes);
+    vxk_edge_tests_begin();
+    VXK_RUN(test_broadphase_edges);
+    vxk_oom_tests_begin();
+    VXK_RUN_SWEEP(test_oom_broadphase);
+    VXK_RUN_SWEEP(test_oom_queries);
+    vxk_oom_tests_end();
+    vxk_edge_tests_end();
     return vxk_test_finish();
 }

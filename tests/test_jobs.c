@@ -2,9 +2,13 @@
 // with atomic sequence stamps), nested waits and parallel_for, a million tiny jobs, concurrent
 // external submitters, identical results for 1/2/3/8 workers, scratch arenas, trace export,
 // the wake-up of sleeping workers and waiters, dependency/submit races, destroy right after
-// submit, nesting beyond the cap, group lifetime and external slot exhaustion.
+// submit, nesting beyond the cap, group lifetime and external slot exhaustion. Edge tests
+// (harness.h): bad defs, refused submissions, stale and forged handles, degenerate parallel_for
+// counts and grains, scratch misuse, trace and summary arguments.
 #define _GNU_SOURCE
 #include "test.h"
+#include "harness.h"
+#include "scenes.h"
 
 #include <vxk/jobs.h>
 
@@ -1771,6 +1775,144 @@ static int test_external_slot_exhaustion(void)
     return 0;
 }
 
+// ---- bad input ----------------------------------------------------------------------------------
+
+static void edge_count_job(void* ctx, uint32_t thread)
+{
+    (void)thread;
+    __atomic_fetch_add((uint32_t*)ctx, 1u, __ATOMIC_RELAXED);
+}
+
+static void count_range(void* ctx, uint32_t begin, uint32_t end, uint32_t thread)
+{
+    (void)thread;
+    __atomic_fetch_add((uint64_t*)ctx, (uint64_t)(end - begin), __ATOMIC_RELAXED);
+}
+
+static int test_jobs_edges(void)
+{
+    vxk_jobs_def def = vxk_default_jobs_def();
+    def.worker_count = 2;
+    vxk_jobs* const canary = (vxk_jobs*)(uintptr_t)0xA5A5A5A0u;
+    vxk_jobs* jobs = canary;
+    VXK_CHECK_EQ_INT(vxk_jobs_create(NULL, &jobs), VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_jobs_create(&def, NULL), VXK_ERR_INVALID_ARGUMENT);
+    vxk_jobs_def bad;
+    memset(&bad, 0, sizeof(bad));
+    VXK_CHECK_EQ_INT(vxk_jobs_create(&bad, &jobs), VXK_ERR_BAD_DEF);
+    bad = def;
+    bad.cookie ^= 1u;
+    VXK_CHECK_EQ_INT(vxk_jobs_create(&bad, &jobs), VXK_ERR_BAD_DEF);
+    bad = def;
+    bad.max_jobs = 0;
+    VXK_CHECK_EQ_INT(vxk_jobs_create(&bad, &jobs), VXK_ERR_BAD_DEF);
+    bad = def;
+    bad.max_jobs = UINT32_MAX;
+    VXK_CHECK_EQ_INT(vxk_jobs_create(&bad, &jobs), VXK_ERR_BAD_DEF);
+    bad = def;
+    bad.worker_count = UINT32_MAX;
+    VXK_CHECK_EQ_INT(vxk_jobs_create(&bad, &jobs), VXK_ERR_BAD_DEF);
+    bad = def;
+    bad.external_threads = UINT32_MAX;
+    VXK_CHECK_EQ_INT(vxk_jobs_create(&bad, &jobs), VXK_ERR_BAD_DEF);
+    bad = def;
+    bad.trace_capacity = UINT32_MAX;
+    VXK_CHECK_EQ_INT(vxk_jobs_create(&bad, &jobs), VXK_ERR_BAD_DEF);
+    VXK_CHECK(jobs == canary);
+    def.trace_capacity = 64;
+    VXK_CHECK_EQ_INT(vxk_jobs_create(&def, &jobs), 0);
+
+    // Submissions that must be refused with the null handle.
+    uint32_t counter = 0;
+    vxk_job_desc desc = {"edge", edge_count_job, &counter, NULL, 0, NULL};
+    vxk_job none = vxk_jobs_submit(jobs, NULL);
+    VXK_CHECK(none.index == 0 && none.generation == 0);
+    vxk_job_desc d = desc;
+    d.fn = NULL;
+    none = vxk_jobs_submit(jobs, &d);
+    VXK_CHECK(none.generation == 0);
+    d = desc;
+    d.dep_count = 3;
+    none = vxk_jobs_submit(jobs, &d);
+    VXK_CHECK(none.generation == 0);
+    none = vxk_jobs_submit(NULL, &desc);
+    VXK_CHECK(none.generation == 0);
+    VXK_CHECK_EQ_U64(counter, 0);
+    // Null, stale and forged handles as dependencies and to wait on.
+    vxk_job first = vxk_jobs_submit(jobs, &desc);
+    VXK_CHECK(first.generation != 0);
+    vxk_jobs_wait(jobs, first);
+    vxk_jobs_wait(jobs, first); // finished: returns at once
+    vxk_job forged[4] = {{0, 0}, first, {UINT32_MAX, 5}, {first.index, first.generation + 7}};
+    vxk_jobs_wait(jobs, forged[2]);
+    vxk_jobs_wait(jobs, forged[3]);
+    vxk_jobs_wait(NULL, first);
+    d = desc;
+    d.deps = forged;
+    d.dep_count = 4;
+    vxk_job second = vxk_jobs_submit(jobs, &d);
+    VXK_CHECK(second.generation != 0);
+    vxk_jobs_wait(jobs, second);
+    VXK_CHECK_EQ_U64(counter, 2);
+    vxk_jobs_wait_group(jobs, NULL);
+    vxk_jobs_wait_group(NULL, NULL);
+    vxk_job_group_init(NULL);
+    vxk_job_group group = {0, 0, 0, 0};
+    vxk_jobs_wait_group(jobs, &group); // empty group
+
+    // parallel_for: count 0, grain 0, huge grain, NULL fn or jobs.
+    uint64_t sum = 0;
+    vxk_parallel_for(jobs, "edge", 0, 4, count_range, &sum);
+    VXK_CHECK_EQ_U64(sum, 0);
+    vxk_parallel_for(jobs, "edge", 1000, 0, count_range, &sum);
+    VXK_CHECK_EQ_U64(sum, 1000);
+    vxk_parallel_for(jobs, "edge", 1000, UINT32_MAX, count_range, &sum);
+    VXK_CHECK_EQ_U64(sum, 2000);
+    vxk_parallel_for(jobs, "edge", 1000, 1, NULL, &sum);
+    vxk_parallel_for(NULL, "edge", 1000, 1, count_range, &sum);
+    VXK_CHECK_EQ_U64(sum, 2000);
+    VXK_CHECK_EQ_U64(vxk_parallel_for_pieces(UINT32_MAX, 0), UINT32_MAX);
+    VXK_CHECK_EQ_U64(vxk_parallel_for_pieces(UINT32_MAX, UINT32_MAX), 1);
+    VXK_CHECK_EQ_U64(vxk_parallel_for_pieces(0, 7), 0);
+
+    // Scratch: bad thread index, bad alignment, sizes beyond the arena, marks beyond the top.
+    uint32_t self = vxk_jobs_thread_index(jobs);
+    uint32_t threads = vxk_jobs_thread_count(jobs);
+    VXK_CHECK(self < threads);
+    VXK_CHECK(vxk_jobs_scratch_alloc(jobs, threads, 16, 16) == NULL);
+    VXK_CHECK(vxk_jobs_scratch_alloc(jobs, UINT32_MAX, 16, 16) == NULL);
+    VXK_CHECK(vxk_jobs_scratch_alloc(NULL, 0, 16, 16) == NULL);
+    VXK_CHECK_EQ_U64(vxk_jobs_scratch_mark(jobs, UINT32_MAX), 0);
+    size_t mark = vxk_jobs_scratch_mark(jobs, self);
+    VXK_CHECK(vxk_jobs_scratch_alloc(jobs, self, 16, 3) == NULL);
+    VXK_CHECK(vxk_jobs_scratch_alloc(jobs, self, SIZE_MAX, 16) == NULL);
+    VXK_CHECK(vxk_jobs_scratch_alloc(jobs, self, def.scratch_bytes + 1, 1) == NULL);
+    VXK_CHECK(vxk_jobs_scratch_alloc(jobs, self, 16, (size_t)1 << 63) == NULL);
+    void* p = vxk_jobs_scratch_alloc(jobs, self, 100, 64);
+    VXK_CHECK(p != NULL && ((uintptr_t)p & 63u) == 0);
+    VXK_CHECK(vxk_jobs_scratch_alloc(jobs, self, def.scratch_bytes, 1) == NULL);
+    vxk_jobs_scratch_release(jobs, self, SIZE_MAX); // beyond the top: ignored
+    VXK_CHECK(vxk_jobs_scratch_mark(jobs, self) > mark);
+    vxk_jobs_scratch_release(jobs, UINT32_MAX, 0);
+    vxk_jobs_scratch_release(jobs, self, mark);
+    VXK_CHECK_EQ_U64(vxk_jobs_scratch_mark(jobs, self), mark);
+
+    // Tracing.
+    VXK_CHECK_EQ_INT(vxk_jobs_write_trace(jobs, NULL), -1);
+    VXK_CHECK_EQ_INT(vxk_jobs_write_trace(NULL, "x.json"), -1);
+    VXK_CHECK_EQ_INT(vxk_jobs_write_trace(jobs, "/nonexistent-dir/trace.json"), -1);
+    vxk_job_summary summary[2];
+    memset(summary, CANARY, sizeof(summary));
+    uint32_t names = vxk_jobs_summary(jobs, NULL, 0);
+    VXK_CHECK(names >= 1);
+    VXK_CHECK_EQ_U64(vxk_jobs_summary(jobs, summary, 0), names);
+    VXK_CHECK(all_canary(summary, sizeof(summary)));
+    VXK_CHECK_EQ_U64(vxk_jobs_summary(NULL, summary, 2), 0);
+    vxk_jobs_destroy(jobs);
+    vxk_jobs_destroy(NULL);
+    return 0;
+}
+
 int main(void)
 {
     VXK_RUN(test_bad_input);
@@ -1795,5 +1937,8 @@ int main(void)
     VXK_RUN(test_group_outlives_handle_wait);
     VXK_RUN(test_parallel_for_concurrent);
     VXK_RUN(test_external_slot_exhaustion);
+    vxk_edge_tests_begin();
+    VXK_RUN(test_jobs_edges);
+    vxk_edge_tests_end();
     return vxk_test_finish();
 }

@@ -1,6 +1,8 @@
 // test_mesher.c: the greedy quad mesher against a brute-force list of unit faces and a
 // brute-force classification of every unit edge, on seeded random chunks; closure of the
-// surface of enclosed blobs; mesh conversion; world chunks against vxk_world_get_voxel.
+// surface of enclosed blobs; mesh conversion; world chunks against vxk_world_get_voxel. Edge tests
+// (harness.h): bad arguments, capacities, chunks whose box leaves int32, special floats in mesh
+// conversion; mesh conversion out of memory.
 #include <vxk/chunk_geometry.h>
 #include <vxk/mesher.h>
 #include <vxk/world.h>
@@ -9,6 +11,8 @@
 #include <string.h>
 
 #include "test.h"
+#include "harness.h"
+#include "scenes.h"
 
 #define BOX(x, y, z) ((x) + 10 * ((z) + 10 * (y)))
 
@@ -421,9 +425,8 @@ static int test_mesh_conversion(void)
 // World chunks: the mesher's box read through the world equals a box built voxel by voxel.
 static int test_world_chunks(void)
 {
-    vxk_world_def def = vxk_default_world_def();
-    vxk_world* world = NULL;
-    VXK_CHECK_EQ_INT(vxk_world_create(&def, &world), VXK_OK);
+    vxk_world* world = vxk_scene_world();
+    VXK_CHECK(world != NULL);
     uint64_t rng = 0x3031ull;
     // Terrain over 4x3x4 chunks around the origin (negative coordinates included).
     vxk_int3 min = {-16, -8, -16}, size = {32, 24, 32};
@@ -476,6 +479,148 @@ static int test_world_chunks(void)
     return 0;
 }
 
+// ---- bad input and out of memory ----------------------------------------------------------------
+
+static int test_mesher_edges(void)
+{
+    size_t before = vxk_allocated_bytes();
+    vxk_material_table table;
+    vxk_default_material_table(&table);
+    uint8_t solid[256];
+    memset(solid, CANARY, sizeof(solid));
+    VXK_CHECK_EQ_INT(vxk_chunk_solid_table(NULL, &table), VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_chunk_solid_table(solid, NULL), VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK(all_canary(solid, sizeof(solid)));
+    VXK_CHECK_EQ_INT(vxk_chunk_solid_table(solid, &table), VXK_OK);
+
+    // A checkerboard box: the most quads one chunk can make.
+    uint8_t box[VXK_MESHER_BOX_VOXELS];
+    for (int y = 0; y < 10; ++y)
+        for (int z = 0; z < 10; ++z)
+            for (int x = 0; x < 10; ++x)
+                box[x + 10 * (z + 10 * y)] = (uint8_t)((x + y + z) % 2 ? VXK_MAT_STONE : 0);
+    static vxk_quad quads[VXK_MESHER_MAX_QUADS];
+    uint32_t count = 0xA5A5A5A5u;
+    VXK_CHECK_EQ_INT(vxk_quad_mesh_chunk(NULL, 4096, &count, box, solid), VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_quad_mesh_chunk(quads, 4096, NULL, box, solid), VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_quad_mesh_chunk(quads, 4096, &count, NULL, solid),
+                     VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_quad_mesh_chunk(quads, 4096, &count, box, NULL), VXK_ERR_INVALID_ARGUMENT);
+    uint32_t full = 0;
+    VXK_CHECK_EQ_INT(vxk_quad_mesh_chunk(quads, VXK_MESHER_MAX_QUADS, &full, box, solid), VXK_OK);
+    VXK_CHECK_EQ_U64(full, VXK_MESHER_MAX_QUADS);
+    const uint32_t caps[] = {0, 1, full - 1};
+    for (int i = 0; i < 3; ++i) {
+        memset(quads, CANARY, sizeof(quads));
+        VXK_CHECK_EQ_INT(vxk_quad_mesh_chunk(quads, caps[i], &count, box, solid), VXK_ERR_CAPACITY);
+        VXK_CHECK(all_canary(quads, sizeof(quads)));
+        VXK_CHECK_EQ_U64(count, 0xA5A5A5A5u);
+    }
+
+    // vxk_chunk_mesh: chunks whose 10^3 box leaves int32.
+    vxk_world* w = vxk_scene_edge_world();
+    VXK_CHECK(w != NULL);
+    VXK_CHECK_EQ_INT(vxk_chunk_mesh(NULL, quads, 4096, &count, (vxk_int3){0, 0, 0}),
+                     VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_chunk_mesh(w, NULL, 4096, &count, (vxk_int3){0, 0, 0}),
+                     VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_chunk_mesh(w, quads, 4096, NULL, (vxk_int3){0, 0, 0}),
+                     VXK_ERR_INVALID_ARGUMENT);
+    const int32_t outside[] = {INT32_MAX, INT32_MIN, (1 << 28) - 1, -(1 << 28)};
+    for (int a = 0; a < 3; ++a) {
+        for (int i = 0; i < 4; ++i) {
+            int32_t c[3] = {0, 0, 0};
+            c[a] = outside[i];
+            memset(quads, CANARY, sizeof(quads));
+            VXK_CHECK_EQ_INT(vxk_chunk_mesh(w, quads, 4096, &count, (vxk_int3){c[0], c[1], c[2]}),
+                             VXK_ERR_OUT_OF_RANGE);
+            VXK_CHECK(all_canary(quads, sizeof(quads)));
+        }
+    }
+    VXK_CHECK_EQ_U64(count, 0xA5A5A5A5u);
+    VXK_CHECK_EQ_INT(vxk_chunk_mesh(w, quads, 0, &count, (vxk_int3){0, 0, 0}), VXK_ERR_CAPACITY);
+    VXK_CHECK_EQ_INT(vxk_chunk_mesh(w, quads, VXK_MESHER_MAX_QUADS, &count, (vxk_int3){0, 0, 0}),
+                     VXK_OK);
+    uint32_t chunk_quads = count;
+    VXK_CHECK(chunk_quads > 0);
+    vxk_world_destroy(w);
+
+    // vxk_quad_to_mesh: the mesh is untouched on every error.
+    vxk_mesh mesh;
+    memset(&mesh, CANARY, sizeof(mesh));
+    vxk_vec3 o = {0, 0, 0};
+    VXK_CHECK_EQ_INT(vxk_quad_to_mesh(NULL, quads, 4, 3, o, 1.0f), VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_quad_to_mesh(&mesh, NULL, 4, 3, o, 1.0f), VXK_ERR_INVALID_ARGUMENT);
+    const uint32_t bad_corners[] = {0, 1, 2, 5, UINT32_MAX};
+    for (int i = 0; i < 5; ++i)
+        VXK_CHECK_EQ_INT(vxk_quad_to_mesh(&mesh, quads, 4, bad_corners[i], o, 1.0f),
+                         VXK_ERR_INVALID_ARGUMENT);
+    for (int k = 0; k < SPECIAL_FLOATS; ++k) {
+        float v = special_float(k);
+        for (int a = 0; a < 3; ++a) {
+            vxk_vec3 bo = o;
+            (&bo.x)[a] = v;
+            vxk_status st = vxk_quad_to_mesh(&mesh, quads, 4, 4, bo, 1.0f);
+            if (!isfinite(v))
+                VXK_CHECK_EQ_INT(st, VXK_ERR_NOT_FINITE);
+            else if (st == VXK_OK)
+                vxk_mesh_free(&mesh), memset(&mesh, CANARY, sizeof(mesh));
+        }
+        vxk_status st = vxk_quad_to_mesh(&mesh, quads, 4, 4, o, v);
+        if (!isfinite(v))
+            VXK_CHECK_EQ_INT(st, VXK_ERR_NOT_FINITE);
+        else if (!(v > 0.0f))
+            VXK_CHECK_EQ_INT(st, VXK_ERR_OUT_OF_RANGE);
+        else {
+            VXK_CHECK_EQ_INT(st, VXK_OK);
+            vxk_mesh_free(&mesh);
+            memset(&mesh, CANARY, sizeof(mesh));
+        }
+    }
+    VXK_CHECK_EQ_INT(vxk_quad_to_mesh(&mesh, quads, 4, 3, o, 0.0f), VXK_ERR_OUT_OF_RANGE);
+    VXK_CHECK_EQ_INT(vxk_quad_to_mesh(&mesh, quads, 4, 3, o, -1.0f), VXK_ERR_OUT_OF_RANGE);
+    // A huge count is rejected before any quad is read (quads points at 4 quads only).
+    VXK_CHECK_EQ_INT(vxk_quad_to_mesh(&mesh, quads, (1u << 28) + 1, 3, o, 1.0f),
+                     VXK_ERR_OUT_OF_RANGE);
+    VXK_CHECK_EQ_INT(vxk_quad_to_mesh(&mesh, quads, UINT32_MAX, 4, o, 1.0f), VXK_ERR_OUT_OF_RANGE);
+    VXK_CHECK(all_canary(&mesh, sizeof(mesh)));
+    // count 0: an empty mesh with NULL arrays.
+    VXK_CHECK_EQ_INT(vxk_quad_to_mesh(&mesh, NULL, 0, 3, o, 1.0f), VXK_OK);
+    VXK_CHECK(mesh.vertices == NULL && mesh.indices == NULL && mesh.primitive_count == 0);
+    vxk_mesh_free(&mesh);
+    vxk_mesh_free(NULL);
+    VXK_CHECK_EQ_U64(vxk_allocated_bytes(), before);
+    return 0;
+}
+
+// Mesher output to meshes out of memory (3 and 4 corners): the mesh untouched, nothing leaked.
+static int test_oom_meshes(void)
+{
+    vxk_mesh mesh;
+    static vxk_quad quads[VXK_MESHER_MAX_QUADS];
+    uint32_t count = 0;
+    VXK_CHECK_EQ_INT(vxk_scene_edge_chunk_quads(quads, &count), VXK_OK);
+    VXK_CHECK(count > 0);
+    size_t base = vxk_allocated_bytes();
+    for (uint32_t corners = 3; corners <= 4; ++corners) {
+        OOM_SWEEP(
+            memset(&mesh, CANARY, sizeof(mesh)),
+            vxk_quad_to_mesh(&mesh, quads, count, corners, (vxk_vec3){1, 2, 3}, 0.5f),
+            {
+                if (st != VXK_OK) {
+                    VXK_CHECK_EQ_INT(st, VXK_ERR_OUT_OF_MEMORY);
+                    VXK_CHECK(all_canary(&mesh, sizeof(mesh)));
+                }
+            },
+            {
+                if (st == VXK_OK)
+                    vxk_mesh_free(&mesh);
+                VXK_CHECK_EQ_U64(vxk_allocated_bytes(), base);
+            });
+    }
+    return 0;
+}
+
 int main(void)
 {
     VXK_RUN(test_worst_case_and_errors);
@@ -483,5 +628,11 @@ int main(void)
     VXK_RUN(test_enclosed_blobs_closed);
     VXK_RUN(test_mesh_conversion);
     VXK_RUN(test_world_chunks);
+    vxk_edge_tests_begin();
+    VXK_RUN(test_mesher_edges);
+    vxk_oom_tests_begin();
+    VXK_RUN_SWEEP(test_oom_meshes);
+    vxk_oom_tests_end();
+    vxk_edge_tests_end();
     return vxk_test_finish();
 }

@@ -1,10 +1,14 @@
 // test_obj.c: OBJ import/export: round trips of seeded random meshes, every face-corner form and
 // negative indices against hand-built meshes, a table of malformed inputs with their status and
-// line, and random mutations of valid files (must return, never crash).
+// line, and random mutations of valid files (must return, never crash). Edge tests (harness.h):
+// malformed lines keep the mesh untouched, every prefix parses or fails cleanly, special floats
+// round-trip, bad meshes and paths are refused; read and write out of memory.
 #include <vxk/obj.h>
 
 #include "core.h"
 #include "test.h"
+#include "harness.h"
+#include "scenes.h"
 
 #include <math.h>
 
@@ -254,11 +258,193 @@ static int test_mutations(void)
     return 0;
 }
 
+// ---- bad input and out of memory ----------------------------------------------------------------
+
+static const char k_obj[] = "# a quad and a triangle\n"
+                            "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv 0.5 2 -0\n"
+                            "vt 0 0\nvn 0 0 1\n"
+                            "f 1/1/1 2/1/1 3/1/1 4/1/1\n"
+                            "f -3 -2 -1\n";
+
+static int test_obj_edges(void)
+{
+    size_t before = vxk_allocated_bytes();
+    vxk_mesh mesh;
+    uint32_t line = 77;
+    memset(&mesh, CANARY, sizeof(mesh));
+    VXK_CHECK(vxk_obj_read(NULL, k_obj, sizeof(k_obj) - 1, 3, &line) != VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_obj_read(&mesh, NULL, 5, 3, &line), VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK(vxk_obj_read(&mesh, k_obj, sizeof(k_obj) - 1, 0, &line) != VXK_OK);
+    VXK_CHECK(vxk_obj_read(&mesh, k_obj, sizeof(k_obj) - 1, 5, &line) != VXK_OK);
+    VXK_CHECK(all_canary(&mesh, sizeof(mesh)));
+    // Malformed lines: the status, the line, and the mesh untouched.
+    static const struct {
+        const char* text;
+        uint32_t line;
+    } bad[] = {
+        {"v nan 0 0\n", 1},
+        {"v 0 inf 0\n", 1},
+        {"v 0 0 -inf\n", 1},
+        {"v 1e39 0 0\n", 1},
+        {"v -1e39 0 0\n", 1},
+        {"v 0x1p3 0 0\n", 1},
+        {"v 0 0\n", 1},
+        {"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2\n", 4},
+        {"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 4\n", 4},
+        {"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 0 1 2\n", 4},
+        {"v 0 0 0\nv 1 0 0\nv 0 1 0\nf -4 1 2\n", 4},
+        {"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 99999999999999999999\n", 4},
+        {"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 -2147483649\n", 4},
+        {"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 x\n", 4},
+        {"f 1 2 3\nv 0 0 0\nv 1 0 0\nv 0 1 0\n", 1},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); ++i) {
+        line = 77;
+        vxk_status st = vxk_obj_read(&mesh, bad[i].text, strlen(bad[i].text), 3, &line);
+        VXK_CHECK_MSG(st == VXK_ERR_MALFORMED, "case %zu status %d", i, (int)st);
+        VXK_CHECK_EQ_U64(line, bad[i].line);
+        VXK_CHECK(all_canary(&mesh, sizeof(mesh)));
+        VXK_CHECK_EQ_U64(vxk_allocated_bytes(), before);
+        // NULL error_line is allowed.
+        VXK_CHECK_EQ_INT(vxk_obj_read(&mesh, bad[i].text, strlen(bad[i].text), 3, NULL),
+                         VXK_ERR_MALFORMED);
+    }
+    // Every prefix of a valid file parses or fails cleanly, never reading past size.
+    for (size_t n = 0; n <= sizeof(k_obj) - 1; ++n) {
+        char* copy = (char*)malloc(n ? n : 1);
+        memcpy(copy, k_obj, n);
+        vxk_status st = vxk_obj_read(&mesh, copy, n, 4, &line);
+        free(copy);
+        if (st == VXK_OK) {
+            vxk_mesh_free(&mesh);
+            memset(&mesh, CANARY, sizeof(mesh));
+        } else {
+            VXK_CHECK(all_canary(&mesh, sizeof(mesh)));
+        }
+        VXK_CHECK_EQ_U64(vxk_allocated_bytes(), before);
+    }
+    line = 5;
+    VXK_CHECK_EQ_INT(vxk_obj_read(&mesh, NULL, 0, 3, &line), VXK_OK);
+    VXK_CHECK_EQ_U64(line, 0);
+    VXK_CHECK(mesh.primitive_count == 0 && mesh.vertex_count == 0);
+    vxk_mesh_free(&mesh);
+
+    // Special floats round-trip bit-exactly: -0.0, denormals, FLT_MAX.
+    vxk_vec3 verts[4] = {{-0.0f, FLT_TRUE_MIN, FLT_MAX},
+                         {-FLT_MAX, FLT_MIN, -FLT_TRUE_MIN},
+                         {1.0f / 3.0f, 1e-40f, 0.0f},
+                         {-1e38f, 3.4028e38f, 1.17549e-38f}};
+    uint32_t idx[6] = {0, 1, 2, 0, 2, 3};
+    vxk_mesh src = {verts, 4, idx, NULL, 2, 3};
+    char* text = (char*)(uintptr_t)0xA5A5A5A0u;
+    size_t size = 0xA5A5A5A5u;
+    VXK_CHECK_EQ_INT(vxk_obj_write(&text, &size, &src), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_obj_read(&mesh, text, size, 3, &line), VXK_OK);
+    vxk_obj_free_text(text, size);
+    VXK_CHECK_EQ_U64(mesh.vertex_count, 4);
+    VXK_CHECK(memcmp(mesh.vertices, verts, sizeof(verts)) == 0);
+    VXK_CHECK(memcmp(mesh.indices, idx, sizeof(idx)) == 0);
+    vxk_mesh_free(&mesh);
+
+    // vxk_obj_write on invalid meshes: text and size untouched.
+    text = (char*)(uintptr_t)0xA5A5A5A0u;
+    size = 0xA5A5A5A5u;
+    VXK_CHECK_EQ_INT(vxk_obj_write(NULL, &size, &src), VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_obj_write(&text, NULL, &src), VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK(vxk_obj_write(&text, &size, NULL) != VXK_OK);
+    vxk_mesh m = src;
+    m.corners = 5;
+    VXK_CHECK(vxk_obj_write(&text, &size, &m) != VXK_OK);
+    m = src;
+    m.indices = NULL;
+    VXK_CHECK(vxk_obj_write(&text, &size, &m) != VXK_OK);
+    m = src;
+    m.vertex_count = 3; // index 3 now out of range
+    VXK_CHECK(vxk_obj_write(&text, &size, &m) != VXK_OK);
+    for (int k = 0; k < 3; ++k) {
+        vxk_vec3 nv[4];
+        memcpy(nv, verts, sizeof(nv));
+        nv[2].y = special_float(k);
+        m = src;
+        m.vertices = nv;
+        VXK_CHECK(vxk_obj_write(&text, &size, &m) != VXK_OK);
+        VXK_CHECK(vxk_obj_save("/nonexistent-dir/x.obj", &m) != VXK_OK);
+    }
+    VXK_CHECK(text == (char*)(uintptr_t)0xA5A5A5A0u && size == 0xA5A5A5A5u);
+    vxk_obj_free_text(NULL, 0);
+
+    // Files: NULL paths, missing files, unwritable paths.
+    memset(&mesh, CANARY, sizeof(mesh));
+    VXK_CHECK(vxk_obj_load(&mesh, NULL, 3, &line) != VXK_OK);
+    VXK_CHECK(vxk_obj_load(NULL, "x.obj", 3, &line) != VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_obj_load(&mesh, "/nonexistent-dir/x.obj", 3, &line), VXK_ERR_IO);
+    VXK_CHECK(all_canary(&mesh, sizeof(mesh)));
+    VXK_CHECK(vxk_obj_save(NULL, &src) != VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_obj_save("/nonexistent-dir/x.obj", &src), VXK_ERR_IO);
+    VXK_CHECK_EQ_U64(vxk_allocated_bytes(), before);
+    return 0;
+}
+
+// OBJ read and write out of memory: the mesh or text untouched, nothing leaked.
+static int test_oom_obj(void)
+{
+    size_t base = vxk_allocated_bytes();
+    vxk_mesh mesh, ref;
+    uint32_t line = 0;
+    VXK_CHECK_EQ_INT(vxk_obj_read(&ref, k_obj, sizeof(k_obj) - 1, 4, &line), VXK_OK);
+    size_t ref_bytes = vxk_allocated_bytes() - base;
+    OOM_SWEEP(
+        memset(&mesh, CANARY, sizeof(mesh)),
+        vxk_obj_read(&mesh, k_obj, sizeof(k_obj) - 1, 4, &line),
+        {
+            if (st != VXK_OK) {
+                VXK_CHECK_EQ_INT(st, VXK_ERR_OUT_OF_MEMORY);
+                VXK_CHECK(all_canary(&mesh, sizeof(mesh)));
+                VXK_CHECK_EQ_U64(vxk_allocated_bytes(), base + ref_bytes);
+            } else {
+                VXK_CHECK(
+                    mesh.primitive_count == ref.primitive_count &&
+                    memcmp(mesh.vertices, ref.vertices, mesh.vertex_count * sizeof(vxk_vec3)) == 0);
+            }
+        },
+        {
+            if (st == VXK_OK)
+                vxk_mesh_free(&mesh);
+        });
+    char* text = NULL;
+    size_t size = 0;
+    OOM_SWEEP(
+        {
+            text = NULL;
+            size = 7;
+        },
+        vxk_obj_write(&text, &size, &ref),
+        {
+            if (st != VXK_OK) {
+                VXK_CHECK_EQ_INT(st, VXK_ERR_OUT_OF_MEMORY);
+                VXK_CHECK(text == NULL && size == 7);
+            }
+        },
+        {
+            if (st == VXK_OK)
+                vxk_obj_free_text(text, size);
+            VXK_CHECK_EQ_U64(vxk_allocated_bytes(), base + ref_bytes);
+        });
+    vxk_mesh_free(&ref);
+    return 0;
+}
+
 int main(void)
 {
     VXK_RUN(test_round_trip);
     VXK_RUN(test_forms);
     VXK_RUN(test_malformed);
     VXK_RUN(test_mutations);
+    vxk_edge_tests_begin();
+    VXK_RUN(test_obj_edges);
+    vxk_oom_tests_begin();
+    VXK_RUN_SWEEP(test_oom_obj);
+    vxk_oom_tests_end();
+    vxk_edge_tests_end();
     return vxk_test_finish();
 }

@@ -9,7 +9,9 @@
 // long, negative coordinates. Batch equals single for 1, 2 and 4 workers (also on camera tiles,
 // the batch's packet path); after edits a warm cache answers as brute force and as a cold cache;
 // threads racing on one world agree. Empty space costs steps by what a ray passes near, not by
-// its length; the coordinate range is int32 for terrain and rays alike.
+// its length; the coordinate range is int32 for terrain and rays alike. Edge tests
+// (harness.h): special floats in every ray component, one bad ray in a batch, terrain at both
+// ends of int32; rays out of memory.
 #include <vxk/broadphase.h>
 #include <vxk/kdtree.h>
 #include <vxk/mesher.h>
@@ -24,6 +26,8 @@
 
 #include "narrow_cache.h"
 #include "test.h"
+#include "harness.h"
+#include "scenes.h"
 
 #define WORLD_X 40
 #define WORLD_Y 24
@@ -32,13 +36,18 @@ static const int32_t WORLD_MIN[3] = {-20, -12, -17};
 
 // ---- world --------------------------------------------------------------------------------------
 
+// The box of make_world's and make_generated_world's terrain.
+static vxk_int_box world_box(void)
+{
+    return (vxk_int_box){
+        {WORLD_MIN[0], WORLD_MIN[1], WORLD_MIN[2]},
+        {WORLD_MIN[0] + WORLD_X - 1, WORLD_MIN[1] + WORLD_Y - 1, WORLD_MIN[2] + WORLD_Z - 1}};
+}
+
 static vxk_world* make_world(vxk_jobs* jobs, float voxel_size, uint64_t seed)
 {
-    vxk_world_def def = vxk_default_world_def();
-    def.voxel_size = voxel_size;
-    def.jobs = jobs;
-    vxk_world* world = NULL;
-    if (vxk_world_create(&def, &world) != VXK_OK)
+    vxk_world* world = vxk_scene_world_with(jobs, voxel_size);
+    if (!world)
         return NULL;
     static uint8_t ids[WORLD_X * WORLD_Y * WORLD_Z];
     uint64_t rng = seed;
@@ -74,9 +83,7 @@ static vxk_world* make_world(vxk_jobs* jobs, float voxel_size, uint64_t seed)
                 for (int x = x0; x < x0 + sx && x < WORLD_X; ++x)
                     ids[x + WORLD_X * (z + WORLD_Z * y)] = 0;
     }
-    vxk_int3 min = {WORLD_MIN[0], WORLD_MIN[1], WORLD_MIN[2]};
-    vxk_int3 size = {WORLD_X, WORLD_Y, WORLD_Z};
-    if (vxk_world_write_box(world, vxk_test_box_sized(min, size), ids) != VXK_OK ||
+    if (vxk_world_write_box(world, world_box(), ids) != VXK_OK ||
         vxk_broadphase_build(world) != VXK_OK) {
         vxk_world_destroy(world);
         return NULL;
@@ -495,27 +502,16 @@ static uint32_t ray_count(void)
 // box as make_world's: generated at the origin in a world of its own, then copied to WORLD_MIN.
 static vxk_world* make_generated_world(float voxel_size, uint64_t seed)
 {
-    vxk_world_def def = vxk_default_world_def();
-    def.voxel_size = voxel_size;
-    vxk_world *gen = NULL, *world = NULL;
-    if (vxk_world_create(&def, &gen) != VXK_OK)
-        return NULL;
-    vxk_worldgen_def g = vxk_default_worldgen_def();
-    g.size_x = WORLD_X;
-    g.size_y = WORLD_Y;
-    g.size_z = WORLD_Z;
-    g.seed = seed;
+    vxk_world* gen = vxk_scene_world_with(NULL, voxel_size);
+    vxk_world* world = vxk_scene_world_with(NULL, voxel_size);
+    vxk_worldgen_def g = vxk_scene_worldgen_def((vxk_int3){WORLD_X, WORLD_Y, WORLD_Z}, seed);
     g.cave_density = 1.0f;
     static uint8_t ids[WORLD_X * WORLD_Y * WORLD_Z];
-    vxk_int3 size = {WORLD_X, WORLD_Y, WORLD_Z};
-    bool ok =
-        vxk_worldgen_run(gen, &g) == VXK_OK &&
-        vxk_world_read_box(gen, ids, vxk_test_box_sized((vxk_int3){0, 0, 0}, size)) == VXK_OK &&
-        vxk_world_create(&def, &world) == VXK_OK &&
-        vxk_world_write_box(
-            world, vxk_test_box_sized((vxk_int3){WORLD_MIN[0], WORLD_MIN[1], WORLD_MIN[2]}, size),
-            ids) == VXK_OK &&
-        vxk_broadphase_build(world) == VXK_OK;
+    const vxk_int_box at_origin = {{0, 0, 0}, {WORLD_X - 1, WORLD_Y - 1, WORLD_Z - 1}};
+    bool ok = gen && world && vxk_worldgen_run(gen, &g) == VXK_OK &&
+              vxk_world_read_box(gen, ids, at_origin) == VXK_OK &&
+              vxk_world_write_box(world, world_box(), ids) == VXK_OK &&
+              vxk_broadphase_build(world) == VXK_OK;
     vxk_world_destroy(gen);
     if (!ok) {
         vxk_world_destroy(world);
@@ -1278,12 +1274,11 @@ static int cube_check(const cube_world* cw, const vxk_ray* ray, const vxk_ray_hi
 // stone and a dirt top face. The top face at (1, 1, 0.624) must be hit, not the far side.
 static int test_seam_regression(void)
 {
-    vxk_world_def def = vxk_default_world_def();
-    vxk_world* world = NULL;
-    VXK_CHECK_EQ_INT(vxk_world_create(&def, &world), VXK_OK);
-    const int64_t a[3] = {0, 0, 0}, b[3] = {1, 0, 0};
-    VXK_CHECK_EQ_INT(vxk_world_fill_box(world, vxk_test_box(a, a), VXK_MAT_STONE), VXK_OK);
-    VXK_CHECK_EQ_INT(vxk_world_fill_box(world, vxk_test_box(b, b), VXK_MAT_DIRT), VXK_OK);
+    vxk_world* world = vxk_scene_world();
+    VXK_CHECK(world != NULL);
+    const vxk_int_box a = {{0, 0, 0}, {0, 0, 0}}, b = {{1, 0, 0}, {1, 0, 0}};
+    VXK_CHECK_EQ_INT(vxk_world_fill_box(world, a, VXK_MAT_STONE), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_world_fill_box(world, b, VXK_MAT_DIRT), VXK_OK);
     VXK_CHECK_EQ_INT(vxk_broadphase_build(world), VXK_OK);
     vxk_ray ray = {{-0x1.c617a6p+2f, 0x1.41c5e4p+3f, 0x1.2d2a1ap+3f},
                    {0x1.14780ep-1f, -0x1.35432cp-1f, -0x1.2c1c06p-1f},
@@ -1315,10 +1310,8 @@ static vxk_world* make_seam_world(float voxel_size, uint64_t seed, const int32_t
                                   cube_world* cw)
 {
     enum { SX = 37, SY = 22, SZ = 35 };
-    vxk_world_def def = vxk_default_world_def();
-    def.voxel_size = voxel_size;
-    vxk_world* world = NULL;
-    if (vxk_world_create(&def, &world) != VXK_OK)
+    vxk_world* world = vxk_scene_world_with(NULL, voxel_size);
+    if (!world)
         return NULL;
     static uint8_t ids[SX * SY * SZ];
     static const uint8_t materials[5] = {VXK_MAT_STONE, VXK_MAT_DIRT, VXK_MAT_GRASS, VXK_MAT_SAND,
@@ -1498,9 +1491,8 @@ static int test_watertight(void)
 static int test_far_sparse(void)
 {
     for (int shift = 26; shift <= 27; ++shift) {
-        vxk_world_def def = vxk_default_world_def();
-        vxk_world* world = NULL;
-        VXK_CHECK_EQ_INT(vxk_world_create(&def, &world), VXK_OK);
+        vxk_world* world = vxk_scene_world();
+        VXK_CHECK(world != NULL);
         int64_t far = (int64_t)1 << shift;
         const int64_t near_lo[3] = {0, 0, 0}, near_hi[3] = {15, 15, 15};
         const int64_t far_lo[3] = {far, 0, 0}, far_hi[3] = {far + 15, 15, 15};
@@ -1562,13 +1554,14 @@ static int test_far_sparse(void)
 // anywhere in that range and hit terrain anywhere in it (an origin outside it is refused).
 static int test_coordinate_range(void)
 {
-    vxk_world_def def = vxk_default_world_def();
-    vxk_world* world = NULL;
-    VXK_CHECK_EQ_INT(vxk_world_create(&def, &world), VXK_OK);
-    const int64_t hi[3] = {INT32_MAX, 5, 5}, lo[3] = {INT32_MIN, 5, 5}, mid[3] = {0, 5, 5};
-    VXK_CHECK_EQ_INT(vxk_world_fill_box(world, vxk_test_box(hi, hi), VXK_MAT_METAL), VXK_OK);
-    VXK_CHECK_EQ_INT(vxk_world_fill_box(world, vxk_test_box(lo, lo), VXK_MAT_WOOD), VXK_OK);
-    VXK_CHECK_EQ_INT(vxk_world_fill_box(world, vxk_test_box(mid, mid), VXK_MAT_STONE), VXK_OK);
+    vxk_world* world = vxk_scene_world();
+    VXK_CHECK(world != NULL);
+    const vxk_int_box hi = {{INT32_MAX, 5, 5}, {INT32_MAX, 5, 5}};
+    const vxk_int_box lo = {{INT32_MIN, 5, 5}, {INT32_MIN, 5, 5}};
+    const vxk_int_box mid = {{0, 5, 5}, {0, 5, 5}};
+    VXK_CHECK_EQ_INT(vxk_world_fill_box(world, hi, VXK_MAT_METAL), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_world_fill_box(world, lo, VXK_MAT_WOOD), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_world_fill_box(world, mid, VXK_MAT_STONE), VXK_OK);
     VXK_CHECK_EQ_INT(vxk_broadphase_build(world), VXK_OK);
     vxk_ray_hit hit;
     // towards the last voxel of the range
@@ -1595,9 +1588,9 @@ static int test_coordinate_range(void)
     VXK_CHECK_EQ_INT(vxk_raycast(world, &hit, &past), VXK_ERR_OUT_OF_RANGE);
     // with a voxel size of 0.25 the range is in voxels: world units a quarter of it
     vxk_world_destroy(world);
-    def.voxel_size = 0.25f;
-    VXK_CHECK_EQ_INT(vxk_world_create(&def, &world), VXK_OK);
-    VXK_CHECK_EQ_INT(vxk_world_fill_box(world, vxk_test_box(hi, hi), VXK_MAT_METAL), VXK_OK);
+    world = vxk_scene_world_with(NULL, 0.25f);
+    VXK_CHECK(world != NULL);
+    VXK_CHECK_EQ_INT(vxk_world_fill_box(world, hi, VXK_MAT_METAL), VXK_OK);
     VXK_CHECK_EQ_INT(vxk_broadphase_build(world), VXK_OK);
     vxk_ray quarter = {{536870000.0f, 1.375f, 1.375f}, {1, 0, 0}, INFINITY};
     VXK_CHECK_EQ_INT(vxk_raycast(world, &hit, &quarter), VXK_OK);
@@ -1605,6 +1598,181 @@ static int test_coordinate_range(void)
     quarter.origin.x = 536870912.0f;
     VXK_CHECK_EQ_INT(vxk_raycast(world, &hit, &quarter), VXK_ERR_OUT_OF_RANGE);
     vxk_world_destroy(world);
+    return 0;
+}
+
+// ---- bad input and out of memory ----------------------------------------------------------------
+
+static int test_raycast_edges(void)
+{
+    vxk_world* w = vxk_scene_edge_world_near();
+    VXK_CHECK(w != NULL);
+    VXK_CHECK_EQ_INT(vxk_broadphase_build(w), VXK_OK);
+    const vxk_ray good = {{2.5f, 30.0f, 2.5f}, {0.0f, -1.0f, 0.0f}, 100.0f};
+    vxk_ray_hit hit;
+    VXK_CHECK_EQ_INT(vxk_raycast(w, &hit, &good), VXK_OK);
+    VXK_CHECK(hit.hit == 1 && hit.material == VXK_MAT_DIRT);
+    bool any = false;
+    VXK_CHECK_EQ_INT(vxk_raycast(NULL, &hit, &good), VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_raycast(w, &hit, NULL), VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_raycast(w, NULL, &good), VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_raycast_any(NULL, &any, &good), VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_raycast_any(w, &any, NULL), VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_raycast_any(w, NULL, &good), VXK_ERR_INVALID_ARGUMENT);
+    for (int k = 0; k < SPECIAL_FLOATS; ++k) {
+        float v = special_float(k);
+        for (int c = 0; c < 7; ++c) {
+            vxk_ray ray = good;
+            float* f = c < 3   ? &(&ray.origin.x)[c]
+                       : c < 6 ? &(&ray.direction.x)[c - 3]
+                               : &ray.max_distance;
+            *f = v;
+            memset(&hit, CANARY, sizeof(hit));
+            vxk_status st = vxk_raycast(w, &hit, &ray);
+            memset(&any, CANARY, sizeof(any));
+            vxk_status st_any = vxk_raycast_any(w, &any, &ray);
+            VXK_CHECK_EQ_INT(st, st_any);
+            bool zero_dir =
+                ray.direction.x == 0.0f && ray.direction.y == 0.0f && ray.direction.z == 0.0f;
+            if (zero_dir) {
+                VXK_CHECK_EQ_INT(st, VXK_ERR_OUT_OF_RANGE);
+            } else if (c == 6 && (isnan(v) || v < 0.0f)) {
+                VXK_CHECK_EQ_INT(st, isnan(v) ? VXK_ERR_NOT_FINITE : VXK_ERR_OUT_OF_RANGE);
+            } else if (c < 6 && !isfinite(v)) {
+                VXK_CHECK_EQ_INT(st, VXK_ERR_NOT_FINITE);
+            } else if (c < 3 && fabsf(v) == FLT_MAX) {
+                // Far outside the int32 voxel space (not documented: see the report).
+                VXK_CHECK(st != VXK_OK);
+            } else {
+                VXK_CHECK_MSG(st == VXK_OK, "component %d value %g status %d", c, (double)v,
+                              (int)st);
+                VXK_CHECK(hit.hit == 0 || hit.hit == 1);
+                VXK_CHECK(hit.hit == any);
+                continue;
+            }
+            uint8_t raw[sizeof(hit)];
+            memcpy(raw, &hit, sizeof(hit));
+            VXK_CHECK(all_canary(raw, sizeof(raw)));
+            memcpy(raw, &any, sizeof(any));
+            VXK_CHECK(all_canary(raw, sizeof(any)));
+        }
+    }
+    vxk_ray zero = good;
+    zero.direction = (vxk_vec3){0.0f, -0.0f, 0.0f};
+    memset(&hit, CANARY, sizeof(hit));
+    VXK_CHECK_EQ_INT(vxk_raycast(w, &hit, &zero), VXK_ERR_OUT_OF_RANGE);
+    VXK_CHECK(all_canary(&hit, sizeof(hit)));
+    // A denormal direction is a direction: it is normalized and hits like (0, -1, 0).
+    vxk_ray tiny = good;
+    tiny.direction = (vxk_vec3){0.0f, -FLT_TRUE_MIN, 0.0f};
+    vxk_ray_hit tiny_hit;
+    VXK_CHECK_EQ_INT(vxk_raycast(w, &tiny_hit, &tiny), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_raycast(w, &hit, &good), VXK_OK);
+    VXK_CHECK(memcmp(&tiny_hit, &hit, sizeof(hit)) == 0);
+
+    // Batch: one bad ray anywhere means nothing is written.
+    enum { RAYS = 300 };
+    vxk_ray rays[RAYS];
+    for (int i = 0; i < RAYS; ++i)
+        rays[i] = (vxk_ray){{(float)(i % 17) - 4.5f, 30.0f, (float)(i % 13) - 4.5f},
+                            {0.01f * (float)(i % 5), -1.0f, 0.0f},
+                            INFINITY};
+    static vxk_ray_hit hits[RAYS];
+    const int bad_at[] = {0, 150, RAYS - 1};
+    for (int b = 0; b < 3; ++b) {
+        for (int k = 0; k < 3; ++k) {
+            vxk_ray keep = rays[bad_at[b]];
+            rays[bad_at[b]].direction.y = special_float(k);
+            memset(hits, CANARY, sizeof(hits));
+            VXK_CHECK_EQ_INT(vxk_raycast_batch(w, hits, rays, RAYS), VXK_ERR_NOT_FINITE);
+            VXK_CHECK(all_canary(hits, sizeof(hits)));
+            rays[bad_at[b]] = keep;
+        }
+    }
+    VXK_CHECK_EQ_INT(vxk_raycast_batch(NULL, hits, rays, RAYS), VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_raycast_batch(w, NULL, rays, RAYS), VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_raycast_batch(w, hits, NULL, RAYS), VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_raycast_batch(w, NULL, NULL, 0), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_raycast_batch(w, hits, rays, RAYS), VXK_OK);
+    for (int i = 0; i < RAYS; i += 37) {
+        vxk_ray_hit single;
+        VXK_CHECK_EQ_INT(vxk_raycast(w, &single, &rays[i]), VXK_OK);
+        VXK_CHECK(memcmp(&single, &hits[i], sizeof(single)) == 0);
+    }
+    vxk_ray_cache_stats stats;
+    memset(&stats, CANARY, sizeof(stats));
+    vxk_raycast_cache_stats(NULL, &stats);
+    VXK_CHECK_EQ_U64(stats.entries, 0);
+    vxk_raycast_cache_stats(w, NULL);
+    vxk_raycast_cache_clear(NULL);
+    vxk_world_destroy(w);
+    return 0;
+}
+
+// Terrain at both ends of the int32 voxel range: raycasts must not size anything by the span.
+static int test_raycast_int32_extremes(void)
+{
+    vxk_world* w = vxk_scene_world();
+    VXK_CHECK(w != NULL);
+    const vxk_int_box top = {{INT32_MAX - 2, INT32_MAX - 1, INT32_MAX - 3},
+                             {INT32_MAX, INT32_MAX, INT32_MAX}};
+    const vxk_int_box bottom = {{INT32_MIN, INT32_MIN, INT32_MIN},
+                                {INT32_MIN + 2, INT32_MIN + 1, INT32_MIN}};
+    const vxk_int_box ground = {{0, 0, 0}, {7, 3, 7}};
+    VXK_CHECK_EQ_INT(vxk_world_fill_box(w, top, VXK_MAT_METAL), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_world_fill_box(w, bottom, VXK_MAT_WOOD), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_world_fill_box(w, ground, VXK_MAT_STONE), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_broadphase_build(w), VXK_OK);
+    vxk_ray r = {{2.5f, 30.0f, 2.5f}, {0.0f, -1.0f, 0.0f}, 100.0f};
+    vxk_ray_hit h;
+    VXK_CHECK_EQ_INT(vxk_raycast(w, &h, &r), VXK_OK);
+    VXK_CHECK(h.hit == 1);
+    VXK_CHECK_MSG(fabsf(h.distance - 26.0f) < 1e-4f, "distance %g", (double)h.distance);
+    VXK_CHECK_EQ_INT(h.material, VXK_MAT_STONE);
+    vxk_world_destroy(w);
+    return 0;
+}
+
+// Rays allocate (cache builds): on OOM a ray reports it and writes nothing; every attempt starts
+// from a cold cache.
+static int test_oom_rays(void)
+{
+    vxk_world* w = vxk_scene_edge_world_near();
+    VXK_CHECK(w != NULL);
+    VXK_CHECK_EQ_INT(vxk_broadphase_build(w), VXK_OK);
+    enum { RAYS = 40 };
+    vxk_ray rays[RAYS];
+    for (int i = 0; i < RAYS; ++i)
+        rays[i] = (vxk_ray){{(float)(i % 9) - 4.5f, 30.0f, (float)(i % 7) - 2.5f},
+                            {0.05f * (float)(i % 3), -1.0f, 0.0f},
+                            INFINITY};
+    static vxk_ray_hit hits[RAYS], ref_hits[RAYS];
+    VXK_CHECK_EQ_INT(vxk_raycast_batch(w, ref_hits, rays, RAYS), VXK_OK);
+    vxk_ray_hit one;
+    OOM_SWEEP(
+        {
+            vxk_raycast_cache_clear(w);
+            memset(&one, CANARY, sizeof(one));
+        },
+        vxk_raycast(w, &one, &rays[3]),
+        {
+            if (st != VXK_OK) {
+                VXK_CHECK_EQ_INT(st, VXK_ERR_OUT_OF_MEMORY);
+                VXK_CHECK(all_canary(&one, sizeof(one)));
+            } else {
+                VXK_CHECK(memcmp(&one, &ref_hits[3], sizeof(one)) == 0);
+            }
+        },
+        {});
+    OOM_SWEEP(vxk_raycast_cache_clear(w), vxk_raycast_batch(w, hits, rays, RAYS),
+              {
+                  if (st != VXK_OK)
+                      VXK_CHECK_EQ_INT(st, VXK_ERR_OUT_OF_MEMORY);
+                  else
+                      VXK_CHECK(memcmp(hits, ref_hits, sizeof(hits)) == 0);
+              },
+              {});
+    vxk_world_destroy(w);
     return 0;
 }
 
@@ -1622,5 +1790,12 @@ int main(void)
     VXK_RUN(test_watertight);
     VXK_RUN(test_far_sparse);
     VXK_RUN(test_coordinate_range);
+    vxk_edge_tests_begin();
+    VXK_RUN(test_raycast_edges);
+    VXK_RUN(test_raycast_int32_extremes);
+    vxk_oom_tests_begin();
+    VXK_RUN_SWEEP(test_oom_rays);
+    vxk_oom_tests_end();
+    vxk_edge_tests_end();
     return vxk_test_finish();
 }

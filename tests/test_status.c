@@ -13,6 +13,7 @@
 
 #include <vxk/vxk.h>
 
+#include "scenes.h"
 #include "test.h"
 
 #define STATUS_BIT(s) (1u << (unsigned)(s))
@@ -338,21 +339,15 @@ static vxk_world* make_world_with(const vxk_material_table* table)
     return vxk_world_create(&def, &world) == VXK_OK ? world : NULL;
 }
 
-static vxk_world* make_world(void)
-{
-    return make_world_with(NULL);
-}
-
 // A world with stone, dirt and water near the origin.
 static vxk_world* make_terrain(void)
 {
-    vxk_world* world = make_world();
-    const int64_t boxes[3][7] = {{-12, 0, -9, 20, 5, 14, VXK_MAT_STONE},
-                                 {0, 6, 0, 5, 9, 5, VXK_MAT_DIRT},
-                                 {-4, 6, 8, 3, 8, 12, VXK_MAT_WATER}};
+    vxk_world* world = vxk_scene_world();
+    const vxk_int_box boxes[3] = {
+        {{-12, 0, -9}, {20, 5, 14}}, {{0, 6, 0}, {5, 9, 5}}, {{-4, 6, 8}, {3, 8, 12}}};
+    const uint8_t materials[3] = {VXK_MAT_STONE, VXK_MAT_DIRT, VXK_MAT_WATER};
     for (int i = 0; world && i < 3; ++i) {
-        if (vxk_world_fill_box(world, vxk_test_box(boxes[i], boxes[i] + 3), (uint8_t)boxes[i][6]) !=
-            VXK_OK) {
+        if (vxk_world_fill_box(world, boxes[i], materials[i]) != VXK_OK) {
             vxk_world_destroy(world);
             world = NULL;
         }
@@ -418,9 +413,9 @@ static int test_world(void)
     w = make_terrain();
     VXK_CHECK(w != NULL);
     uint8_t box[64];
-    const vxk_int3 origin = {0, 0, 0}, four = {4, 4, 4};
-    EXPECT(VXK_OK, vxk_world_read_box(w, box, vxk_test_box_sized(origin, four)));
-    EXPECT(VXK_ERR_INVALID_ARGUMENT, vxk_world_read_box(w, NULL, vxk_test_box_sized(origin, four)));
+    const vxk_int_box cube = {{0, 0, 0}, {3, 3, 3}}; // 64 voxels, the bytes of box
+    EXPECT(VXK_OK, vxk_world_read_box(w, box, cube));
+    EXPECT(VXK_ERR_INVALID_ARGUMENT, vxk_world_read_box(w, NULL, cube));
     const vxk_int_box inverted = {{0, 0, 0}, {3, -1, 3}};
     const vxk_int_box all = {{INT32_MIN, INT32_MIN, INT32_MIN}, {INT32_MAX, INT32_MAX, INT32_MAX}};
     EXPECT(VXK_ERR_INVALID_ARGUMENT, vxk_world_read_box(w, box, inverted));
@@ -436,14 +431,13 @@ static int test_world(void)
         vxk_world_fill_box(w, (vxk_int_box){{1000, 0, 0}, {1003, 3, 3}}, VXK_MAT_SAND));
 
     memset(box, VXK_MAT_CLAY, sizeof(box));
-    EXPECT(VXK_OK, vxk_world_write_box(w, vxk_test_box_sized(origin, four), box));
-    EXPECT(VXK_ERR_INVALID_ARGUMENT,
-           vxk_world_write_box(NULL, vxk_test_box_sized(origin, four), box));
+    EXPECT(VXK_OK, vxk_world_write_box(w, cube, box));
+    EXPECT(VXK_ERR_INVALID_ARGUMENT, vxk_world_write_box(NULL, cube, box));
     EXPECT(VXK_ERR_INVALID_ARGUMENT, vxk_world_write_box(w, inverted, box));
     EXPECT(VXK_ERR_OUT_OF_RANGE, vxk_world_write_box(w, all, box));
-    EXPECT_NO_MEMORY(vxk_world_write_box(w, vxk_test_box_sized((vxk_int3){2000, 0, 0}, four), box));
+    EXPECT_NO_MEMORY(vxk_world_write_box(w, (vxk_int_box){{2000, 0, 0}, {2003, 3, 3}}, box));
     box[17] = 201;
-    EXPECT(VXK_ERR_BAD_MATERIAL, vxk_world_write_box(w, vxk_test_box_sized(origin, four), box));
+    EXPECT(VXK_ERR_BAD_MATERIAL, vxk_world_write_box(w, cube, box));
     vxk_world_destroy(w);
     return group_end(start);
 }
@@ -453,7 +447,7 @@ static int test_world(void)
 static int test_worldgen_and_grid(void)
 {
     group_start start = group_begin();
-    vxk_world* w = make_world();
+    vxk_world* w = vxk_scene_world();
     VXK_CHECK(w != NULL);
     vxk_worldgen_def g = vxk_default_worldgen_def(), bad = g;
     g.size_x = g.size_z = 12;
@@ -543,7 +537,7 @@ static int test_vox(void)
         {"chunk_nesting_too_deep.vox", VXK_ERR_UNSUPPORTED, VXK_ERR_UNSUPPORTED},
         {"graph_empty_group.vox", VXK_OK, VXK_ERR_OUT_OF_RANGE},
     };
-    vxk_world* w = make_world();
+    vxk_world* w = vxk_scene_world();
     VXK_CHECK(w != NULL);
     vxk_vox_options opts = vxk_default_vox_options(), forged = opts, no_limit = opts;
     vxk_vox_options unmapped = opts, small_files = opts;
@@ -647,8 +641,8 @@ static int test_broadphase(void)
     EXPECT(VXK_ERR_OUT_OF_RANGE, vxk_broadphase_update(w, &beyond, 1));
     EXPECT_NO_MEMORY(vxk_broadphase_update(w, &chunk, 1));
 
-    const int64_t lo[3] = {30, 0, 0}, hi[3] = {33, 3, 3};
-    VXK_CHECK_EQ_INT(vxk_world_fill_box(w, vxk_test_box(lo, hi), VXK_MAT_STONE), VXK_OK);
+    const vxk_int_box stone = {{30, 0, 0}, {33, 3, 3}};
+    VXK_CHECK_EQ_INT(vxk_world_fill_box(w, stone, VXK_MAT_STONE), VXK_OK);
     EXPECT_NO_MEMORY(vxk_world_step(w, 0.0f));
     EXPECT(VXK_OK, vxk_world_step(w, 0.0f));
     EXPECT(VXK_ERR_INVALID_ARGUMENT, vxk_world_step(NULL, 0.0f));

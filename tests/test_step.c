@@ -3,6 +3,7 @@
 // stale (each written chunk's 27-neighbourhood), and rays afterwards answer as on a fresh world
 // with the same terrain; the written chunks are taken once (a second step has none); bad dt
 // changes nothing.
+#include "scenes.h"
 #include "test.h"
 
 #include <vxk/vxk.h>
@@ -12,33 +13,27 @@
 #include <math.h>
 #include <string.h>
 
-static vxk_world* make_world(void)
+static vxk_int_box random_box(uint64_t* rng, int32_t span)
 {
-    vxk_world_def def = vxk_default_world_def();
-    vxk_world* world = NULL;
-    return vxk_world_create(&def, &world) == VXK_OK ? world : NULL;
-}
-
-static void random_box(uint64_t* rng, int64_t min[3], int64_t max[3], int32_t span)
-{
+    vxk_int_box box;
     for (int i = 0; i < 3; ++i) {
-        min[i] = (int64_t)(vxk_test_rand(rng) % (uint64_t)span) - span / 2;
-        max[i] = min[i] + (int64_t)(vxk_test_rand(rng) % 5);
+        (&box.min.x)[i] = (int32_t)(vxk_test_rand(rng) % (uint64_t)span) - span / 2;
+        (&box.max.x)[i] = (&box.min.x)[i] + (int32_t)(vxk_test_rand(rng) % 5);
     }
+    return box;
 }
 
 // The terrain of `world` copied into a new world, written once and built from scratch.
 static vxk_world* rebuilt_copy(const vxk_world* world, int32_t span)
 {
-    vxk_world* copy = make_world();
+    vxk_world* copy = vxk_scene_world();
     if (!copy)
         return NULL;
-    int32_t lo = -span, size = 2 * span;
-    uint8_t* voxels = malloc((size_t)size * size * size);
-    vxk_int3 min = {lo, lo, lo}, extent = {size, size, size};
-    if (vxk_world_read_box(world, voxels, vxk_test_box_sized(min, extent)) != VXK_OK ||
-        vxk_world_write_box(copy, vxk_test_box_sized(min, extent), voxels) != VXK_OK ||
-        vxk_broadphase_build(copy) != VXK_OK) {
+    size_t side = 2 * (size_t)span;
+    uint8_t* voxels = malloc(side * side * side);
+    const vxk_int_box box = {{-span, -span, -span}, {span - 1, span - 1, span - 1}};
+    if (vxk_world_read_box(world, voxels, box) != VXK_OK ||
+        vxk_world_write_box(copy, box, voxels) != VXK_OK || vxk_broadphase_build(copy) != VXK_OK) {
         free(voxels);
         vxk_world_destroy(copy);
         return NULL;
@@ -63,7 +58,7 @@ static int test_step_follows_writes(void)
 {
     enum { rounds = 12, ray_count = 600, span = 40 };
     uint64_t rng = vxk_test_seed(0x57E9);
-    vxk_world* world = make_world();
+    vxk_world* world = vxk_scene_world();
     VXK_CHECK(world);
     vxk_world_step_stats stats;
     vxk_world_get_step_stats(world, &stats);
@@ -75,10 +70,9 @@ static int test_step_follows_writes(void)
         uint64_t hash_before = vxk_world_terrain_hash(world);
         uint32_t writes = 1 + (uint32_t)(vxk_test_rand(&rng) % 6);
         for (uint32_t k = 0; k < writes; ++k) {
-            int64_t min[3], max[3];
-            random_box(&rng, min, max, span);
+            vxk_int_box box = random_box(&rng, span);
             uint8_t material = vxk_test_rand(&rng) % 3 ? VXK_MAT_STONE : VXK_MAT_AIR;
-            VXK_CHECK_EQ_INT(vxk_world_fill_box(world, vxk_test_box(min, max), material), VXK_OK);
+            VXK_CHECK_EQ_INT(vxk_world_fill_box(world, box, material), VXK_OK);
         }
         // Which cached chunks lie in a written chunk's 27-neighbourhood: the reference for what
         // the cache stage must drop (the world's cache is filled by the rays of the last round).
@@ -124,10 +118,10 @@ static int test_step_follows_writes(void)
 // The cache stage drops exactly the entries of each written chunk's 27-neighbourhood.
 static int test_cache_stage_drops_neighbourhood(void)
 {
-    vxk_world* world = make_world();
+    vxk_world* world = vxk_scene_world();
     VXK_CHECK(world);
-    const int64_t lo[3] = {-40, -8, -40}, hi[3] = {40, 0, 40};
-    VXK_CHECK_EQ_INT(vxk_world_fill_box(world, vxk_test_box(lo, hi), VXK_MAT_STONE), VXK_OK);
+    const vxk_int_box ground = {{-40, -8, -40}, {40, 0, 40}};
+    VXK_CHECK_EQ_INT(vxk_world_fill_box(world, ground, VXK_MAT_STONE), VXK_OK);
     VXK_CHECK_EQ_INT(vxk_world_step(world, 0.0f), VXK_OK);
     // Cache every surface chunk with a downward ray through each chunk column.
     for (int32_t cz = -5; cz < 5; ++cz)
@@ -151,8 +145,8 @@ static int test_cache_stage_drops_neighbourhood(void)
             }
     VXK_CHECK(total > 20);
     // One voxel written in chunk (1, -1, 2): the entries of chunks (0..2, -2..0, 1..3) go.
-    const int64_t v[3] = {12, -3, 20};
-    VXK_CHECK_EQ_INT(vxk_world_fill_box(world, vxk_test_box(v, v), VXK_MAT_AIR), VXK_OK);
+    const vxk_int_box voxel = {{12, -3, 20}, {12, -3, 20}};
+    VXK_CHECK_EQ_INT(vxk_world_fill_box(world, voxel, VXK_MAT_AIR), VXK_OK);
     VXK_CHECK_EQ_INT(vxk_world_step(world, 0.0f), VXK_OK);
     vxk_world_step_stats stats;
     vxk_world_get_step_stats(world, &stats);

@@ -1,7 +1,9 @@
 // test_vox.c: .vox import against references written here: a .vox writer for random models,
 // palettes and scene graphs (all 48 signed-permutation rotations, of which 24 proper), a
 // brute-force placer, an independent reader for the sample files, the hostile-file corpus in
-// tests/data/vox, and seeded random mutations that must fail cleanly without leaking.
+// tests/data/vox, and seeded random mutations that must fail cleanly without leaking. Edge tests
+// (harness.h): bad options and mappings, every truncation, flatten and world loads that change
+// nothing; parse, flatten and world load out of memory.
 #include <vxk/vox.h>
 #include <vxk/world.h>
 
@@ -10,6 +12,8 @@
 #include <string.h>
 
 #include "test.h"
+#include "harness.h"
+#include "scenes.h"
 
 #define VXK_MAX(a, b) ((a) > (b) ? (a) : (b))
 
@@ -1007,9 +1011,8 @@ static int test_sample_truncations(void)
 static int check_world_load(const uint8_t* data, size_t size, const vxk_vox_options* o,
                             vxk_int3 offset)
 {
-    vxk_world_def def = vxk_default_world_def();
-    vxk_world* world;
-    CHECK_OK(vxk_world_create(&def, &world));
+    vxk_world* world = vxk_scene_world();
+    VXK_CHECK(world != NULL);
     vxk_vox_options local = o ? *o : vxk_default_vox_options();
     local.materials = vxk_world_materials(world);
     vxk_voxel_grid g;
@@ -1077,9 +1080,8 @@ static int test_world(void)
     // The file variant and the world's own table.
     char path[1024];
     sample_path(path, sizeof(path), 0);
-    vxk_world_def def = vxk_default_world_def();
-    vxk_world* world;
-    CHECK_OK(vxk_world_create(&def, &world));
+    vxk_world* world = vxk_scene_world();
+    VXK_CHECK(world != NULL);
     vxk_status st = vxk_vox_load_into_world_file(world, path, (vxk_int3){0, 0, 0}, NULL);
     VXK_CHECK_MSG(st == VXK_OK, "%s: %s", path, vxk_status_string(st));
     VXK_CHECK_EQ_INT(
@@ -1320,6 +1322,201 @@ static int test_mutations(void)
     return 0;
 }
 
+// ---- bad input and out of memory ----------------------------------------------------------------
+
+static bool scene_zeroed(const vxk_vox_scene* s)
+{
+    static const vxk_vox_scene zero;
+    return memcmp(s, &zero, sizeof(zero)) == 0;
+}
+
+static int test_vox_edges(void)
+{
+    size_t before = vxk_allocated_bytes();
+    size_t size = 0;
+    uint8_t* data = vxk_test_read_file(VXK_SOURCE_DIR "/tests/data/vox/ok_base.vox", &size);
+    VXK_CHECK(data != NULL && size > 8);
+    vxk_vox_scene scene;
+    VXK_CHECK_EQ_INT(vxk_vox_load_grids(data, size, NULL, &scene), VXK_OK);
+    vxk_vox_scene_free(&scene);
+    VXK_CHECK(scene_zeroed(&scene));
+
+    VXK_CHECK_EQ_INT(vxk_vox_load_grids(data, size, NULL, NULL), VXK_ERR_INVALID_ARGUMENT);
+    memset(&scene, CANARY, sizeof(scene));
+    VXK_CHECK_EQ_INT(vxk_vox_load_grids(NULL, size, NULL, &scene), VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK(scene_zeroed(&scene));
+    memset(&scene, CANARY, sizeof(scene));
+    VXK_CHECK(vxk_vox_load_grids(NULL, 0, NULL, &scene) != VXK_OK);
+    VXK_CHECK(scene_zeroed(&scene));
+    vxk_vox_options zero_opts;
+    memset(&zero_opts, 0, sizeof(zero_opts));
+    VXK_CHECK_EQ_INT(vxk_vox_load_grids(data, size, &zero_opts, &scene), VXK_ERR_BAD_DEF);
+    vxk_vox_options opts = vxk_default_vox_options();
+    opts.cookie ^= 0x100u;
+    VXK_CHECK_EQ_INT(vxk_vox_load_grids(data, size, &opts, &scene), VXK_ERR_BAD_DEF);
+    VXK_CHECK(scene_zeroed(&scene));
+    opts = vxk_default_vox_options();
+    opts.max_scene_extent = 0;
+    VXK_CHECK(vxk_vox_load_grids(data, size, &opts, &scene) != VXK_OK);
+    opts = vxk_default_vox_options();
+    opts.max_bytes = 0;
+    VXK_CHECK(vxk_vox_load_grids(data, size, &opts, &scene) != VXK_OK);
+    // Mapping to an undefined material; a table with no solid material for the default mapping.
+    opts = vxk_default_vox_options();
+    opts.use_palette_to_material = true;
+    for (int c = 0; c < 256; ++c)
+        opts.palette_to_material[c] = VXK_MAT_STONE;
+    opts.palette_to_material[1] = 201;
+    VXK_CHECK_EQ_INT(vxk_vox_load_grids(data, size, &opts, &scene), VXK_ERR_BAD_MATERIAL);
+    VXK_CHECK(scene_zeroed(&scene));
+    static vxk_material_table water_only;
+    vxk_default_material_table(&water_only);
+    for (int id = 1; id < VXK_MAT_DEFAULT_COUNT; ++id)
+        if (id != VXK_MAT_WATER)
+            water_only.materials[id].defined = 0;
+    opts = vxk_default_vox_options();
+    opts.materials = &water_only;
+    VXK_CHECK_EQ_INT(vxk_vox_load_grids(data, size, &opts, &scene), VXK_ERR_BAD_MATERIAL);
+    VXK_CHECK(scene_zeroed(&scene));
+    VXK_CHECK_EQ_U64(vxk_allocated_bytes(), before);
+
+    // Every truncation fails cleanly, zeroes the scene and leaks nothing.
+    for (size_t n = 0; n < size; ++n) {
+        uint8_t* cut = (uint8_t*)malloc(n ? n : 1);
+        memcpy(cut, data, n);
+        memset(&scene, CANARY, sizeof(scene));
+        vxk_status st = vxk_vox_load_grids(cut, n, NULL, &scene);
+        free(cut);
+        VXK_CHECK_MSG(st != VXK_OK, "truncated at %zu accepted", n);
+        VXK_CHECK(scene_zeroed(&scene));
+        VXK_CHECK_EQ_U64(vxk_allocated_bytes(), before);
+    }
+
+    // Files.
+    VXK_CHECK_EQ_INT(vxk_vox_load_grids_file(NULL, NULL, &scene), VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_vox_load_grids_file("x.vox", NULL, NULL), VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_vox_load_grids_file("/nonexistent-dir/x.vox", NULL, &scene), VXK_ERR_IO);
+    VXK_CHECK(scene_zeroed(&scene));
+
+    // Flatten.
+    vxk_voxel_grid grid;
+    vxk_int3 origin = {7, 7, 7};
+    VXK_CHECK_EQ_INT(vxk_vox_scene_flatten(&scene, NULL, &origin), VXK_ERR_INVALID_ARGUMENT);
+    memset(&grid, CANARY, sizeof(grid));
+    VXK_CHECK_EQ_INT(vxk_vox_scene_flatten(NULL, &grid, &origin), VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK(grid.voxels == NULL && grid.size_x == 0);
+    memset(&scene, 0, sizeof(scene));
+    VXK_CHECK_EQ_INT(vxk_vox_scene_flatten(&scene, &grid, &origin), VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK(origin.x == 7 && origin.y == 7 && origin.z == 7);
+    vxk_vox_scene_free(NULL);
+    vxk_vox_scene_free(&scene);
+    VXK_CHECK_EQ_INT(vxk_vox_load_flat(data, size, NULL, NULL, NULL), VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_vox_load_flat(data, size, NULL, &grid, NULL), VXK_OK);
+    vxk_voxel_grid_free(&grid);
+    memset(&grid, CANARY, sizeof(grid));
+    VXK_CHECK_EQ_INT(vxk_vox_load_flat(data, 20, NULL, &grid, &origin), VXK_ERR_TRUNCATED);
+    VXK_CHECK(grid.voxels == NULL);
+
+    // Into a world: the world is unchanged on any error.
+    vxk_world* w = vxk_scene_edge_world();
+    VXK_CHECK(w != NULL);
+    snapshot s0 = snap(w);
+    const vxk_int3 at = {-3, 1, 2};
+    VXK_CHECK_EQ_INT(vxk_vox_load_into_world(NULL, data, size, at, NULL), VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_vox_load_into_world(w, data, size, at, &zero_opts), VXK_ERR_BAD_DEF);
+    VXK_CHECK(vxk_vox_load_into_world(w, NULL, size, at, NULL) != VXK_OK);
+    VXK_CHECK(vxk_vox_load_into_world(w, data, size - 1, at, NULL) != VXK_OK);
+    const vxk_int3 far[] = {{INT32_MAX, 0, 0}, {0, INT32_MAX, 0}, {0, 0, INT32_MAX - 1}};
+    for (int i = 0; i < 3; ++i)
+        VXK_CHECK_EQ_INT(vxk_vox_load_into_world(w, data, size, far[i], NULL),
+                         VXK_ERR_OUT_OF_RANGE);
+    opts = vxk_default_vox_options();
+    opts.use_palette_to_material = true;
+    memset(opts.palette_to_material, VXK_MAT_STONE, sizeof(opts.palette_to_material));
+    opts.palette_to_material[9] = 180;
+    opts.palette_to_material[200] = 180;
+    opts.palette_to_material[255] = 180;
+    VXK_CHECK(vxk_vox_load_into_world(w, data, size, at, &opts) != VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_vox_load_into_world_file(NULL, "x.vox", at, NULL),
+                     VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_vox_load_into_world_file(w, NULL, at, NULL), VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_vox_load_into_world_file(w, "/nonexistent-dir/x.vox", at, NULL),
+                     VXK_ERR_IO);
+    CHECK_UNCHANGED(w, s0);
+    // The lowest corner of int32 is a valid place.
+    VXK_CHECK_EQ_INT(
+        vxk_vox_load_into_world(w, data, size, (vxk_int3){INT32_MIN, INT32_MIN, INT32_MIN}, NULL),
+        VXK_OK);
+    vxk_world_destroy(w);
+    free(data);
+    VXK_CHECK_EQ_U64(vxk_allocated_bytes(), before);
+    return 0;
+}
+
+static int test_oom_vox(void)
+{
+    size_t base = vxk_allocated_bytes();
+    size_t size = 0;
+    uint8_t* data = vxk_test_read_file(VXK_SOURCE_DIR "/tests/data/vox/ok_base.vox", &size);
+    VXK_CHECK(data != NULL);
+    vxk_vox_scene scene;
+    OOM_SWEEP(
+        memset(&scene, CANARY, sizeof(scene)), vxk_vox_load_grids(data, size, NULL, &scene),
+        {
+            if (st != VXK_OK) {
+                VXK_CHECK_EQ_INT(st, VXK_ERR_OUT_OF_MEMORY);
+                VXK_CHECK(scene_zeroed(&scene));
+            }
+        },
+        {
+            vxk_vox_scene_free(&scene);
+            VXK_CHECK_EQ_U64(vxk_allocated_bytes(), base);
+        });
+    vxk_voxel_grid grid;
+    OOM_SWEEP(
+        memset(&grid, CANARY, sizeof(grid)), vxk_vox_load_flat(data, size, NULL, &grid, NULL),
+        {
+            if (st != VXK_OK) {
+                VXK_CHECK_EQ_INT(st, VXK_ERR_OUT_OF_MEMORY);
+                VXK_CHECK(grid.voxels == NULL);
+            }
+        },
+        {
+            if (st == VXK_OK)
+                vxk_voxel_grid_free(&grid);
+            VXK_CHECK_EQ_U64(vxk_allocated_bytes(), base);
+        });
+    vxk_world* ref = vxk_scene_edge_world();
+    VXK_CHECK(ref != NULL);
+    const vxk_int3 at = {-3, 1, 2};
+    VXK_CHECK_EQ_INT(vxk_vox_load_into_world(ref, data, size, at, NULL), VXK_OK);
+    uint64_t expected = vxk_world_terrain_hash(ref);
+    vxk_world_destroy(ref);
+    vxk_world* w = NULL;
+    snapshot s0;
+    OOM_SWEEP(
+        {
+            w = vxk_scene_edge_world();
+            VXK_CHECK(w != NULL);
+            s0 = snap(w);
+        },
+        vxk_vox_load_into_world(w, data, size, at, NULL),
+        {
+            if (st != VXK_OK) {
+                VXK_CHECK_EQ_INT(st, VXK_ERR_OUT_OF_MEMORY);
+                CHECK_UNCHANGED(w, s0);
+            } else {
+                VXK_CHECK_EQ_U64(vxk_world_terrain_hash(w), expected);
+            }
+        },
+        {
+            vxk_world_destroy(w);
+            VXK_CHECK_EQ_U64(vxk_allocated_bytes(), base);
+        });
+    free(data);
+    return 0;
+}
+
 int main(void)
 {
     VXK_RUN(test_default_palette);
@@ -1332,5 +1529,11 @@ int main(void)
     VXK_RUN(test_corpus);
     VXK_RUN(test_arguments);
     VXK_RUN(test_mutations);
+    vxk_edge_tests_begin();
+    VXK_RUN(test_vox_edges);
+    vxk_oom_tests_begin();
+    VXK_RUN_SWEEP(test_oom_vox);
+    vxk_oom_tests_end();
+    vxk_edge_tests_end();
     return vxk_test_finish();
 }

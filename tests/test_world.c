@@ -1,11 +1,16 @@
 // test_world.c: the chunk map, the material table and the world's terrain API against brute-force
 // references: a key array for the map, a dense voxel array for get/fill/read/write, recomputed
 // occupancy bits, changed-chunk sets for versions and the dirty list, validation without effect.
+// Edge tests (harness.h): material tables, world defs and terrain calls with bad input change
+// nothing; creation and writes out of memory change nothing or equal the reference, and readers
+// after a write never allocate the sorted chunk view.
 #include <math.h>
 #include <string.h>
 
 #include "chunk_map.h"
 #include "test.h"
+#include "harness.h"
+#include "scenes.h"
 #include "world_internal.h"
 
 // ---- chunk map ---------------------------------------------------------------------------------
@@ -843,6 +848,345 @@ static int test_concurrent_readers(void)
     return 0;
 }
 
+// ---- bad input and out of memory ----------------------------------------------------------------
+
+static void count_chunks(void* ctx, const vxk_chunk_info* info)
+{
+    (void)info;
+    ++*(uint32_t*)ctx;
+}
+
+static int test_material_table(void)
+{
+    vxk_default_material_table(NULL); // tolerated, nothing to write
+    VXK_CHECK_EQ_INT(vxk_material_table_validate(NULL), VXK_ERR_INVALID_ARGUMENT);
+    vxk_material_table base;
+    vxk_default_material_table(&base);
+    VXK_CHECK_EQ_INT(vxk_material_table_validate(&base), VXK_OK);
+    static vxk_material_table t;
+    // Non-finite and negative values of every float field.
+    for (int field = 0; field < 3; ++field) {
+        for (int k = 0; k < SPECIAL_FLOATS; ++k) {
+            t = base;
+            float v = special_float(k);
+            float* f = field == 0   ? &t.materials[VXK_MAT_STONE].density
+                       : field == 1 ? &t.materials[VXK_MAT_STONE].friction
+                                    : &t.materials[VXK_MAT_STONE].restitution;
+            *f = v;
+            vxk_status st = vxk_material_table_validate(&t);
+            bool ok = isfinite(v) && v >= 0.0f && (field != 2 || v <= 1.0f);
+            if (ok)
+                VXK_CHECK_EQ_INT(st, VXK_OK);
+            else
+                VXK_CHECK_MSG(st != VXK_OK, "field %d value %g accepted", field, (double)v);
+        }
+    }
+    t = base;
+    t.materials[0].defined = 0;
+    VXK_CHECK_EQ_INT(vxk_material_table_validate(&t), VXK_ERR_BAD_MATERIAL);
+    t = base;
+    t.materials[0].kind = VXK_MATERIAL_SOLID;
+    VXK_CHECK_EQ_INT(vxk_material_table_validate(&t), VXK_ERR_BAD_MATERIAL);
+    t = base;
+    t.materials[77].defined = 1; // zeroed entry: kind air on a nonzero id
+    VXK_CHECK(vxk_material_table_validate(&t) != VXK_OK);
+    t = base;
+    t.materials[VXK_MAT_STONE].kind = 9;
+    VXK_CHECK(vxk_material_table_validate(&t) != VXK_OK);
+    t = base;
+    t.materials[VXK_MAT_STONE].defined = 2;
+    VXK_CHECK(vxk_material_table_validate(&t) != VXK_OK);
+    t = base;
+    memset(t.materials[VXK_MAT_STONE].name, 'x', sizeof(t.materials[0].name));
+    VXK_CHECK(vxk_material_table_validate(&t) != VXK_OK);
+    // Undefined entries may hold anything.
+    t = base;
+    memset(&t.materials[200], 0xFF, sizeof(vxk_material));
+    t.materials[200].defined = 0;
+    VXK_CHECK_EQ_INT(vxk_material_table_validate(&t), VXK_OK);
+    return 0;
+}
+
+static int test_world_create(void)
+{
+    size_t before = vxk_allocated_bytes();
+    vxk_world* const canary = (vxk_world*)(uintptr_t)0xA5A5A5A0u;
+    vxk_world* out = canary;
+    vxk_world_def def = vxk_default_world_def();
+    VXK_CHECK_EQ_INT(vxk_world_create(NULL, &out), VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_world_create(&def, NULL), VXK_ERR_INVALID_ARGUMENT);
+    vxk_world_def zero;
+    memset(&zero, 0, sizeof(zero));
+    VXK_CHECK_EQ_INT(vxk_world_create(&zero, &out), VXK_ERR_BAD_DEF);
+    vxk_world_def forged = def;
+    forged.cookie ^= 1u;
+    VXK_CHECK_EQ_INT(vxk_world_create(&forged, &out), VXK_ERR_BAD_DEF);
+    forged.cookie = ~0u;
+    VXK_CHECK_EQ_INT(vxk_world_create(&forged, &out), VXK_ERR_BAD_DEF);
+    VXK_CHECK(out == canary);
+    // voxel_size: non-finite, zero, negative, and sizes whose reciprocal is not a normal float.
+    const float bad_sizes[] = {f_nan(), INFINITY, -INFINITY, 0.0f,         -0.0f,
+                               -1.0f,   -FLT_MAX, FLT_MAX,   FLT_TRUE_MIN, FLT_MIN / 4.0f};
+    for (size_t i = 0; i < sizeof(bad_sizes) / sizeof(bad_sizes[0]); ++i) {
+        vxk_world_def d = def;
+        d.voxel_size = bad_sizes[i];
+        vxk_status st = vxk_world_create(&d, &out);
+        VXK_CHECK_MSG(st != VXK_OK, "voxel_size %g accepted", (double)bad_sizes[i]);
+        if (!isfinite(bad_sizes[i]))
+            VXK_CHECK_EQ_INT(st, VXK_ERR_NOT_FINITE);
+        else
+            VXK_CHECK_EQ_INT(st, VXK_ERR_OUT_OF_RANGE);
+        VXK_CHECK(out == canary);
+    }
+    // Extreme but usable sizes are accepted and usable.
+    const float ok_sizes[] = {1e-30f, 1e30f, FLT_MIN * 8.0f};
+    for (size_t i = 0; i < sizeof(ok_sizes) / sizeof(ok_sizes[0]); ++i) {
+        vxk_world_def d = def;
+        d.voxel_size = ok_sizes[i];
+        vxk_world* w = NULL;
+        VXK_CHECK_EQ_INT(vxk_world_create(&d, &w), VXK_OK);
+        VXK_CHECK(vxk_world_voxel_size(w) == ok_sizes[i]);
+        vxk_world_destroy(w);
+    }
+    // A bad material table in the def.
+    static vxk_material_table table;
+    vxk_default_material_table(&table);
+    table.materials[VXK_MAT_DIRT].density = f_nan();
+    vxk_world_def d = def;
+    d.materials = &table;
+    VXK_CHECK_EQ_INT(vxk_world_create(&d, &out), VXK_ERR_NOT_FINITE);
+    VXK_CHECK(out == canary);
+    VXK_CHECK_EQ_U64(vxk_allocated_bytes(), before);
+
+    // Accessors and destroy tolerate NULL.
+    vxk_world_destroy(NULL);
+    VXK_CHECK(vxk_world_voxel_size(NULL) == 0.0f);
+    VXK_CHECK(vxk_world_materials(NULL) == NULL);
+    VXK_CHECK(vxk_world_jobs(NULL) == NULL);
+    VXK_CHECK_EQ_INT(vxk_world_get_voxel(NULL, (vxk_int3){0, 0, 0}), VXK_MAT_AIR);
+    VXK_CHECK_EQ_U64(vxk_world_terrain_hash(NULL), 0);
+    vxk_world_memory mem;
+    memset(&mem, CANARY, sizeof(mem));
+    vxk_world_memory_stats(NULL, &mem);
+    VXK_CHECK_EQ_U64(mem.total_bytes, 0);
+    return 0;
+}
+
+static int test_world_terrain(void)
+{
+    vxk_world* w = vxk_scene_edge_world();
+    VXK_CHECK(w != NULL);
+    snapshot s0 = snap(w);
+
+    // Extremes are stored and read back.
+    VXK_CHECK_EQ_INT(vxk_world_get_voxel(w, (vxk_int3){INT32_MAX, INT32_MAX, INT32_MAX}),
+                     VXK_MAT_METAL);
+    VXK_CHECK_EQ_INT(vxk_world_get_voxel(w, (vxk_int3){INT32_MIN, INT32_MIN, INT32_MIN}),
+                     VXK_MAT_WOOD);
+    VXK_CHECK_EQ_INT(vxk_world_get_voxel(w, (vxk_int3){INT32_MIN, INT32_MAX, INT32_MIN}),
+                     VXK_MAT_AIR);
+
+    // read_box: inverted boxes, byte counts past size_t, NULL pointers; the buffer is untouched.
+    uint8_t buf[64];
+    const vxk_int_box bad_boxes[] = {
+        {{0, 0, 0}, {-1, 0, 0}},
+        {{0, 0, 0}, {0, -1, 0}},
+        {{0, 0, 0}, {0, 0, -1}},
+        {{INT32_MAX, 0, 0}, {INT32_MIN, 0, 0}},
+        {{0, INT32_MAX, 0}, {0, INT32_MIN, 0}},
+        {{0, 0, INT32_MAX}, {0, 0, INT32_MIN}},
+        {{INT32_MAX, INT32_MAX, INT32_MAX}, {INT32_MIN, INT32_MIN, INT32_MIN}},
+    };
+    const vxk_int_box huge_boxes[] = {
+        {{INT32_MIN, 0, INT32_MIN}, {INT32_MAX, 0, INT32_MAX}},
+        {{INT32_MIN, INT32_MIN, 0}, {INT32_MAX, INT32_MAX, 0}},
+        {{0, INT32_MIN, INT32_MIN}, {0, INT32_MAX, INT32_MAX}},
+        {{INT32_MIN, INT32_MIN, INT32_MIN}, {INT32_MAX, INT32_MAX, INT32_MAX}},
+    };
+    const size_t bad_count = sizeof(bad_boxes) / sizeof(bad_boxes[0]);
+    const size_t huge_count = sizeof(huge_boxes) / sizeof(huge_boxes[0]);
+    for (size_t i = 0; i < bad_count; ++i) {
+        memset(buf, CANARY, sizeof(buf));
+        VXK_CHECK_EQ_INT(vxk_world_read_box(w, buf, bad_boxes[i]), VXK_ERR_INVALID_ARGUMENT);
+        VXK_CHECK(all_canary(buf, sizeof(buf)));
+    }
+    for (size_t i = 0; i < huge_count; ++i) {
+        memset(buf, CANARY, sizeof(buf));
+        VXK_CHECK_EQ_INT(vxk_world_read_box(w, buf, huge_boxes[i]), VXK_ERR_OUT_OF_RANGE);
+        VXK_CHECK(all_canary(buf, sizeof(buf)));
+    }
+    const vxk_int_box unit = {{0, 0, 0}, {0, 0, 0}};
+    VXK_CHECK(vxk_world_read_box(NULL, buf, unit) != VXK_OK);
+    VXK_CHECK(vxk_world_read_box(w, NULL, unit) != VXK_OK);
+    // The last voxels of int32 read fine.
+    VXK_CHECK_EQ_INT(vxk_world_read_box(w, buf,
+                                        (vxk_int_box){{INT32_MAX - 1, INT32_MAX - 1, INT32_MAX - 1},
+                                                      {INT32_MAX, INT32_MAX, INT32_MAX}}),
+                     VXK_OK);
+    VXK_CHECK_EQ_INT(buf[7], VXK_MAT_METAL);
+
+    // fill_box: NULL, inverted boxes, undefined materials. Nothing changes.
+    const vxk_int_box small = {{0, 0, 0}, {3, 3, 3}};
+    VXK_CHECK(vxk_world_fill_box(NULL, small, VXK_MAT_STONE) != VXK_OK);
+    for (size_t i = 0; i < bad_count; ++i) {
+        VXK_CHECK_EQ_INT(vxk_world_fill_box(w, bad_boxes[i], VXK_MAT_STONE),
+                         VXK_ERR_INVALID_ARGUMENT);
+        VXK_CHECK_EQ_INT(vxk_world_fill_box(w, bad_boxes[i], VXK_MAT_AIR),
+                         VXK_ERR_INVALID_ARGUMENT);
+    }
+    for (int id = VXK_MAT_DEFAULT_COUNT; id < 256; id += 17)
+        VXK_CHECK_EQ_INT(vxk_world_fill_box(w, small, (uint8_t)id), VXK_ERR_BAD_MATERIAL);
+    VXK_CHECK_EQ_INT(vxk_world_fill_box(w, small, 255), VXK_ERR_BAD_MATERIAL);
+    // A solid fill of the whole int32 space cannot be stored: an error, nothing changed.
+    const vxk_int_box all = huge_boxes[huge_count - 1];
+    VXK_CHECK_EQ_INT(vxk_world_fill_box(w, all, VXK_MAT_STONE), VXK_ERR_OUT_OF_MEMORY);
+    CHECK_UNCHANGED(w, s0);
+
+    // write_box: an undefined id anywhere in the buffer rejects the whole write.
+    const vxk_int_box cube = {{-2, -2, -2}, {1, 1, 1}};
+    uint8_t ids[4 * 4 * 4];
+    for (int i = 0; i < 64; ++i)
+        ids[i] = (uint8_t)(i % 3 == 0 ? VXK_MAT_SAND : VXK_MAT_AIR);
+    for (int pos = 0; pos < 64; pos += 7) {
+        uint8_t keep = ids[pos];
+        ids[pos] = 200;
+        VXK_CHECK_EQ_INT(vxk_world_write_box(w, cube, ids), VXK_ERR_BAD_MATERIAL);
+        ids[pos] = keep;
+    }
+    VXK_CHECK(vxk_world_write_box(NULL, small, ids) != VXK_OK);
+    VXK_CHECK(vxk_world_write_box(w, small, NULL) != VXK_OK);
+    for (size_t i = 0; i < bad_count; ++i)
+        VXK_CHECK_EQ_INT(vxk_world_write_box(w, bad_boxes[i], ids), VXK_ERR_INVALID_ARGUMENT);
+    for (size_t i = 0; i < huge_count; ++i)
+        VXK_CHECK_EQ_INT(vxk_world_write_box(w, huge_boxes[i], ids), VXK_ERR_OUT_OF_RANGE);
+    CHECK_UNCHANGED(w, s0);
+
+    // Iteration and stats tolerate NULL callbacks and outputs.
+    vxk_world_for_each_chunk(w, NULL, NULL);
+    uint32_t n = 0;
+    vxk_world_for_each_chunk(NULL, count_chunks, &n);
+    VXK_CHECK_EQ_U64(n, 0);
+    vxk_world_for_each_chunk(w, count_chunks, &n);
+    VXK_CHECK(n > 0);
+    vxk_world_memory_stats(w, NULL);
+
+    // An air fill over the whole int32 space clears everything (the sparse path).
+    VXK_CHECK_EQ_INT(vxk_world_fill_box(w, all, VXK_MAT_AIR), VXK_OK);
+    n = 0;
+    vxk_world_for_each_chunk(w, count_chunks, &n);
+    VXK_CHECK_EQ_U64(n, 0);
+    vxk_world* empty = vxk_scene_world();
+    VXK_CHECK(empty != NULL);
+    VXK_CHECK_EQ_U64(vxk_world_terrain_hash(w), vxk_world_terrain_hash(empty));
+    vxk_world_destroy(empty);
+    vxk_world_destroy(w);
+    return 0;
+}
+
+static int test_oom_world_create(void)
+{
+    size_t base = vxk_allocated_bytes();
+    vxk_world* w = NULL;
+    vxk_world_def def = vxk_default_world_def();
+    OOM_SWEEP(
+        w = (vxk_world*)(uintptr_t)0xA5A5A5A0u, vxk_world_create(&def, &w),
+        {
+            if (st != VXK_OK) {
+                VXK_CHECK_EQ_INT(st, VXK_ERR_OUT_OF_MEMORY);
+                VXK_CHECK(w == (vxk_world*)(uintptr_t)0xA5A5A5A0u);
+                VXK_CHECK_EQ_U64(vxk_allocated_bytes(), base);
+            } else {
+                VXK_CHECK_EQ_INT(vxk_scene_edge_terrain(w), VXK_OK);
+            }
+        },
+        {
+            if (st == VXK_OK)
+                vxk_world_destroy(w);
+            VXK_CHECK_EQ_U64(vxk_allocated_bytes(), base);
+        });
+    return 0;
+}
+
+// Writes on a populated world (fresh per attempt): on OOM nothing changes, on success the terrain
+// equals the one written with a working allocator.
+static int test_oom_terrain_writes(void)
+{
+    size_t base = vxk_allocated_bytes();
+    uint8_t ids[10 * 11 * 12];
+    uint64_t rng = vxk_test_seed(5);
+    for (size_t i = 0; i < sizeof(ids); ++i)
+        ids[i] = (uint8_t)(vxk_test_rand(&rng) % 4 == 0 ? VXK_MAT_GRAVEL : VXK_MAT_AIR);
+    const vxk_int_box fill = {{-20, -3, -20}, {40, 9, 17}}, hole = {{-1, 1, -1}, {3, 2, 3}};
+    const vxk_int_box written = {{-6, -1, 5}, {3, 9, 16}}; // 10 x 11 x 12, as ids
+    unsigned retained = 0;
+    for (int op = 0; op < 3; ++op) {
+        // Reference result.
+        vxk_world* ref = vxk_scene_edge_world();
+        VXK_CHECK(ref != NULL);
+        vxk_status ref_st = op == 0   ? vxk_world_fill_box(ref, fill, VXK_MAT_ICE)
+                            : op == 1 ? vxk_world_fill_box(ref, hole, VXK_MAT_AIR)
+                                      : vxk_world_write_box(ref, written, ids);
+        VXK_CHECK_EQ_INT(ref_st, VXK_OK);
+        uint64_t expected = vxk_world_terrain_hash(ref);
+        vxk_world_destroy(ref);
+
+        vxk_world* w = NULL;
+        snapshot s0;
+        OOM_SWEEP(
+            {
+                w = vxk_scene_edge_world();
+                VXK_CHECK(w != NULL);
+                s0 = snap(w);
+            },
+            (op == 0   ? vxk_world_fill_box(w, fill, VXK_MAT_ICE)
+             : op == 1 ? vxk_world_fill_box(w, hole, VXK_MAT_AIR)
+                       : vxk_world_write_box(w, written, ids)),
+            {
+                if (st != VXK_OK) {
+                    VXK_CHECK_EQ_INT(st, VXK_ERR_OUT_OF_MEMORY);
+                    CHECK_UNCHANGED_MAY_GROW(w, s0, retained);
+                } else {
+                    VXK_CHECK_EQ_U64(vxk_world_terrain_hash(w), expected);
+                }
+            },
+            {
+                vxk_world_destroy(w);
+                VXK_CHECK_EQ_U64(vxk_allocated_bytes(), base);
+            });
+    }
+    fprintf(stderr, "   failed writes that kept grown storage: %u\n", retained);
+    return 0;
+}
+
+// Readers after a write never allocate the sorted chunk view (the write reserved it): with every
+// allocation failing, the terrain hash and chunk iteration still see the whole terrain.
+static int test_oom_sorted_view(void)
+{
+    const vxk_int_box sand = {{-30, -3, -20}, {17, 9, 25}};
+    vxk_world* ref = vxk_scene_edge_world();
+    VXK_CHECK(ref != NULL);
+    VXK_CHECK_EQ_INT(vxk_world_fill_box(ref, sand, VXK_MAT_SAND), VXK_OK);
+    uint64_t expected = vxk_world_terrain_hash(ref);
+    uint32_t expected_chunks = 0, chunks = 0;
+    vxk_world_for_each_chunk(ref, count_chunks, &expected_chunks);
+    vxk_world_destroy(ref);
+
+    vxk_world* w = vxk_scene_edge_world();
+    VXK_CHECK(w != NULL);
+    (void)vxk_world_terrain_hash(w);
+    VXK_CHECK_EQ_INT(vxk_world_fill_box(w, sand, VXK_MAT_SAND),
+                     VXK_OK); // grows the chunk set
+    fa_arm(1, true);
+    uint64_t hash = vxk_world_terrain_hash(w);
+    vxk_world_for_each_chunk(w, count_chunks, &chunks);
+    fa_disarm();
+    VXK_CHECK_EQ_U64(hash, expected);
+    VXK_CHECK_EQ_INT(chunks, expected_chunks);
+    VXK_CHECK(expected_chunks > 0);
+    vxk_world_destroy(w);
+    return 0;
+}
+
 int main(void)
 {
     VXK_RUN(test_chunk_map_random);
@@ -853,5 +1197,15 @@ int main(void)
     VXK_RUN(test_int32_edges);
     VXK_RUN(test_world_random_ops);
     VXK_RUN(test_concurrent_readers);
+    vxk_edge_tests_begin();
+    VXK_RUN(test_material_table);
+    VXK_RUN(test_world_create);
+    VXK_RUN(test_world_terrain);
+    vxk_oom_tests_begin();
+    VXK_RUN_SWEEP(test_oom_world_create);
+    VXK_RUN_SWEEP(test_oom_terrain_writes);
+    VXK_RUN_SWEEP(test_oom_sorted_view);
+    vxk_oom_tests_end();
+    vxk_edge_tests_end();
     return vxk_test_finish();
 }

@@ -1,12 +1,16 @@
 // test_worldgen.c: the terrain generator: identical terrain (hash and sorted chunk list) for any
 // worker count, seeds that differ, voxels outside the box kept, structural properties (bedrock,
-// water level, air above the surface, caves only with cave_density > 0), validation.
+// water level, air above the surface, caves only with cave_density > 0), validation. Edge tests
+// (harness.h): bad defs and material tables change nothing; out of memory, voxels outside the box
+// are kept and a run that succeeds equals the reference.
 #include <math.h>
 #include <string.h>
 
 #include <vxk/worldgen.h>
 
 #include "test.h"
+#include "harness.h"
+#include "scenes.h"
 #include "world_internal.h"
 
 typedef struct chunk_list {
@@ -23,14 +27,6 @@ static void collect_chunk(void* ctx, const vxk_chunk_info* info)
         list->mixed[list->count] = info->is_mixed;
     }
     list->count++;
-}
-
-static vxk_world* make_world(vxk_jobs* jobs)
-{
-    vxk_world_def def = vxk_default_world_def();
-    def.jobs = jobs;
-    vxk_world* world = NULL;
-    return vxk_world_create(&def, &world) == VXK_OK ? world : NULL;
 }
 
 // Mixed payloads hold bits equal to a recomputation and are never one material.
@@ -70,16 +66,12 @@ static int test_worker_counts(void)
         jobs_def.worker_count = workers[w];
         vxk_jobs* jobs = NULL;
         VXK_CHECK_EQ_INT(vxk_jobs_create(&jobs_def, &jobs), 0);
-        vxk_world* world = make_world(jobs);
+        vxk_world* world = vxk_scene_world_with(jobs, 0.0f);
         VXK_CHECK(world != NULL);
         // Content across the box's far edges must survive (sizes are not multiples of 8).
         int64_t lo[3] = {90, 20, -6}, hi[3] = {130, 40, 20};
         VXK_CHECK_EQ_INT(vxk_world_fill_box(world, vxk_test_box(lo, hi), VXK_MAT_METAL), VXK_OK);
-        vxk_worldgen_def gen = vxk_default_worldgen_def();
-        gen.size_x = 117;
-        gen.size_y = 70;
-        gen.size_z = 101;
-        gen.seed = 7;
+        vxk_worldgen_def gen = vxk_scene_worldgen_def((vxk_int3){117, 70, 101}, 7);
         gen.cave_density = 0.8f;
         VXK_CHECK_EQ_INT(vxk_worldgen_run(world, &gen), VXK_OK);
         uint64_t hash = vxk_world_terrain_hash(world);
@@ -120,13 +112,9 @@ static int test_seeds_differ(void)
 {
     uint64_t hashes[4];
     for (int s = 0; s < 4; ++s) {
-        vxk_world* world = make_world(NULL);
+        vxk_world* world = vxk_scene_world();
         VXK_CHECK(world != NULL);
-        vxk_worldgen_def gen = vxk_default_worldgen_def();
-        gen.size_x = 64;
-        gen.size_y = 64;
-        gen.size_z = 64;
-        gen.seed = 100 + (uint64_t)s;
+        vxk_worldgen_def gen = vxk_scene_worldgen_def((vxk_int3){64, 64, 64}, 100 + (uint64_t)s);
         VXK_CHECK_EQ_INT(vxk_worldgen_run(world, &gen), VXK_OK);
         hashes[s] = vxk_world_terrain_hash(world);
         for (int k = 0; k < s; ++k)
@@ -164,20 +152,14 @@ static uint64_t deep_air(const uint8_t* voxels)
 
 static int generate_box(uint64_t seed, float caves, int32_t water_level, uint8_t* voxels)
 {
-    vxk_world* world = make_world(NULL);
+    vxk_world* world = vxk_scene_world();
     VXK_CHECK(world != NULL);
-    vxk_worldgen_def gen = vxk_default_worldgen_def();
-    gen.size_x = SX;
-    gen.size_y = SY;
-    gen.size_z = SZ;
-    gen.seed = seed;
+    vxk_worldgen_def gen = vxk_scene_worldgen_def((vxk_int3){SX, SY, SZ}, seed);
     gen.cave_density = caves;
     gen.water_level = water_level;
     VXK_CHECK_EQ_INT(vxk_worldgen_run(world, &gen), VXK_OK);
-    VXK_CHECK_EQ_INT(
-        vxk_world_read_box(world, voxels,
-                           vxk_test_box_sized((vxk_int3){0, 0, 0}, (vxk_int3){SX, SY, SZ})),
-        VXK_OK);
+    const vxk_int_box generated = {{0, 0, 0}, {SX - 1, SY - 1, SZ - 1}};
+    VXK_CHECK_EQ_INT(vxk_world_read_box(world, voxels, generated), VXK_OK);
     // Nothing outside the box.
     uint32_t count = 0;
     const vxk_chunk* const* chunks = vxk_terrain_sorted_chunks(world, &count);
@@ -265,7 +247,7 @@ static int test_structure(void)
 
 static int test_validation(void)
 {
-    vxk_world* world = make_world(NULL);
+    vxk_world* world = vxk_scene_world();
     VXK_CHECK(world != NULL);
     vxk_worldgen_def gen = vxk_default_worldgen_def();
     gen.size_x = gen.size_z = 32;
@@ -319,11 +301,154 @@ static int test_validation(void)
     return 0;
 }
 
+// ---- bad input and out of memory ----------------------------------------------------------------
+
+static vxk_worldgen_def tiny_gen(void)
+{
+    return vxk_scene_worldgen_def((vxk_int3){20, 24, 18}, 7);
+}
+
+static int test_worldgen_edges(void)
+{
+    vxk_world* w = vxk_scene_edge_world();
+    VXK_CHECK(w != NULL);
+    snapshot s0 = snap(w);
+    vxk_worldgen_def g = tiny_gen();
+    VXK_CHECK_EQ_INT(vxk_worldgen_run(NULL, &g), VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_worldgen_run(w, NULL), VXK_ERR_INVALID_ARGUMENT);
+    vxk_worldgen_def bad;
+    memset(&bad, 0, sizeof(bad));
+    VXK_CHECK_EQ_INT(vxk_worldgen_run(w, &bad), VXK_ERR_BAD_DEF);
+    bad = g;
+    bad.cookie += 1;
+    VXK_CHECK_EQ_INT(vxk_worldgen_run(w, &bad), VXK_ERR_BAD_DEF);
+    const int32_t bad_xz[] = {0, -1, INT32_MIN, INT32_MAX, 65537};
+    const int32_t bad_y[] = {0, 7, -8, INT32_MIN, INT32_MAX, 4097};
+    for (size_t i = 0; i < sizeof(bad_xz) / sizeof(bad_xz[0]); ++i) {
+        bad = g;
+        bad.size_x = bad_xz[i];
+        VXK_CHECK_EQ_INT(vxk_worldgen_run(w, &bad), VXK_ERR_OUT_OF_RANGE);
+        bad = g;
+        bad.size_z = bad_xz[i];
+        VXK_CHECK_EQ_INT(vxk_worldgen_run(w, &bad), VXK_ERR_OUT_OF_RANGE);
+    }
+    for (size_t i = 0; i < sizeof(bad_y) / sizeof(bad_y[0]); ++i) {
+        bad = g;
+        bad.size_y = bad_y[i];
+        VXK_CHECK_EQ_INT(vxk_worldgen_run(w, &bad), VXK_ERR_OUT_OF_RANGE);
+    }
+    // cave_density: NaN is not finite; infinities and values outside [0, 1] are out of range.
+    const float bad_density[] = {INFINITY, -INFINITY, FLT_MAX, -FLT_TRUE_MIN, 1.0000001f, -1.0f};
+    bad = g;
+    bad.cave_density = f_nan();
+    VXK_CHECK_EQ_INT(vxk_worldgen_run(w, &bad), VXK_ERR_NOT_FINITE);
+    for (size_t i = 0; i < sizeof(bad_density) / sizeof(bad_density[0]); ++i) {
+        bad = g;
+        bad.cave_density = bad_density[i];
+        VXK_CHECK_EQ_INT(vxk_worldgen_run(w, &bad), VXK_ERR_OUT_OF_RANGE);
+    }
+    CHECK_UNCHANGED(w, s0);
+    vxk_world_destroy(w);
+
+    // A table without a terrain material.
+    static vxk_material_table table;
+    vxk_default_material_table(&table);
+    table.materials[VXK_MAT_CLAY].defined = 0;
+    vxk_world_def def = vxk_default_world_def();
+    def.materials = &table;
+    VXK_CHECK_EQ_INT(vxk_world_create(&def, &w), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_scene_edge_terrain(w), VXK_OK);
+    s0 = snap(w);
+    VXK_CHECK_EQ_INT(vxk_worldgen_run(w, &g), VXK_ERR_BAD_MATERIAL);
+    table.materials[VXK_MAT_CLAY].defined = 1;
+    table.materials[VXK_MAT_WATER].kind = VXK_MATERIAL_SOLID;
+    vxk_world_destroy(w);
+    VXK_CHECK_EQ_INT(vxk_world_create(&def, &w), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_worldgen_run(w, &g), VXK_ERR_BAD_MATERIAL);
+    VXK_CHECK_EQ_U64(vxk_world_terrain_hash(w), vxk_world_terrain_hash(w));
+    vxk_world_destroy(w);
+
+    // Valid extremes: -0.0 and denormal densities, water levels at both ends, seed extremes.
+    const float ok_density[] = {-0.0f, FLT_TRUE_MIN, 1.0f};
+    const int32_t levels[] = {INT32_MAX, INT32_MIN + 1, -1};
+    for (int i = 0; i < 3; ++i) {
+        w = vxk_scene_world();
+        VXK_CHECK(w != NULL);
+        vxk_worldgen_def v = g;
+        v.cave_density = ok_density[i];
+        v.water_level = levels[i];
+        v.seed = i == 0 ? 0 : UINT64_MAX;
+        VXK_CHECK_EQ_INT(vxk_worldgen_run(w, &v), VXK_OK);
+        // Nothing outside the box.
+        VXK_CHECK_EQ_INT(vxk_world_get_voxel(w, (vxk_int3){-1, 0, 0}), VXK_MAT_AIR);
+        VXK_CHECK_EQ_INT(vxk_world_get_voxel(w, (vxk_int3){0, v.size_y, 0}), VXK_MAT_AIR);
+        VXK_CHECK_EQ_INT(vxk_world_get_voxel(w, (vxk_int3){0, 0, 0}), VXK_MAT_BEDROCK);
+        vxk_world_destroy(w);
+    }
+    return 0;
+}
+
+// Worldgen documents partial output on OOM: the box may be partly generated, but voxels outside
+// it are kept, nothing leaks, and a successful run equals the reference.
+static int test_oom_worldgen(void)
+{
+    size_t base = vxk_allocated_bytes();
+    vxk_worldgen_def g = tiny_gen();
+    vxk_world* ref = vxk_scene_edge_world();
+    VXK_CHECK(ref != NULL);
+    VXK_CHECK_EQ_INT(vxk_worldgen_run(ref, &g), VXK_OK);
+    uint64_t expected = vxk_world_terrain_hash(ref);
+    vxk_world_destroy(ref);
+    uint8_t outside_before[4 * 4 * 4], outside_after[4 * 4 * 4];
+    const vxk_int3 probe = {-2, 22, -2}; // a 4^3 box from here straddles the box corner
+    const vxk_int_box probe_box = {probe, {probe.x + 3, probe.y + 3, probe.z + 3}};
+    vxk_world* w = NULL;
+    OOM_SWEEP(
+        {
+            w = vxk_scene_edge_world();
+            VXK_CHECK(w != NULL);
+            VXK_CHECK_EQ_INT(vxk_world_read_box(w, outside_before, probe_box), VXK_OK);
+        },
+        vxk_worldgen_run(w, &g),
+        {
+            if (st != VXK_OK) {
+                VXK_CHECK_EQ_INT(st, VXK_ERR_OUT_OF_MEMORY);
+                VXK_CHECK_EQ_INT(vxk_world_read_box(w, outside_after, probe_box), VXK_OK);
+                for (int y = 0; y < 4; ++y)
+                    for (int z = 0; z < 4; ++z)
+                        for (int x = 0; x < 4; ++x) {
+                            bool inside =
+                                probe.x + x >= 0 && probe.y + y < g.size_y && probe.z + z >= 0;
+                            int i = x + 4 * (z + 4 * y);
+                            if (!inside)
+                                VXK_CHECK_EQ_INT(outside_after[i], outside_before[i]);
+                        }
+                VXK_CHECK_EQ_INT(vxk_world_get_voxel(w, (vxk_int3){20, 3, 9}), VXK_MAT_STONE);
+                VXK_CHECK_EQ_INT(
+                    vxk_world_get_voxel(w, (vxk_int3){INT32_MAX, INT32_MAX, INT32_MAX}),
+                    VXK_MAT_METAL);
+            } else {
+                VXK_CHECK_EQ_U64(vxk_world_terrain_hash(w), expected);
+            }
+        },
+        {
+            vxk_world_destroy(w);
+            VXK_CHECK_EQ_U64(vxk_allocated_bytes(), base);
+        });
+    return 0;
+}
+
 int main(void)
 {
     VXK_RUN(test_validation);
     VXK_RUN(test_seeds_differ);
     VXK_RUN(test_worker_counts);
     VXK_RUN(test_structure);
+    vxk_edge_tests_begin();
+    VXK_RUN(test_worldgen_edges);
+    vxk_oom_tests_begin();
+    VXK_RUN_SWEEP(test_oom_worldgen);
+    vxk_oom_tests_end();
+    vxk_edge_tests_end();
     return vxk_test_finish();
 }
