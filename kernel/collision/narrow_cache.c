@@ -2,11 +2,19 @@
 // budget with LRU eviction, single-flight builds and pinning (seed 000: "lazy generation of
 // collision objects ... a cache of the resulting objects so that the memory overhead remained
 // manageable").
+//
+// Mechanisms (retuned over time; the header states only the contract):
+// 64 shards, each a mutex over a chained hash table. A miss inserts a BUILDING entry and builds
+// without any lock; waiters spin on the entry's atomic state, then yield. Eviction removes the
+// least recently used unpinned entries until the bytes fall to 7/8 of the budget (a scan per
+// batch, amortised). For the rays' lock-free hits, entry memory is never freed while the cache
+// lives: a dead entry is recycled for a later build, and a pin taken through a stale slot pointer
+// is refused (dead) or checked against the slot's key and dropped. A ray grid slot holds 0, an
+// entry, or (epoch << 1 | 1) for "no terrain chunk at that terrain epoch"; the cache holds the
+// grid (a vxk_ray_grid_holder, by value) so that the slots never outlive the entries they name.
 #include "narrow_cache.h"
 
 #include "chunk_map.h"
-
-#include <vxk/broadphase.h>
 
 #include <pthread.h>
 #include <sched.h>
@@ -27,7 +35,7 @@ enum { ENTRY_BUILDING = 0, ENTRY_READY = 1, ENTRY_FAILED = 2 };
 typedef struct narrow_entry {
     _Atomic uint32_t pins; // pin count | PIN_DETACHED | PIN_DEAD
     _Atomic uint32_t state;
-    _Atomic uint64_t ray_key; // grid_key of the slot it is published in (0: none)
+    _Atomic uint64_t ray_key; // vxk_ray_grid_slot_key of the slot it is published in (0: none)
     _Atomic uint64_t last_use;
     _Atomic uint32_t checked_epoch; // terrain epoch at which the stamp was last confirmed (0: none)
     vxk_status build_status;
@@ -61,14 +69,8 @@ struct vxk_narrow_cache {
     _Atomic uint64_t budget;
     _Atomic uint64_t entries;
     _Atomic uint64_t misses, builds, waits, evictions, stale, serial;
-    // The ray grid and 1 + the broadphase generation it was built for (0: none yet).
-    pthread_mutex_t grid_lock;
-    _Atomic uint64_t grid_generation;
-    vxk_ray_grid* _Atomic grid;
+    vxk_ray_grid_holder grid; // its slots point at entries
 };
-
-#define GRID_MAX_CELLS (1u << 22)
-#define GRID_CELLS_PER_ENTRY 64u
 
 // ---- building ---------------------------------------------------------------------------------
 
@@ -235,14 +237,6 @@ uint64_t vxk_narrow_stamp(const vxk_world* world, int32_t cx, int32_t cy, int32_
 static void cache_destroy(void* self);
 static void cache_memory(const void* self, vxk_world_memory* stats);
 
-static void grid_free(vxk_ray_grid* grid)
-{
-    if (!grid)
-        return;
-    vxk_free((void*)grid->cells, grid->bytes - sizeof(*grid));
-    vxk_free(grid, sizeof(*grid));
-}
-
 static vxk_narrow_cache* cache_create(size_t budget)
 {
     vxk_narrow_cache* cache = (vxk_narrow_cache*)vxk_alloc_aligned64(sizeof(vxk_narrow_cache));
@@ -253,7 +247,7 @@ static vxk_narrow_cache* cache_create(size_t budget)
         pthread_mutex_init(&cache->shards[i].lock, NULL);
     pthread_mutex_init(&cache->evict_lock, NULL);
     pthread_mutex_init(&cache->free_lock, NULL);
-    pthread_mutex_init(&cache->grid_lock, NULL);
+    vxk_ray_grid_holder_init(&cache->grid);
     atomic_store(&cache->budget, budget);
     return cache;
 }
@@ -338,8 +332,7 @@ static void cache_destroy(void* self)
     }
     pthread_mutex_destroy(&cache->free_lock);
     pthread_mutex_destroy(&cache->evict_lock);
-    grid_free(atomic_load(&cache->grid));
-    pthread_mutex_destroy(&cache->grid_lock);
+    vxk_ray_grid_holder_destroy(&cache->grid);
     vxk_free_aligned64(cache, sizeof(*cache));
 }
 
@@ -354,9 +347,7 @@ static void cache_memory(const void* self, vxk_world_memory* stats)
     pthread_mutex_lock(&((vxk_narrow_cache*)cache)->free_lock);
     bytes += cache->free_count * sizeof(narrow_entry);
     pthread_mutex_unlock(&((vxk_narrow_cache*)cache)->free_lock);
-    const vxk_ray_grid* grid = atomic_load(&((vxk_narrow_cache*)cache)->grid);
-    if (grid)
-        bytes += grid->bytes;
+    bytes += vxk_ray_grid_holder_bytes(&((vxk_narrow_cache*)cache)->grid);
     stats->narrow_bytes += bytes;
 }
 
@@ -374,128 +365,6 @@ vxk_status vxk_narrow_cache_attach(vxk_world* world)
 vxk_narrow_cache* vxk_narrow_cache_get(const vxk_world* world)
 {
     return (vxk_narrow_cache*)world->narrow.self; // the cache, not the world, is mutable
-}
-
-// ---- ray grid ---------------------------------------------------------------------------------
-
-typedef struct grid_fill {
-    uint32_t count;
-    int32_t lo[3], hi[3];
-    uint64_t size[3], bricks[3];
-    uintptr_t* cells; // NULL during the bounds pass
-} grid_fill;
-
-static void grid_visit(void* user, vxk_int3 chunk, uint8_t tag, const uint64_t* solid)
-{
-    grid_fill* f = (grid_fill*)user;
-    const int32_t c[3] = {chunk.x, chunk.y, chunk.z};
-    if (!f->cells) {
-        ++f->count;
-        for (int a = 0; a < 3; ++a) {
-            f->lo[a] = VXK_MIN(f->lo[a], c[a]);
-            f->hi[a] = VXK_MAX(f->hi[a], c[a]);
-        }
-        return;
-    }
-    VXK_ASSERT(tag != VXK_BROADPHASE_NONE && ((uintptr_t)solid & 3) == 0);
-    uint64_t x = (uint64_t)((int64_t)c[0] - f->lo[0]);
-    uint64_t y = (uint64_t)((int64_t)c[1] - f->lo[1]);
-    uint64_t z = (uint64_t)((int64_t)c[2] - f->lo[2]);
-    f->cells[vxk_ray_grid_index(x, y, z, f->bricks[0], f->bricks[2])] = (uintptr_t)solid | tag;
-}
-
-// Two passes over the broadphase map: the box of the entries, then the cells.
-static vxk_ray_grid* grid_build(const vxk_world* world)
-{
-    grid_fill f = {
-        0, {INT32_MAX, INT32_MAX, INT32_MAX}, {INT32_MIN, INT32_MIN, INT32_MIN}, {0}, {0}, NULL};
-    vxk_broadphase_for_each(world, grid_visit, &f);
-    if (f.count == 0)
-        return NULL;
-    uint64_t cells = 1;
-    for (int a = 0; a < 3; ++a) {
-        f.size[a] = (uint64_t)((int64_t)f.hi[a] - f.lo[a] + 1);
-        // Saturate: three spans of up to 2^29 chunks would wrap the product.
-        cells = f.size[a] > GRID_MAX_CELLS ? (uint64_t)GRID_MAX_CELLS + 1 : cells * f.size[a];
-    }
-    if (cells > GRID_MAX_CELLS || cells > (uint64_t)f.count * GRID_CELLS_PER_ENTRY)
-        return NULL;
-    cells = 64; // the bricked array's cells
-    for (int a = 0; a < 3; ++a) {
-        f.bricks[a] = (f.size[a] + 3) / 4;
-        cells *= f.bricks[a];
-    }
-    if (cells > GRID_MAX_CELLS)
-        return NULL;
-    uint64_t blocks[3], block_count = 1;
-    for (int a = 0; a < 3; ++a) {
-        blocks[a] = (f.size[a] + VXK_RAY_BLOCK - 1) >> VXK_RAY_BLOCK_SHIFT;
-        block_count *= blocks[a];
-    }
-    size_t words = (size_t)((block_count + 63) / 64);
-    size_t payload = (size_t)cells * sizeof(uintptr_t) + words * sizeof(uint64_t) +
-                     (size_t)cells * sizeof(uint64_t);
-    vxk_ray_grid* grid = (vxk_ray_grid*)vxk_alloc(sizeof(vxk_ray_grid));
-    f.cells = grid ? (uintptr_t*)vxk_calloc(payload) : NULL;
-    if (!f.cells) {
-        vxk_free(grid, sizeof(*grid));
-        return NULL;
-    }
-    vxk_broadphase_for_each(world, grid_visit, &f);
-    uint64_t* busy = (uint64_t*)(f.cells + cells);
-    grid->slots = (_Atomic uint64_t*)(busy + words); // zeroed: nothing published
-    // Every cell with mask bits marks the blocks of the cells around it.
-    for (uint64_t y = 0; y < f.size[1]; ++y)
-        for (uint64_t z = 0; z < f.size[2]; ++z)
-            for (uint64_t x = 0; x < f.size[0]; ++x) {
-                uint64_t i = vxk_ray_grid_index(x, y, z, f.bricks[0], f.bricks[2]);
-                if ((f.cells[i] & 3) != VXK_BROADPHASE_MASK)
-                    continue;
-                const uint64_t c[3] = {x, y, z};
-                uint64_t lo[3], hi[3];
-                for (int a = 0; a < 3; ++a) {
-                    lo[a] = (c[a] > 0 ? c[a] - 1 : 0) >> VXK_RAY_BLOCK_SHIFT;
-                    hi[a] = VXK_MIN(c[a] + 1, f.size[a] - 1) >> VXK_RAY_BLOCK_SHIFT;
-                }
-                for (uint64_t by = lo[1]; by <= hi[1]; ++by)
-                    for (uint64_t bz = lo[2]; bz <= hi[2]; ++bz)
-                        for (uint64_t bx = lo[0]; bx <= hi[0]; ++bx) {
-                            uint64_t b = (by * blocks[2] + bz) * blocks[0] + bx;
-                            busy[b >> 6] |= 1ull << (b & 63);
-                        }
-            }
-    for (int a = 0; a < 3; ++a) {
-        grid->min[a] = f.lo[a];
-        grid->size[a] = (uint32_t)f.size[a];
-        grid->blocks[a] = (uint32_t)blocks[a];
-        grid->bricks[a] = (uint32_t)f.bricks[a];
-    }
-    grid->cells = f.cells;
-    grid->busy = busy;
-    grid->bytes = sizeof(*grid) + payload;
-    return grid;
-}
-
-const vxk_ray_grid* vxk_narrow_ray_grid(vxk_narrow_cache* cache, const vxk_world* world)
-{
-    uint64_t want = vxk_broadphase_generation(world) + 1;
-    if (atomic_load_explicit(&cache->grid_generation, memory_order_acquire) == want)
-        return atomic_load_explicit(&cache->grid, memory_order_relaxed);
-    // A new broadphase: nobody reads the old grid any more (builds and updates do not overlap
-    // reads, and a reader only uses a grid whose generation it saw current).
-    pthread_mutex_lock(&cache->grid_lock);
-    if (atomic_load_explicit(&cache->grid_generation, memory_order_relaxed) != want) {
-        vxk_ray_grid* old = atomic_load_explicit(&cache->grid, memory_order_relaxed);
-        vxk_ray_grid* fresh = grid_build(world);
-        if (fresh)
-            fresh->generation = want;
-        atomic_store_explicit(&cache->grid, fresh, memory_order_relaxed);
-        atomic_store_explicit(&cache->grid_generation, want, memory_order_release);
-        grid_free(old);
-    }
-    vxk_ray_grid* grid = atomic_load_explicit(&cache->grid, memory_order_relaxed);
-    pthread_mutex_unlock(&cache->grid_lock);
-    return grid;
 }
 
 // ---- table --------------------------------------------------------------------------------------
@@ -936,11 +805,9 @@ vxk_status vxk_narrow_acquire(const vxk_world* world, int32_t cx, int32_t cy, in
 
 // ---- lock-free hits for rays --------------------------------------------------------------------
 
-// What an entry published in a slot records: the grid's generation and the cell, so that a
-// recycled entry or a slot of an older grid is never taken for this one.
-static uint64_t grid_key(const vxk_ray_grid* grid, uint64_t cell)
+const vxk_ray_grid* vxk_narrow_ray_grid(vxk_narrow_cache* cache, const vxk_world* world)
 {
-    return grid->generation << 22 | cell; // cells < GRID_MAX_CELLS = 2^22
+    return vxk_ray_grid_holder_get(&cache->grid, world);
 }
 
 bool vxk_narrow_acquire_slot(vxk_narrow_cache* cache, const vxk_ray_grid* grid, uint64_t cell,
@@ -964,7 +831,8 @@ bool vxk_narrow_acquire_slot(vxk_narrow_cache* cache, const vxk_ray_grid* grid, 
     // Pinned: the entry cannot die now. It is ours if it is still in the table, published for
     // this cell of this grid, built, and confirmed current at this epoch.
     if ((old & PIN_DETACHED) ||
-        atomic_load_explicit(&e->ray_key, memory_order_acquire) != grid_key(grid, cell) ||
+        atomic_load_explicit(&e->ray_key, memory_order_acquire) !=
+            vxk_ray_grid_slot_key(grid, cell) ||
         atomic_load_explicit(&e->state, memory_order_acquire) != ENTRY_READY ||
         atomic_load_explicit(&e->checked_epoch, memory_order_relaxed) != epoch) {
         vxk_narrow_release(&pin);
@@ -989,7 +857,7 @@ void vxk_narrow_publish(const vxk_ray_grid* grid, uint64_t cell, uint32_t epoch,
     }
     if (atomic_load_explicit(&e->state, memory_order_acquire) != ENTRY_READY)
         return;
-    atomic_store_explicit(&e->ray_key, grid_key(grid, cell), memory_order_release);
+    atomic_store_explicit(&e->ray_key, vxk_ray_grid_slot_key(grid, cell), memory_order_release);
     atomic_store_explicit(&grid->slots[cell], (uint64_t)(uintptr_t)e, memory_order_release);
 }
 

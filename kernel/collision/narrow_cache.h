@@ -14,17 +14,14 @@
 // gives it broadphase bits: every face lies in the closed box of the chunk that owns the voxel,
 // so a ray finds it in that chunk's segment.
 //
-// Concurrency: 64 shards, each a mutex over a chained hash table; a hit takes one shard lock and
-// allocates nothing. A miss inserts a BUILDING entry and builds without any lock; a second thread
-// asking for the same (chunk, stamp) waits on the entry's atomic state (spin, then yield), so
-// every (chunk, stamp) is built once while resident (single flight). Entries handed out are
-// pinned (reference count) and never evicted while pinned. Eviction removes the least recently
-// used unpinned entries until the bytes fall to 7/8 of the budget (a scan per batch, amortised).
-// Rays have a lock-free hit path besides: the ray grid keeps, per chunk cell, the entry the cache
-// last returned for it (vxk_narrow_acquire_slot / vxk_narrow_publish); such a hit is one atomic
-// increment (the pin), no lock, no hash chain and no shared counter. For it, entry memory is never
-// freed while the cache lives: a dead entry is recycled for a later build, and a pin taken
-// through a stale slot pointer is refused (dead) or checked against the slot and dropped.
+// Concurrency: every function is thread-safe against the others (not against terrain writes). A
+// hit takes one shard lock and allocates nothing; a miss builds without any lock, and every
+// (chunk, stamp) is built once while resident (single flight: a second thread asking for it waits
+// for the build). Entries handed out are pinned and never evicted while pinned. Rays have a
+// lock-free hit path besides, through the slots of the ray grid the cache holds (ray_grid.h): a
+// slot remembers the entry the cache last returned for its chunk (vxk_narrow_acquire_slot /
+// vxk_narrow_publish), and a hit there is one atomic increment (the pin), no lock, no hash chain
+// and no shared counter. Shards, eviction and entry recycling: narrow_cache.c.
 #ifndef VXK_NARROW_CACHE_H
 #define VXK_NARROW_CACHE_H
 
@@ -34,6 +31,7 @@
 #include <vxk/chunk_geometry.h>
 #include <vxk/mesher.h>
 
+#include "ray_grid.h"
 #include "world_internal.h"
 
 #include <stdatomic.h>
@@ -111,77 +109,11 @@ vxk_status vxk_narrow_acquire_current(vxk_narrow_cache* cache, const vxk_world* 
 // Unpins; safe on a zeroed ref. Lock-free.
 void vxk_narrow_release(vxk_narrow_ref* ref);
 
-// ---- dense broadphase view for rays -----------------------------------------------------------
+// ---- lock-free hits for rays through a ray grid ----------------------------------------------
 
-// The broadphase entries over the box of their chunk coordinates as a dense array: a ray crossing
-// chunks reads one cell per chunk instead of a hash lookup. Cell = pointer to the entry's 8 solid
-// words (vxk_broadphase_peek) | tag in the low 2 bits; 0 = no entry. Immutable once published.
-typedef struct vxk_ray_grid {
-    int32_t min[3];   // chunk coordinate of cell 0
-    uint32_t size[3]; // cells per axis
-    // Bricks of 4^3 cells (bricks[] per axis, x fastest, then z, then y; cells in a brick the
-    // same way), so that the DDA's steps along any axis stay within a few cache lines and pages.
-    const uintptr_t* cells;
-    uint32_t bricks[3];
-    // Empty-space skipping: one bit per block of VXK_RAY_BLOCK^3 cells (x fastest, then z, then
-    // y; blocks[] per axis), set when a cell with mask bits lies in the block or within one cell
-    // of it. A ray inside a clear block has nothing to visit there (a ray visits cells within one
-    // of the cell it crosses), so it steps through without reading cells.
-    const uint64_t* busy;
-    uint32_t blocks[3];
-    // The narrowphase data rays last found current for each cell, read without locks (see
-    // vxk_narrow_acquire_slot): 0, an entry, or (epoch << 1 | 1) for "no terrain chunk at that
-    // terrain epoch". Same index as cells.
-    _Atomic uint64_t* slots;
-    uint64_t generation; // 1 + the broadphase generation the grid was built for
-    size_t bytes;
-} vxk_ray_grid;
-
-#define VXK_RAY_BLOCK_SHIFT 1
-#define VXK_RAY_BLOCK (1u << VXK_RAY_BLOCK_SHIFT)
-
-// The grid of the current broadphase (vxk_broadphase_generation), built on first need after each
-// build or update (two passes over the broadphase map and a zeroed array of the box's cells, under
-// a lock; concurrent callers wait). Whether there is a grid depends on the entries alone. NULL when
-// the box holds more than 2^22 cells or 64 cells per entry, or out of memory: use
-// vxk_broadphase_peek then. Valid until the next broadphase build or update (which may not run
-// concurrently with rays). Thread-safe.
+// The ray grid of the current broadphase (vxk_ray_grid_holder_get on the grid the cache holds, so
+// that its slots can point at the cache's entries): NULL when the world has none. Same contract.
 const vxk_ray_grid* vxk_narrow_ray_grid(vxk_narrow_cache* cache, const vxk_world* world);
-
-// Index of cell (x, y, z) (relative to the grid's min) in the bricked cell array.
-static inline uint64_t vxk_ray_grid_index(uint64_t x, uint64_t y, uint64_t z, uint64_t bricks_x,
-                                          uint64_t bricks_z)
-{
-    uint64_t brick = ((y >> 2) * bricks_z + (z >> 2)) * bricks_x + (x >> 2);
-    return brick * 64 + ((y & 3) * 4 + (z & 3)) * 4 + (x & 3);
-}
-
-// Whether the block holding cell c may have something for a ray to visit (true outside the grid).
-static inline bool vxk_ray_grid_busy(const vxk_ray_grid* g, const int32_t c[3])
-{
-    uint64_t x = (uint64_t)((int64_t)c[0] - g->min[0]);
-    uint64_t y = (uint64_t)((int64_t)c[1] - g->min[1]);
-    uint64_t z = (uint64_t)((int64_t)c[2] - g->min[2]);
-    if (x >= g->size[0] || y >= g->size[1] || z >= g->size[2])
-        return true;
-    uint64_t b =
-        ((y >> VXK_RAY_BLOCK_SHIFT) * g->blocks[2] + (z >> VXK_RAY_BLOCK_SHIFT)) * g->blocks[0] +
-        (x >> VXK_RAY_BLOCK_SHIFT);
-    return (g->busy[b >> 6] >> (b & 63)) & 1u;
-}
-
-// The index of chunk cell (cx, cy, cz) in the grid's arrays; false outside the grid.
-static inline bool vxk_ray_grid_cell(const vxk_ray_grid* g, int32_t cx, int32_t cy, int32_t cz,
-                                     uint64_t* cell)
-{
-    uint64_t x = (uint64_t)((int64_t)cx - g->min[0]);
-    uint64_t y = (uint64_t)((int64_t)cy - g->min[1]);
-    uint64_t z = (uint64_t)((int64_t)cz - g->min[2]);
-    if (x >= g->size[0] || y >= g->size[1] || z >= g->size[2])
-        return false;
-    *cell = vxk_ray_grid_index(x, y, z, g->bricks[0], g->bricks[2]);
-    return true;
-}
 
 // Lock-free hit path for rays: pins the data of the chunk at grid cell `cell` when the cell's slot
 // holds an entry that is still in the cache, built, published for this cell of this grid and
@@ -200,17 +132,6 @@ void vxk_narrow_publish(const vxk_ray_grid* grid, uint64_t cell, uint32_t epoch,
 // Adds what a ray call counted locally to the cache statistics, once per call (so that no shared
 // counter is written per hit): hits served by vxk_narrow_acquire_slot and ray packets traced.
 void vxk_narrow_count_rays(vxk_narrow_cache* cache, uint64_t hits, uint64_t packets);
-// vxk_broadphase_peek through the grid. Cost: a bounds check and one load.
-static inline uint8_t vxk_ray_grid_peek(const vxk_ray_grid* g, int32_t cx, int32_t cy, int32_t cz,
-                                        const uint64_t** solid)
-{
-    uint64_t i;
-    if (!vxk_ray_grid_cell(g, cx, cy, cz, &i))
-        return 0;
-    uintptr_t cell = g->cells[i];
-    *solid = (const uint64_t*)(cell & ~(uintptr_t)3);
-    return (uint8_t)(cell & 3);
-}
 
 // Builds a chunk's narrowphase data outside the cache (tests compare against it): the quantized
 // tree, or the float one when the quads exceed the quantized tree's limits. Errors:

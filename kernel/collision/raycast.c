@@ -6,17 +6,14 @@
 //
 // Mechanisms (retuned over time; the header states only the contract):
 // Rays are clipped in O(1) to the box of the broadphase entries, read through a dense grid of
-// them (built once per broadphase build or update by the first ray after it; stored in bricks of
-// 4^3 cells; prefetched a cell or two ahead of the traversal; with a bitmap of 2^3-cell blocks
-// through which the DDA steps without reading cells when no entry with mask bits lies in the
-// block or within one cell of it; a sparse world whose box would hold over 64 cells per entry
-// or 2^22 cells (32 MiB; a 2048 x 256 x 2048-voxel world has 2^21 chunks) uses the broadphase map
-// instead, clips infinite rays to the terrain's y range in O(1), and skips empty space by a sparse
-// index of the entries with mask bits over coarser cells (4^l chunks per axis, l = 1..14; built
-// by the first ray after each broadphase build or update, O(entries)): a ray in a cell with no
-// entry within 4^l chunks leaves that cell in one step, so its steps grow with the logarithm of
-// the distances to the entries it passes near, not with its length (a ray across 2^26 voxels of
-// empty space takes a few hundred steps).
+// them (ray_grid.c: built once per broadphase build or update by the first ray after it, with a
+// bitmap of blocks through which the DDA steps without reading cells); a sparse world without a
+// grid uses the broadphase map instead, clips infinite rays to the terrain's y range in O(1), and
+// skips empty space by a sparse index of the entries with mask bits over coarser cells (4^l
+// chunks per axis, l = 1..14; built by the first ray after each broadphase build or update,
+// O(entries)): a ray in a cell with no entry within 4^l chunks leaves that cell in one step, so
+// its steps grow with the logarithm of the distances to the entries it passes near, not with its
+// length (a ray across 2^26 voxels of empty space takes a few hundred steps).
 //
 // Cache: a chunk's quads and its 16-bit quantized quad kD tree (vxk_kdtree16; chunk-local voxel
 // corners quantize exactly, so hits equal those of the float tree over the same quads; a chunk
@@ -36,6 +33,7 @@
 #include <stdatomic.h>
 
 #include "narrow_cache.h"
+#include "ray_grid.h"
 
 _Static_assert(sizeof(vxk_ray_hit) == 44, "vxk_ray_hit is 44 bytes");
 
