@@ -42,6 +42,26 @@ _Static_assert(sizeof(vxk_ray_hit) == 44, "vxk_ray_hit is 44 bytes");
 #define RAY_VOXEL_LIMIT 2147483648.0
 // Rays expected to cross more chunks than this clip against the terrain's chunk bounds first.
 #define RAY_LONG_CHUNKS 2048.0
+// Rays whose segment comes within two chunks of the range's bounds look for chunks of its
+// outermost layer (edge_chunk), which the cache cannot build: a segment's coordinates are bounded
+// by its magnitude, so a coordinate this large is the cheap test.
+#define RAY_EDGE_VOXELS 16.0
+#define RAY_NEAR_EDGE (RAY_VOXEL_LIMIT - RAY_EDGE_VOXELS)
+// The ray's thickening (ev, voxels) per voxel of coordinate magnitude along its segment: about
+// 170 float ulps, far above the rounding of positions and hits in float, far below a voxel.
+#define RAY_MARGIN_REL 1e-5
+// The least magnitude the thickening assumes (voxels), so that rays near the origin keep one.
+#define RAY_MARGIN_MIN_MAG 1.0
+// A ray clear of a cell boundary by this many thickenings stays clear of the neighbour beyond it
+// (the DDA's crossing times carry far less rounding than one thickening).
+#define RAY_CLEAR_MARGINS 2.0
+// Voxels added around the boxes a segment is clipped to: more than the thickening, so a clip
+// never cuts a span whose thickened ray could still reach a face in the box.
+#define RAY_CLIP_PAD 1.0
+// The packet's slab-test box thickening per unit of local coordinate magnitude, float arithmetic
+// (about 1700 ulps), and the least magnitude it assumes: twice the box's own coordinates (<= 8).
+#define RAY_PACKET_MARGIN_REL 1e-4f
+#define RAY_PACKET_MARGIN_MIN_MAG 16.0f
 #define RAY_MEMO_SINGLE 16
 #define RAY_MEMO_BATCH 2048
 #define RAY_SEEN 8
@@ -737,7 +757,7 @@ static uint32_t packet_lanes(const ray_packet* p, const vxk_narrow_chunk* data, 
         float m = fabsf(local.ox[i]) + fabsf(local.oy[i]) + fabsf(local.oz[i]);
         mag = m > mag ? m : mag;
     }
-    float e = 1e-4f * (16.0f + mag);
+    float e = RAY_PACKET_MARGIN_REL * (RAY_PACKET_MARGIN_MIN_MAG + mag);
     float lo[3] = {(float)__builtin_ctzll(xs) - e, (float)y0 - e, (float)__builtin_ctz(zs) - e};
     float hi[3] = {(float)(64 - __builtin_clzll(xs)) + e, (float)(y1 + 1) + e,
                    (float)(32 - __builtin_clz(zs)) + e};
@@ -956,29 +976,25 @@ static inline void dda_seat(const ray_setup* r, const double inv[3], const int32
     }
 }
 
-// Traces one ray. *hit (closest) or *hit_any (any) is written only on success, after the last
-// step that can fail.
-static vxk_status ray_trace(ray_context* ctx, const ray_setup* r, bool any, vxk_ray_hit* hit,
-                            bool* hit_any)
+// The part of a ray that can meet anything, in world units along it: [t0, t1].
+typedef struct ray_segment {
+    double t0, t1;
+    double maxdv;  // the largest |dv| component: voxels per world unit along the dominant axis
+    double inv[3]; // 1 / dv per axis (0 where dv is 0)
+} ray_segment;
+
+// Clips the ray to where chunks may have something to visit: the grid's box, the coordinate
+// range and, for long rays, the terrain's bounds. False when nothing is left.
+static inline __attribute__((always_inline)) bool ray_clip(ray_context* ctx, const ray_setup* r,
+                                                           ray_segment* seg)
 {
-    // Chunks of the range's outermost layer are built by the ray (edge_chunk): only rays that
-    // start or end within two chunks of a range boundary look for them.
-    const double edge = RAY_VOXEL_LIMIT - 16.0;
-    ctx->near_edge = false;
-    for (int a = 0; a < 3; ++a)
-        ctx->near_edge |= fabs((double)r->o[a]) >= edge;
-    if (start_inside(ctx, r, hit)) {
-        if (hit_any)
-            *hit_any = true;
-        return VXK_OK;
-    }
-    double t0 = 0.0, t1 = r->tmax;
-    double maxdv = dmax(fabs(r->dv[0]), dmax(fabs(r->dv[1]), fabs(r->dv[2])));
+    seg->t0 = 0.0;
+    seg->t1 = r->tmax;
+    seg->maxdv = dmax(fabs(r->dv[0]), dmax(fabs(r->dv[1]), fabs(r->dv[2])));
     // Reciprocals once per ray: the slab clips and the DDA multiply. Their rounding moves chunk
     // boundaries by an ulp, far inside the ev/et thickening, and hits come from the kD queries.
-    double inv[3];
     for (int a = 0; a < 3; ++a)
-        inv[a] = r->dv[a] != 0.0f ? 1.0 / (double)r->dv[a] : 0.0;
+        seg->inv[a] = r->dv[a] != 0.0f ? 1.0 / (double)r->dv[a] : 0.0;
     // Every broadphase entry lies in the grid's box: outside it no chunk has anything to visit,
     // so the segment is clipped to the box (plus a voxel) in O(1), within the coordinate limits
     // (one clip against the intersection of the two boxes: the same times as two clips).
@@ -987,13 +1003,14 @@ static vxk_status ray_trace(ray_context* ctx, const ray_setup* r, bool any, vxk_
         lo_box[a] = -RAY_VOXEL_LIMIT;
         hi_box[a] = RAY_VOXEL_LIMIT;
         if (ctx->grid) {
-            lo_box[a] = dmax(lo_box[a], 8.0 * (double)ctx->grid->min[a] - 1.0);
-            hi_box[a] = dmin(hi_box[a],
-                             8.0 * ((double)ctx->grid->min[a] + (double)ctx->grid->size[a]) + 1.0);
+            lo_box[a] = dmax(lo_box[a], 8.0 * (double)ctx->grid->min[a] - RAY_CLIP_PAD);
+            hi_box[a] =
+                dmin(hi_box[a],
+                     8.0 * ((double)ctx->grid->min[a] + (double)ctx->grid->size[a]) + RAY_CLIP_PAD);
         }
     }
-    bool live = clip_box(r, inv, lo_box, hi_box, &t0, &t1);
-    if (live && (t1 - t0) * maxdv > RAY_LONG_CHUNKS * 8.0) {
+    bool live = clip_box(r, seg->inv, lo_box, hi_box, &seg->t0, &seg->t1);
+    if (live && (seg->t1 - seg->t0) * seg->maxdv > RAY_LONG_CHUNKS * 8.0) {
         // The sorted chunk view gives the y range in O(1) (first and last chunk): most long rays
         // end there; near-horizontal ones still need the x/z bounds (a scan of the chunks).
         uint32_t count = 0;
@@ -1001,14 +1018,16 @@ static vxk_status ray_trace(ray_context* ctx, const ray_setup* r, bool any, vxk_
         if (!sorted || count == 0) {
             live = false;
         } else {
-            double lo[3] = {-RAY_VOXEL_LIMIT, 8.0 * (double)sorted[0]->cy - 1.0, -RAY_VOXEL_LIMIT};
-            double hi[3] = {RAY_VOXEL_LIMIT, 8.0 * ((double)sorted[count - 1]->cy + 1.0) + 1.0,
+            double lo[3] = {-RAY_VOXEL_LIMIT, 8.0 * (double)sorted[0]->cy - RAY_CLIP_PAD,
+                            -RAY_VOXEL_LIMIT};
+            double hi[3] = {RAY_VOXEL_LIMIT,
+                            8.0 * ((double)sorted[count - 1]->cy + 1.0) + RAY_CLIP_PAD,
                             RAY_VOXEL_LIMIT};
-            live = clip_box(r, inv, lo, hi, &t0, &t1);
+            live = clip_box(r, seg->inv, lo, hi, &seg->t0, &seg->t1);
         }
     }
     // Sparse worlds with their index skip empty space in few steps: no scan for the bounds.
-    if (live && !ctx->index && (t1 - t0) * maxdv > RAY_LONG_CHUNKS * 8.0) {
+    if (live && !ctx->index && (seg->t1 - seg->t0) * seg->maxdv > RAY_LONG_CHUNKS * 8.0) {
         ray_bounds local = {0};
         ray_bounds* b = ctx->bounds ? ctx->bounds : &local;
         if (!b->known)
@@ -1018,13 +1037,161 @@ static vxk_status ray_trace(ray_context* ctx, const ray_setup* r, bool any, vxk_
         } else {
             double lo[3], hi[3];
             for (int a = 0; a < 3; ++a) {
-                lo[a] = 8.0 * (double)b->min[a] - 1.0;
-                hi[a] = 8.0 * ((double)b->max[a] + 1.0) + 1.0;
+                lo[a] = 8.0 * (double)b->min[a] - RAY_CLIP_PAD;
+                hi[a] = 8.0 * ((double)b->max[a] + 1.0) + RAY_CLIP_PAD;
             }
-            live = clip_box(r, inv, lo, hi, &t0, &t1);
+            live = clip_box(r, seg->inv, lo, hi, &seg->t0, &seg->t1);
         }
     }
-    ray_result best = {0};
+    return live;
+}
+
+// What a ray's DDA keeps besides its cell and that cell's crossing times (which live apart: the
+// cell is passed by address to the sparse index, and whatever shares its storage stays in memory
+// with it).
+typedef struct ray_walk {
+    int step[3];
+    double t_delta[3];
+    double ta;     // the span the ray is in runs from ta to its next crossing
+    int prev_axis; // the axis the ray entered its cell through (-1: its first cell)
+    double ev, et; // thickening in voxels, and in t along the dominant axis
+    bool flat_near[3];
+    double margin[3];
+    // sparse worlds: the level-1 cell (4^3 chunks) last found busy, not looked up again
+    int32_t busy_cell[3];
+    uint32_t hint_level;
+    uint64_t steps;
+} ray_walk;
+
+enum { SKIP_NONE, SKIP_JUMPED, SKIP_END };
+
+// Sparse world: a cell c without mask bits may sit in a clear coarse cell, which the ray then
+// leaves in one step (it keeps its cell in the directions it does not exit through, clamped to
+// the coarse cell, and enters the next one). SKIP_END: the rest of the segment is empty.
+static inline __attribute__((always_inline)) int
+walk_skip_sparse(ray_context* ctx, const ray_setup* r, const ray_segment* seg,
+                 const ray_index* sparse, ray_walk* w, int32_t c[3], double t_next[3])
+{
+    const int32_t cell1[3] = {c[0] >> RAY_LEVEL_BITS, c[1] >> RAY_LEVEL_BITS,
+                              c[2] >> RAY_LEVEL_BITS};
+    const uint64_t* solid = NULL;
+    uint32_t level = 0;
+    if ((cell1[0] != w->busy_cell[0] || cell1[1] != w->busy_cell[1] ||
+         cell1[2] != w->busy_cell[2]) &&
+        chunk_peek(ctx, NULL, c[0], c[1], c[2], &solid) != VXK_BROADPHASE_MASK) {
+        level = clear_level(sparse, c, w->hint_level);
+        w->hint_level = level;
+        if (!level)
+            for (int a = 0; a < 3; ++a)
+                w->busy_cell[a] = cell1[a];
+    }
+    if (!level)
+        return SKIP_NONE;
+    int shift = (int)(RAY_LEVEL_BITS * level);
+    int64_t size = (int64_t)1 << shift, lo[3];
+    double t_exit = INFINITY;
+    int axis = 0;
+    for (int a = 0; a < 3; ++a) {
+        lo[a] = ((int64_t)c[a] >> shift) * size;
+        if (!w->step[a])
+            continue;
+        double bound = 8.0 * (double)(w->step[a] > 0 ? lo[a] + size : lo[a]);
+        double t = (bound - (double)r->o[a]) * seg->inv[a];
+        axis = t < t_exit ? a : axis;
+        t_exit = dmin(t, t_exit);
+    }
+    if (t_exit >= seg->t1)
+        return SKIP_END;
+    for (int a = 0; a < 3; ++a) {
+        double p = (double)r->o[a] + t_exit * (double)r->dv[a];
+        int64_t k = (int64_t)floor(p * 0.125);
+        k = k < lo[a] ? lo[a] : (k > lo[a] + size - 1 ? lo[a] + size - 1 : k);
+        if (a == axis)
+            k = w->step[a] > 0 ? lo[a] + size : lo[a] - 1;
+        c[a] = (int32_t)k;
+    }
+    dda_seat(r, seg->inv, c, t_next);
+    w->ta = dmax(w->ta, t_exit);
+    w->prev_axis = axis;
+    return SKIP_JUMPED;
+}
+
+// Visits the chunks within ev of the ray over its span [ta, te] in cell c (tb: the next crossing,
+// along next_axis; te = min(tb, t1)): usually the cell alone.
+static inline __attribute__((always_inline)) vxk_status
+walk_visit(ray_context* ctx, const ray_setup* r, const ray_segment* seg, const vxk_ray_grid* grid,
+           const ray_walk* w, const int32_t c[3], const double t_next[3], double tb, double te,
+           int next_axis, bool any, ray_result* best, seen_set* seen)
+{
+    const int* step = w->step;
+    double ta = w->ta, t1 = seg->t1, ev = w->ev, et = w->et;
+    int prev_axis = w->prev_axis;
+    vxk_status status = VXK_OK;
+    // The cell is alone for sure when the ray stays clear, by RAY_CLEAR_MARGINS thickenings, of
+    // every boundary but the ones it enters and leaves through: the times it crosses them (t_next,
+    // and t_next - t_delta behind) say so without positions. Otherwise the span's box gives the
+    // candidates.
+    bool alone = true;
+    for (int a = 0; a < 3; ++a) {
+        if (!step[a]) {
+            alone &= !w->flat_near[a];
+            continue;
+        }
+        double m = w->margin[a];
+        if ((a != next_axis || tb >= t1) && t_next[a] - te <= m)
+            alone = false;
+        if (a != prev_axis && ta - (t_next[a] - w->t_delta[a]) <= m)
+            alone = false;
+    }
+    // alone in a cell without mask bits: nothing to visit
+    const uint64_t* solid = NULL;
+    bool empty = alone && chunk_peek(ctx, grid, c[0], c[1], c[2], &solid) != VXK_BROADPHASE_MASK;
+    int32_t lo[3] = {c[0], c[1], c[2]}, hi[3] = {c[0], c[1], c[2]};
+    if (alone) { // the cell alone, straight away (the loop below gets an empty range)
+        if (!empty)
+            status = visit_unseen(ctx, r, c[0], c[1], c[2], ta - et, te + et, ev, any, solid, best,
+                                  seen);
+        lo[0] = c[0] + 1;
+    }
+    for (int a = 0; a < 3 && !alone; ++a) {
+        double p0 = (double)r->o[a] + (ta - et) * (double)r->dv[a];
+        double p1 = (double)r->o[a] + (te + et) * (double)r->dv[a];
+        double mn = dmin(p0, p1) - ev, mx = dmax(p0, p1) + ev;
+        lo[a] = (int32_t)floor(mn * 0.125);
+        hi[a] = (int32_t)floor(mx * 0.125);
+        lo[a] = VXK_MAX(lo[a], c[a] - 1);
+        hi[a] = VXK_MIN(hi[a], c[a] + 1);
+    }
+    for (int32_t y = lo[1]; y <= hi[1] && status == VXK_OK; ++y)
+        for (int32_t z = lo[2]; z <= hi[2] && status == VXK_OK; ++z)
+            for (int32_t x = lo[0]; x <= hi[0] && status == VXK_OK; ++x) {
+                // The DDA's previous and next cells get their own full test.
+                int32_t off[3] = {x - c[0], y - c[1], z - c[2]};
+                int nonzero = (off[0] != 0) + (off[1] != 0) + (off[2] != 0);
+                bool behind = false, ahead = false;
+                for (int a = 0; a < 3; ++a) {
+                    behind |= a == prev_axis && off[a] == -step[a];
+                    ahead |= a == next_axis && off[a] == step[a];
+                }
+                if (nonzero == 1 && (behind || (ahead && tb < t1)))
+                    continue;
+                // A neighbour is visited only when the ray passes within ev of it over the span
+                // (the range above is the span's box: a ray along a face crosses the corner cells
+                // of that box far from them).
+                if (nonzero && !near_cell(r, seg->inv, x, y, z, ta - et, te + et, ev))
+                    continue;
+                status = visit_unseen(ctx, r, x, y, z, ta - et, te + et, ev, any, NULL, best, seen);
+            }
+    return status;
+}
+
+// Walks the chunk cells of the clipped segment front to back (3D DDA), visiting the chunks near
+// the ray, until the first hit that no later chunk can beat (any: the first hit).
+static inline __attribute__((always_inline)) vxk_status ray_traverse(ray_context* ctx,
+                                                                     const ray_setup* r,
+                                                                     const ray_segment* seg,
+                                                                     bool any, ray_result* best)
+{
     vxk_status status = VXK_OK;
     // The grid's fields in a local (the DDA reads them every step; through ctx they would be
     // reloaded after every call)
@@ -1034,200 +1201,135 @@ static vxk_status ray_trace(ray_context* ctx, const ray_setup* r, bool any, vxk_
         grid_copy = *ctx->grid;
         grid = &grid_copy;
     }
-    if (live) {
-        // Thickness (voxel units) covering float error of positions and hits along the ray.
-        double mag = dmax(fabs(r->o[0]), dmax(fabs(r->o[1]), fabs(r->o[2]))) + t1 * maxdv;
-        double ev = 1e-5 * (1.0 + mag);
-        double et = ev / maxdv;
-        ctx->near_edge |= mag >= edge; // mag bounds every coordinate of the segment
-        ctx->framed = false;
-        int32_t c[3];
-        int step[3];
-        double t_next[3], t_delta[3];
-        for (int a = 0; a < 3; ++a) {
-            double p = (double)r->o[a] + t0 * (double)r->dv[a];
-            c[a] = (int32_t)floor(p * 0.125);
-            double d = r->dv[a];
-            step[a] = d > 0 ? 1 : (d < 0 ? -1 : 0);
-            t_delta[a] = d != 0 ? 8.0 * fabs(inv[a]) : INFINITY;
-        }
-        dda_seat(r, inv, c, t_next);
-        // sparse worlds: the level-1 cell (4^3 chunks) last found busy, not looked up again
-        int32_t busy_cell[3] = {INT32_MIN, INT32_MIN, INT32_MIN};
-        uint32_t hint_level = 1;
-        const ray_index* sparse = grid ? NULL : ctx->index;
-        uint64_t steps = 0;
-        // Axes the ray does not move along: whether its constant position lies within twice the
-        // thickening of a boundary of its cell (then neighbours on that axis may matter).
-        bool flat_near[3];
-        for (int a = 0; a < 3; ++a) {
-            double below = (double)r->o[a] - 8.0 * (double)c[a];
-            flat_near[a] = step[a] == 0 && (below <= 2.0 * ev || 8.0 - below <= 2.0 * ev);
-        }
-        // a boundary this close (in t) to the span's ends may put the ray near a neighbour
-        double margin[3];
-        for (int a = 0; a < 3; ++a)
-            margin[a] = 2.0 * (et + ev * fabs(inv[a]));
-        seen_set seen;
-        seen.count = seen.next = 0;
-        double ta = t0;
-        int prev_axis = -1; // none before the first cell
-        for (;;) {
-            double tb = dmin(t_next[0], dmin(t_next[1], t_next[2]));
-            double te = dmin(tb, t1);
-            int next_axis = min_axis(t_next);
-            // No cell with mask bits within one cell of this block: every visit would find
-            // nothing, so the DDA steps on without them.
-            bool busy = true;
-            if (grid) {
-                busy = vxk_ray_grid_busy(grid, c);
-            } else if (sparse) {
-                ++steps;
-                // Sparse world: a cell without mask bits may sit in a clear coarse cell, which the
-                // ray then leaves in one step (it keeps its cell in the directions it does not
-                // exit through, clamped to the coarse cell, and enters the next one).
-                const int32_t cell1[3] = {c[0] >> RAY_LEVEL_BITS, c[1] >> RAY_LEVEL_BITS,
-                                          c[2] >> RAY_LEVEL_BITS};
-                const uint64_t* solid = NULL;
-                uint32_t level = 0;
-                if ((cell1[0] != busy_cell[0] || cell1[1] != busy_cell[1] ||
-                     cell1[2] != busy_cell[2]) &&
-                    chunk_peek(ctx, NULL, c[0], c[1], c[2], &solid) != VXK_BROADPHASE_MASK) {
-                    level = clear_level(sparse, c, hint_level);
-                    hint_level = level;
-                    if (!level)
-                        memcpy(busy_cell, cell1, sizeof(busy_cell));
-                }
-                if (level) {
-                    int shift = (int)(RAY_LEVEL_BITS * level);
-                    int64_t size = (int64_t)1 << shift, lo[3];
-                    double t_exit = INFINITY;
-                    int axis = 0;
-                    for (int a = 0; a < 3; ++a) {
-                        lo[a] = ((int64_t)c[a] >> shift) * size;
-                        if (!step[a])
-                            continue;
-                        double bound = 8.0 * (double)(step[a] > 0 ? lo[a] + size : lo[a]);
-                        double t = (bound - (double)r->o[a]) * inv[a];
-                        axis = t < t_exit ? a : axis;
-                        t_exit = dmin(t, t_exit);
-                    }
-                    if (t_exit >= t1)
-                        break; // the rest of the segment is empty
-                    for (int a = 0; a < 3; ++a) {
-                        double p = (double)r->o[a] + t_exit * (double)r->dv[a];
-                        int64_t k = (int64_t)floor(p * 0.125);
-                        k = k < lo[a] ? lo[a] : (k > lo[a] + size - 1 ? lo[a] + size - 1 : k);
-                        if (a == axis)
-                            k = step[a] > 0 ? lo[a] + size : lo[a] - 1;
-                        c[a] = (int32_t)k;
-                    }
-                    dda_seat(r, inv, c, t_next);
-                    ta = dmax(ta, t_exit);
-                    prev_axis = axis;
-                    continue;
-                }
-            }
-            if (busy) {
-                // The chunks within ev of the ray over [ta, te]: usually the cell alone. It is
-                // alone for sure when the ray stays clear, by twice the thickening (far above the
-                // rounding the DDA's times carry), of every boundary but the ones it enters and
-                // leaves through: the times it crosses them (t_next, and t_next - t_delta behind)
-                // say so without positions. Otherwise the span's box gives the candidates.
-                bool alone = true;
-                for (int a = 0; a < 3; ++a) {
-                    if (!step[a]) {
-                        alone &= !flat_near[a];
-                        continue;
-                    }
-                    double m = margin[a];
-                    if ((a != next_axis || tb >= t1) && t_next[a] - te <= m)
-                        alone = false;
-                    if (a != prev_axis && ta - (t_next[a] - t_delta[a]) <= m)
-                        alone = false;
-                }
-                // alone in a cell without mask bits: nothing to visit
-                const uint64_t* solid = NULL;
-                bool empty =
-                    alone && chunk_peek(ctx, grid, c[0], c[1], c[2], &solid) != VXK_BROADPHASE_MASK;
-                int32_t lo[3] = {c[0], c[1], c[2]}, hi[3] = {c[0], c[1], c[2]};
-                if (alone) { // the cell alone, straight away (the loop below gets an empty range)
-                    if (!empty)
-                        status = visit_unseen(ctx, r, c[0], c[1], c[2], ta - et, te + et, ev, any,
-                                              solid, &best, &seen);
-                    lo[0] = c[0] + 1;
-                }
-                for (int a = 0; a < 3 && !alone; ++a) {
-                    double p0 = (double)r->o[a] + (ta - et) * (double)r->dv[a];
-                    double p1 = (double)r->o[a] + (te + et) * (double)r->dv[a];
-                    double mn = dmin(p0, p1) - ev, mx = dmax(p0, p1) + ev;
-                    lo[a] = (int32_t)floor(mn * 0.125);
-                    hi[a] = (int32_t)floor(mx * 0.125);
-                    lo[a] = VXK_MAX(lo[a], c[a] - 1);
-                    hi[a] = VXK_MIN(hi[a], c[a] + 1);
-                }
-                for (int32_t y = lo[1]; y <= hi[1] && status == VXK_OK; ++y)
-                    for (int32_t z = lo[2]; z <= hi[2] && status == VXK_OK; ++z)
-                        for (int32_t x = lo[0]; x <= hi[0] && status == VXK_OK; ++x) {
-                            // The DDA's previous and next cells get their own full test.
-                            int32_t off[3] = {x - c[0], y - c[1], z - c[2]};
-                            int nonzero = (off[0] != 0) + (off[1] != 0) + (off[2] != 0);
-                            bool behind = false, ahead = false;
-                            for (int a = 0; a < 3; ++a) {
-                                behind |= a == prev_axis && off[a] == -step[a];
-                                ahead |= a == next_axis && off[a] == step[a];
-                            }
-                            if (nonzero == 1 && (behind || (ahead && tb < t1)))
-                                continue;
-                            // A neighbour is visited only when the ray passes within ev of
-                            // it over the span (the range above is the span's box: a ray along
-                            // a face crosses the corner cells of that box far from them).
-                            if (nonzero && !near_cell(r, inv, x, y, z, ta - et, te + et, ev))
-                                continue;
-                            status = visit_unseen(ctx, r, x, y, z, ta - et, te + et, ev, any, NULL,
-                                                  &best, &seen);
-                        }
-            }
-            if (status != VXK_OK || (any && best.found))
-                break;
-            if (tb >= t1 || (best.found && tb - et > (double)best.t))
-                break;
-            int a = next_axis;
-            prev_axis = a;
-            // selects over constant indices: c and t_next stay in registers (an index computed
-            // at run time would send them through memory on the loop's critical path)
-            ta = tb;
-            for (int k = 0; k < 3; ++k) {
-                c[k] += k == a ? step[k] : 0;
-                t_next[k] += k == a ? t_delta[k] : 0.0;
-            }
-        }
-        ctx->steps += steps;
+    const double* inv = seg->inv;
+    double t0 = seg->t0, t1 = seg->t1, maxdv = seg->maxdv;
+    ray_walk w;
+    // Thickness (voxel units) covering float error of positions and hits along the ray.
+    double mag = dmax(fabs(r->o[0]), dmax(fabs(r->o[1]), fabs(r->o[2]))) + t1 * maxdv;
+    double ev = RAY_MARGIN_REL * (RAY_MARGIN_MIN_MAG + mag);
+    double et = ev / maxdv;
+    w.ev = ev;
+    w.et = et;
+    ctx->near_edge |= mag >= RAY_NEAR_EDGE; // mag bounds every coordinate of the segment
+    ctx->framed = false;
+    int32_t c[3];
+    double t_next[3];
+    for (int a = 0; a < 3; ++a) {
+        double p = (double)r->o[a] + t0 * (double)r->dv[a];
+        c[a] = (int32_t)floor(p * 0.125);
+        double d = r->dv[a];
+        w.step[a] = d > 0 ? 1 : (d < 0 ? -1 : 0);
+        w.t_delta[a] = d != 0 ? 8.0 * fabs(inv[a]) : INFINITY;
     }
-    if (status != VXK_OK)
-        return status;
+    dda_seat(r, inv, c, t_next);
+    for (int a = 0; a < 3; ++a)
+        w.busy_cell[a] = INT32_MIN;
+    w.hint_level = 1;
+    const ray_index* sparse = grid ? NULL : ctx->index;
+    w.steps = 0;
+    // Axes the ray does not move along: whether its constant position lies within
+    // RAY_CLEAR_MARGINS thickenings of a boundary of its cell (then neighbours on that axis may
+    // matter).
+    for (int a = 0; a < 3; ++a) {
+        double below = (double)r->o[a] - 8.0 * (double)c[a];
+        w.flat_near[a] = w.step[a] == 0 &&
+                         (below <= RAY_CLEAR_MARGINS * ev || 8.0 - below <= RAY_CLEAR_MARGINS * ev);
+    }
+    // a boundary this close (in t) to the span's ends may put the ray near a neighbour
+    for (int a = 0; a < 3; ++a)
+        w.margin[a] = RAY_CLEAR_MARGINS * (et + ev * fabs(inv[a]));
+    seen_set seen;
+    seen.count = seen.next = 0;
+    w.ta = t0;
+    w.prev_axis = -1;
+    for (;;) {
+        double tb = dmin(t_next[0], dmin(t_next[1], t_next[2]));
+        double te = dmin(tb, t1);
+        int next_axis = min_axis(t_next);
+        // No cell with mask bits within one cell of this block: every visit would find
+        // nothing, so the DDA steps on without them.
+        bool busy = true;
+        if (grid) {
+            busy = vxk_ray_grid_busy(grid, c);
+        } else if (sparse) {
+            ++w.steps;
+            int skip = walk_skip_sparse(ctx, r, seg, sparse, &w, c, t_next);
+            if (skip == SKIP_END)
+                break;
+            if (skip == SKIP_JUMPED)
+                continue;
+        }
+        if (busy)
+            status =
+                walk_visit(ctx, r, seg, grid, &w, c, t_next, tb, te, next_axis, any, best, &seen);
+        if (status != VXK_OK || (any && best->found))
+            break;
+        if (tb >= t1 || (best->found && tb - et > (double)best->t))
+            break;
+        int a = next_axis;
+        w.prev_axis = a;
+        // selects over constant indices: c and t_next stay in registers (an index computed
+        // at run time would send them through memory on the loop's critical path)
+        w.ta = tb;
+        for (int k = 0; k < 3; ++k) {
+            c[k] += k == a ? w.step[k] : 0;
+            t_next[k] += k == a ? w.t_delta[k] : 0.0;
+        }
+    }
+    ctx->steps += w.steps;
+    return status;
+}
+
+// Writes the ray's result: *hit_any, and *hit (zeroed, then the closest hit if any).
+static inline __attribute__((always_inline)) void
+ray_write_hit(const ray_setup* r, const ray_result* best, vxk_ray_hit* hit, bool* hit_any)
+{
     if (hit_any)
-        *hit_any = best.found;
-    if (hit) {
-        memset(hit, 0, sizeof(*hit));
-        if (best.found) {
-            vxk_quad q = best.quad;
-            uint32_t axis = vxk_quad_axis(q);
-            // selects, not a store at a run-time index into an array read back whole (a
-            // store-forwarding stall)
-            float sign = vxk_quad_positive(q) ? 1.0f : -1.0f;
-            float n[3] = {axis == 0 ? sign : 0.0f, axis == 1 ? sign : 0.0f,
-                          axis == 2 ? sign : 0.0f};
-            hit->hit = 1;
-            hit->distance = best.t;
-            hit->point =
-                (vxk_vec3){r->origin.x + best.t * r->dn[0], r->origin.y + best.t * r->dn[1],
-                           r->origin.z + best.t * r->dn[2]};
-            hit->normal = (vxk_vec3){n[0], n[1], n[2]};
-            hit->material = q.material;
-            hit->chunk = best.chunk;
-        }
+        *hit_any = best->found;
+    if (!hit)
+        return;
+    memset(hit, 0, sizeof(*hit));
+    if (!best->found)
+        return;
+    vxk_quad q = best->quad;
+    uint32_t axis = vxk_quad_axis(q);
+    // selects, not a store at a run-time index into an array read back whole (a store-forwarding
+    // stall)
+    float sign = vxk_quad_positive(q) ? 1.0f : -1.0f;
+    float n[3] = {axis == 0 ? sign : 0.0f, axis == 1 ? sign : 0.0f, axis == 2 ? sign : 0.0f};
+    hit->hit = 1;
+    hit->distance = best->t;
+    hit->point = (vxk_vec3){r->origin.x + best->t * r->dn[0], r->origin.y + best->t * r->dn[1],
+                            r->origin.z + best->t * r->dn[2]};
+    hit->normal = (vxk_vec3){n[0], n[1], n[2]};
+    hit->material = q.material;
+    hit->chunk = best->chunk;
+}
+
+// Traces one ray. *hit (closest) or *hit_any (any) is written only on success, after the last
+// step that can fail.
+static vxk_status ray_trace(ray_context* ctx, const ray_setup* r, bool any, vxk_ray_hit* hit,
+                            bool* hit_any)
+{
+    // Chunks of the range's outermost layer are built by the ray (edge_chunk): only rays that
+    // start or end near a range boundary look for them.
+    ctx->near_edge = false;
+    for (int a = 0; a < 3; ++a)
+        ctx->near_edge |= fabs((double)r->o[a]) >= RAY_NEAR_EDGE;
+    if (start_inside(ctx, r, hit)) {
+        if (hit_any)
+            *hit_any = true;
+        return VXK_OK;
     }
+    ray_segment seg;
+    bool live = ray_clip(ctx, r, &seg);
+    ray_result best = {0};
+    if (live) {
+        vxk_status status = ray_traverse(ctx, r, &seg, any, &best);
+        if (status != VXK_OK)
+            return status;
+    }
+    ray_write_hit(r, &best, hit, hit_any);
     return VXK_OK;
 }
 
