@@ -12,14 +12,14 @@
 typedef struct step_context {
     vxk_world* world;
     float dt;
-    const vxk_int3* dirty; // sorted by (cy, cz, cx), unique; owned by the terrain until next take
+    const vxk_int3* dirty; // sorted by (y, z, x), unique; owned by the terrain until next take
     uint32_t dirty_count;
     vxk_world_step_stats stats;
 } step_context;
 
 static void stage_take_dirty(step_context* ctx)
 {
-    ctx->dirty = vxk_world_take_dirty(ctx->world, &ctx->dirty_count);
+    ctx->dirty = vxk_terrain_take_dirty(&ctx->world->terrain, &ctx->dirty_count);
     ctx->stats.dirty_chunks = ctx->dirty_count;
 }
 
@@ -62,7 +62,7 @@ vxk_status vxk_world_step(vxk_world* world, float dt)
     ctx.stats.stage_seconds[VXK_STEP_TAKE_DIRTY] = seconds_since(&mark);
     vxk_status status = stage_masks(&ctx);
     if (status != VXK_OK) {
-        vxk_world_untake_dirty(world);
+        vxk_terrain_untake_dirty(&world->terrain);
         return status;
     }
     ctx.stats.stage_seconds[VXK_STEP_MASKS] = seconds_since(&mark);

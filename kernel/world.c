@@ -68,13 +68,8 @@ vxk_status vxk_world_create(const vxk_world_def* def, vxk_world** out)
         world->materials = *def->materials;
     else
         vxk_default_material_table(&world->materials);
-    for (int id = 0; id < VXK_MATERIAL_COUNT; ++id) {
-        const vxk_material* m = &world->materials.materials[id];
-        world->material_kind[id] = m->defined ? m->kind : VXK_MATERIAL_AIR;
-    }
     world->narrow_cache_bytes = def->narrow_cache_bytes;
-    world->terrain = vxk_terrain_create();
-    if (!world->terrain) {
+    if (vxk_terrain_init(&world->terrain, &world->materials) != VXK_OK) {
         vxk_free(world, sizeof(*world));
         return VXK_ERR_OUT_OF_MEMORY;
     }
@@ -87,7 +82,7 @@ vxk_status vxk_world_create(const vxk_world_def* def, vxk_world** out)
         jobs_def.max_jobs = 1u << 16;
         jobs_def.allocator = (vxk_jobs_allocator){jobs_alloc, jobs_free, NULL};
         if (vxk_jobs_create(&jobs_def, &world->owned_jobs) != 0) {
-            vxk_terrain_destroy(world->terrain);
+            vxk_terrain_destroy(&world->terrain);
             vxk_free(world, sizeof(*world));
             return VXK_ERR_OUT_OF_MEMORY;
         }
@@ -114,8 +109,7 @@ void vxk_world_destroy(vxk_world* world)
         world->narrow.destroy(world->narrow.self);
     if (world->broadphase.destroy)
         world->broadphase.destroy(world->broadphase.self);
-    vxk_terrain_destroy(world->terrain);
-    vxk_free(world->dirty, (size_t)world->dirty_capacity * sizeof(vxk_int3));
+    vxk_terrain_destroy(&world->terrain);
     if (world->owned_jobs)
         vxk_jobs_destroy(world->owned_jobs);
     world->cookie = 0;
@@ -141,8 +135,8 @@ uint8_t vxk_world_get_voxel(const vxk_world* world, vxk_int3 voxel)
 {
     if (!world)
         return VXK_MAT_AIR;
-    const vxk_chunk* c = vxk_terrain_find(world, vxk_floor_div8(voxel.x), vxk_floor_div8(voxel.y),
-                                          vxk_floor_div8(voxel.z));
+    vxk_int3 chunk = {vxk_floor_div8(voxel.x), vxk_floor_div8(voxel.y), vxk_floor_div8(voxel.z)};
+    const vxk_chunk* c = vxk_terrain_find(&world->terrain, chunk);
     if (!c)
         return VXK_MAT_AIR;
     if (!c->payload)
@@ -174,7 +168,7 @@ vxk_status vxk_world_read_box(const vxk_world* world, uint8_t* out, vxk_int_box 
     vxk_status status = check_box(box, true);
     if (status != VXK_OK)
         return status;
-    vxk_terrain_read(world, box.min, box.max, out);
+    vxk_terrain_read(&world->terrain, out, box);
     return VXK_OK;
 }
 
@@ -192,7 +186,7 @@ vxk_status vxk_world_fill_box(vxk_world* world, vxk_int_box box, uint8_t materia
         return status;
     if (!material_defined(world, material))
         return VXK_ERR_BAD_MATERIAL;
-    return vxk_terrain_fill(world, box.min, box.max, material);
+    return vxk_terrain_fill(&world->terrain, box, material);
 }
 
 vxk_status vxk_world_write_box(vxk_world* world, vxk_int_box box, const uint8_t* ids)
@@ -211,7 +205,7 @@ vxk_status vxk_world_write_box(vxk_world* world, vxk_int_box box, const uint8_t*
     for (int id = 0; id < VXK_MATERIAL_COUNT; ++id)
         if (seen[id] && !material_defined(world, (uint8_t)id))
             return VXK_ERR_BAD_MATERIAL;
-    return vxk_terrain_write(world, box.min, box.max, ids);
+    return vxk_terrain_write(&world->terrain, box, ids);
 }
 
 void vxk_world_for_each_chunk(const vxk_world* world, vxk_chunk_visit_fn* fn, void* ctx)
@@ -219,11 +213,11 @@ void vxk_world_for_each_chunk(const vxk_world* world, vxk_chunk_visit_fn* fn, vo
     if (!world || !fn)
         return;
     uint32_t count = 0;
-    const vxk_chunk* const* chunks = vxk_terrain_sorted_chunks(world, &count);
+    const vxk_chunk* const* chunks = vxk_terrain_sorted_chunks(&world->terrain, &count);
     for (uint32_t i = 0; i < count; ++i) {
         const vxk_chunk* c = chunks[i];
         vxk_chunk_info info;
-        info.coord = (vxk_int3){c->cx, c->cy, c->cz};
+        info.coord = c->coord;
         info.uniform_material = c->payload ? 0 : c->uniform_material;
         info.is_mixed = c->payload != NULL;
         info.version = c->version;
@@ -239,7 +233,7 @@ void vxk_world_memory_stats(const vxk_world* world, vxk_world_memory* out)
     memset(out, 0, sizeof(*out));
     if (!world)
         return;
-    vxk_terrain_memory(world, out);
+    vxk_terrain_memory(&world->terrain, out);
     if (world->broadphase.memory)
         world->broadphase.memory(world->broadphase.self, out);
     if (world->narrow.memory)
@@ -263,12 +257,12 @@ uint64_t vxk_world_terrain_hash(const vxk_world* world)
     if (!world)
         return 0;
     uint32_t count = 0;
-    const vxk_chunk* const* chunks = vxk_terrain_sorted_chunks(world, &count);
+    const vxk_chunk* const* chunks = vxk_terrain_sorted_chunks(&world->terrain, &count);
     uint64_t hash = hash_word(VXK_HASH_SEED, count);
     for (uint32_t i = 0; i < count; ++i) {
         const vxk_chunk* c = chunks[i];
-        hash = hash_word(hash, ((uint64_t)(uint32_t)c->cx << 32) | (uint32_t)c->cy);
-        hash = hash_word(hash, ((uint64_t)(uint32_t)c->cz << 32) |
+        hash = hash_word(hash, ((uint64_t)(uint32_t)c->coord.x << 32) | (uint32_t)c->coord.y);
+        hash = hash_word(hash, ((uint64_t)(uint32_t)c->coord.z << 32) |
                                    ((uint64_t)(c->payload != NULL) << 8) |
                                    (c->payload ? 0 : c->uniform_material));
         if (c->payload) {

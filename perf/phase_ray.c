@@ -36,12 +36,12 @@ typedef struct ray_region {
 static bool find_region(const vxk_world* world, int32_t side, ray_region* r)
 {
     uint32_t count = 0;
-    const vxk_chunk* const* chunks = vxk_terrain_sorted_chunks(world, &count);
+    const vxk_chunk* const* chunks = vxk_terrain_sorted_chunks(&world->terrain, &count);
     if (!chunks || count == 0)
         return false;
     int32_t lo[3] = {INT32_MAX, INT32_MAX, INT32_MAX}, hi[3] = {INT32_MIN, INT32_MIN, INT32_MIN};
     for (uint32_t i = 0; i < count; ++i) {
-        const int32_t c[3] = {chunks[i]->cx, chunks[i]->cy, chunks[i]->cz};
+        const int32_t c[3] = {chunks[i]->coord.x, chunks[i]->coord.y, chunks[i]->coord.z};
         for (int a = 0; a < 3; ++a) {
             lo[a] = c[a] < lo[a] ? c[a] : lo[a];
             hi[a] = c[a] > hi[a] ? c[a] : hi[a];
@@ -277,9 +277,9 @@ static bool region_mesh_build(const vxk_world* world, const ray_region* region, 
     int32_t lo_x = (region->lo[0] - margin) >> 3, hi_x = (region->hi[0] + margin) >> 3;
     int32_t lo_z = (region->lo[2] - margin) >> 3, hi_z = (region->hi[2] + margin) >> 3;
     uint32_t chunk_count = 0;
-    const vxk_chunk* const* chunks = vxk_terrain_sorted_chunks(world, &chunk_count);
+    const vxk_chunk* const* chunks = vxk_terrain_sorted_chunks(&world->terrain, &chunk_count);
     for (uint32_t i = 0; chunks && i < chunk_count; ++i) {
-        int32_t cx = chunks[i]->cx, cy = chunks[i]->cy, cz = chunks[i]->cz;
+        int32_t cx = chunks[i]->coord.x, cy = chunks[i]->coord.y, cz = chunks[i]->coord.z;
         if (cx < lo_x || cx > hi_x || cz < lo_z || cz > hi_z)
             continue;
         vxk_quad quads[VXK_MESHER_MAX_QUADS];

@@ -108,7 +108,7 @@ static int solid_bits_match(const vxk_world* world, const vxk_narrow_chunk* d)
             for (int32_t x = 0; x < 8; ++x) {
                 uint8_t id = vxk_world_get_voxel(
                     world, (vxk_int3){8 * d->coord.x + x, 8 * d->coord.y + y, 8 * d->coord.z + z});
-                bool solid = world->material_kind[id] == VXK_MATERIAL_SOLID;
+                bool solid = vxk_terrain_kind(&world->terrain, (uint8_t)id) == VXK_MATERIAL_SOLID;
                 VXK_CHECK_EQ_INT((int)((d->solid[y] >> (x + 8 * z)) & 1u), (int)solid);
             }
     return 0;
@@ -603,7 +603,7 @@ static int test_ray_slots(void)
     vxk_narrow_cache* cache = vxk_narrow_cache_get(world);
     const vxk_ray_grid* grid = vxk_narrow_ray_grid(cache, world);
     VXK_CHECK(grid);
-    uint32_t epoch = vxk_terrain_epoch(world);
+    uint32_t epoch = vxk_terrain_epoch(&world->terrain);
     static chunk_list chunks;
     chunks.count = 0;
     vxk_world_for_each_chunk(world, collect, &chunks);
@@ -699,7 +699,7 @@ static int test_ray_slots(void)
     int64_t hi[3] = {lo[0] + 1, lo[1] + 1, lo[2] + 1};
     uint8_t fill = data->solid[3] & (1ull << (3 + 8 * 3)) ? 0 : VXK_MAT_METAL;
     VXK_CHECK_EQ_INT(vxk_world_fill_box(world, vxk_test_box(lo, hi), fill), VXK_OK);
-    uint32_t epoch2 = vxk_terrain_epoch(world);
+    uint32_t epoch2 = vxk_terrain_epoch(&world->terrain);
     VXK_CHECK(epoch2 != epoch);
     VXK_CHECK(!vxk_narrow_acquire_slot(cache, grid, cell_b, epoch2, &stale_data, &stale));
     const vxk_narrow_chunk* rebuilt = NULL;

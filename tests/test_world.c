@@ -63,33 +63,34 @@ static int test_chunk_map_random(void)
             int at = ref_find(ref, n, x, y, z);
             if (kind < 5 && (n < MAX_KEYS || at >= 0)) {
                 uint32_t value = (uint32_t)(vxk_test_rand(&rng) % 0xFFFFFFFFu);
-                VXK_CHECK(vxk_chunk_map_insert(&map, x, y, z, value));
+                VXK_CHECK(vxk_chunk_map_insert(&map, (vxk_int3){x, y, z}, value));
                 if (at >= 0)
                     ref[at].value = value;
                 else
                     ref[n++] = (ref_entry){x, y, z, value};
             } else if (kind < 8) {
                 uint32_t old = 0;
-                bool removed = vxk_chunk_map_remove(&map, x, y, z, &old);
+                bool removed = vxk_chunk_map_remove(&map, (vxk_int3){x, y, z}, &old);
                 VXK_CHECK_EQ_INT(removed, at >= 0);
                 if (at >= 0) {
                     VXK_CHECK_EQ_U64(old, ref[at].value);
                     ref[at] = ref[--n];
                 }
             } else {
-                uint32_t found = vxk_chunk_map_find(&map, x, y, z);
+                uint32_t found = vxk_chunk_map_find(&map, (vxk_int3){x, y, z});
                 VXK_CHECK_EQ_U64(found, at >= 0 ? ref[at].value : VXK_CHUNK_MAP_EMPTY);
             }
             VXK_CHECK_EQ_U64(map.count, n);
             if (op % 500 == 0 || op == ops - 1) {
                 // Every reference key is found; iteration visits exactly the reference set.
                 for (int i = 0; i < n; ++i)
-                    VXK_CHECK_EQ_U64(vxk_chunk_map_find(&map, ref[i].x, ref[i].y, ref[i].z),
-                                     ref[i].value);
+                    VXK_CHECK_EQ_U64(
+                        vxk_chunk_map_find(&map, (vxk_int3){ref[i].x, ref[i].y, ref[i].z}),
+                        ref[i].value);
                 uint32_t cursor = 0, visited = 0;
                 const vxk_chunk_map_slot* slot;
                 while ((slot = vxk_chunk_map_next(&map, &cursor)) != NULL) {
-                    int i = ref_find(ref, n, slot->x, slot->y, slot->z);
+                    int i = ref_find(ref, n, slot->key.x, slot->key.y, slot->key.z);
                     VXK_CHECK(i >= 0);
                     VXK_CHECK_EQ_U64(slot->value, ref[i].value);
                     ++visited;
@@ -116,11 +117,11 @@ static int test_chunk_map_layout(void)
     uint32_t reserved_capacity = b.capacity;
     for (int i = 0; i < 3000; ++i) {
         int32_t x = i % 17 - 8, y = (i / 17) % 13 - 6, z = i / 221;
-        VXK_CHECK(vxk_chunk_map_insert(&a, x, y, z, (uint32_t)i));
-        VXK_CHECK(vxk_chunk_map_insert(&b, x, y, z, (uint32_t)i));
+        VXK_CHECK(vxk_chunk_map_insert(&a, (vxk_int3){x, y, z}, (uint32_t)i));
+        VXK_CHECK(vxk_chunk_map_insert(&b, (vxk_int3){x, y, z}, (uint32_t)i));
         if (i % 3 == 0) {
-            VXK_CHECK(vxk_chunk_map_remove(&a, x, y, z, NULL));
-            VXK_CHECK(vxk_chunk_map_remove(&b, x, y, z, NULL));
+            VXK_CHECK(vxk_chunk_map_remove(&a, (vxk_int3){x, y, z}, NULL));
+            VXK_CHECK(vxk_chunk_map_remove(&b, (vxk_int3){x, y, z}, NULL));
         }
     }
     VXK_CHECK_EQ_U64(b.capacity, reserved_capacity); // no growth after the reserve
@@ -129,20 +130,20 @@ static int test_chunk_map_layout(void)
     vxk_chunk_map_init(&c);
     for (int i = 0; i < 3000; ++i) {
         int32_t x = i % 17 - 8, y = (i / 17) % 13 - 6, z = i / 221;
-        VXK_CHECK(vxk_chunk_map_insert(&c, x, y, z, (uint32_t)i));
+        VXK_CHECK(vxk_chunk_map_insert(&c, (vxk_int3){x, y, z}, (uint32_t)i));
         if (i % 3 == 0)
-            VXK_CHECK(vxk_chunk_map_remove(&c, x, y, z, NULL));
+            VXK_CHECK(vxk_chunk_map_remove(&c, (vxk_int3){x, y, z}, NULL));
     }
     VXK_CHECK_EQ_U64(a.capacity, c.capacity);
     VXK_CHECK(memcmp(a.slots, c.slots, vxk_chunk_map_bytes(&a)) == 0);
     for (int i = 0; i < 3000; ++i) {
         int32_t x = i % 17 - 8, y = (i / 17) % 13 - 6, z = i / 221;
         uint32_t expect = i % 3 == 0 ? VXK_CHUNK_MAP_EMPTY : (uint32_t)i;
-        VXK_CHECK_EQ_U64(vxk_chunk_map_find(&b, x, y, z), expect);
+        VXK_CHECK_EQ_U64(vxk_chunk_map_find(&b, (vxk_int3){x, y, z}), expect);
     }
     vxk_chunk_map_clear(&a);
     VXK_CHECK_EQ_U64(a.count, 0);
-    VXK_CHECK_EQ_U64(vxk_chunk_map_find(&a, 0, 0, 0), VXK_CHUNK_MAP_EMPTY);
+    VXK_CHECK_EQ_U64(vxk_chunk_map_find(&a, (vxk_int3){0, 0, 0}), VXK_CHUNK_MAP_EMPTY);
     vxk_chunk_map_free(&a);
     vxk_chunk_map_free(&b);
     vxk_chunk_map_free(&c);
@@ -362,14 +363,14 @@ static int check_world(const vxk_world* world, const reference* ref, uint64_t* r
                 bool uniform = true;
                 for (int i = 1; i < 512; ++i)
                     uniform &= voxels[i] == voxels[0];
-                const vxk_chunk* c = vxk_terrain_find(world, cx, cy, cz);
+                const vxk_chunk* c = vxk_terrain_find(&world->terrain, (vxk_int3){cx, cy, cz});
                 uint64_t solid[8], water[8], bits_solid[8] = {0}, bits_water[8] = {0};
                 for (int i = 0; i < 512; ++i) {
                     uint8_t kind = mats->materials[voxels[i]].kind;
                     bits_solid[i / 64] |= (uint64_t)(kind == VXK_MATERIAL_SOLID) << (i % 64);
                     bits_water[i / 64] |= (uint64_t)(kind == VXK_MATERIAL_WATER) << (i % 64);
                 }
-                vxk_terrain_chunk_bits(world, cx, cy, cz, solid, water);
+                vxk_terrain_chunk_bits(&world->terrain, (vxk_int3){cx, cy, cz}, solid, water);
                 VXK_CHECK(memcmp(solid, bits_solid, sizeof(solid)) == 0);
                 VXK_CHECK(memcmp(water, bits_water, sizeof(water)) == 0);
                 if (uniform && voxels[0] == 0) {
@@ -397,11 +398,10 @@ static int check_world(const vxk_world* world, const reference* ref, uint64_t* r
     VXK_CHECK_EQ_INT(v.outside, 0);
     VXK_CHECK(v.order_ok);
     uint32_t sorted_count = 0;
-    const vxk_chunk* const* sorted = vxk_terrain_sorted_chunks(world, &sorted_count);
+    const vxk_chunk* const* sorted = vxk_terrain_sorted_chunks(&world->terrain, &sorted_count);
     VXK_CHECK_EQ_U64(sorted_count, expected_chunks);
     for (uint32_t i = 0; i < sorted_count; ++i)
-        VXK_CHECK(vxk_terrain_find(world, sorted[i]->cx, sorted[i]->cy, sorted[i]->cz) ==
-                  sorted[i]);
+        VXK_CHECK(vxk_terrain_find(&world->terrain, sorted[i]->coord) == sorted[i]);
     vxk_world_memory mem;
     vxk_world_memory_stats(world, &mem);
     VXK_CHECK_EQ_U64(mem.chunk_count, expected_chunks);
@@ -442,7 +442,7 @@ static int test_world_random_ops(void)
         memset(&ref, 0, sizeof(ref));
         int ops = VXK_TEST_SLOW ? 800 : 3000;
         uint32_t dirty_count = 0;
-        vxk_world_take_dirty(world, &dirty_count);
+        vxk_terrain_take_dirty(&world->terrain, &dirty_count);
         VXK_CHECK_EQ_U64(dirty_count, 0);
         for (int op = 0; op < ops; ++op) {
             int lo[3], hi[3];
@@ -511,7 +511,7 @@ static int test_world_random_ops(void)
                     VXK_CHECK_MSG(v0.present[i] && v1.version[i] == v0.version[i],
                                   "op %d: unchanged chunk %d got a new version", op, i);
             }
-            const vxk_int3* dirty = vxk_world_take_dirty(world, &dirty_count);
+            const vxk_int3* dirty = vxk_terrain_take_dirty(&world->terrain, &dirty_count);
             VXK_CHECK_EQ_INT((int)dirty_count, changed_count);
             for (uint32_t i = 0; i < dirty_count; ++i) {
                 int slot = chunk_slot(dirty[i]);
@@ -565,34 +565,34 @@ static int test_collapse_and_removal(void)
     VXK_CHECK_EQ_INT(vxk_world_create(&def, &world), VXK_OK);
     int64_t lo[3] = {-8, 0, 0}, hi[3] = {-1, 3, 7};
     VXK_CHECK_EQ_INT(vxk_world_fill_box(world, vxk_test_box(lo, hi), VXK_MAT_STONE), VXK_OK);
-    const vxk_chunk* c = vxk_terrain_find(world, -1, 0, 0);
+    const vxk_chunk* c = vxk_terrain_find(&world->terrain, (vxk_int3){-1, 0, 0});
     VXK_CHECK(c && c->payload);
     int64_t lo2[3] = {-8, 4, 0}, hi2[3] = {-1, 7, 7};
     VXK_CHECK_EQ_INT(vxk_world_fill_box(world, vxk_test_box(lo2, hi2), VXK_MAT_STONE), VXK_OK);
-    c = vxk_terrain_find(world, -1, 0, 0);
+    c = vxk_terrain_find(&world->terrain, (vxk_int3){-1, 0, 0});
     VXK_CHECK(c && !c->payload && c->uniform_material == VXK_MAT_STONE);
     // Punch one voxel, then fill it back: mixed, then uniform again.
     int64_t p[3] = {-5, 6, 2};
     VXK_CHECK_EQ_INT(vxk_world_fill_box(world, vxk_test_box(p, p), VXK_MAT_WATER), VXK_OK);
-    c = vxk_terrain_find(world, -1, 0, 0);
+    c = vxk_terrain_find(&world->terrain, (vxk_int3){-1, 0, 0});
     VXK_CHECK(c && c->payload);
     uint64_t solid[8], water[8];
-    vxk_terrain_chunk_bits(world, -1, 0, 0, solid, water);
+    vxk_terrain_chunk_bits(&world->terrain, (vxk_int3){-1, 0, 0}, solid, water);
     VXK_CHECK_EQ_U64(water[6], 1ull << (3 + 8 * 2));
     VXK_CHECK_EQ_U64(solid[6], ~(1ull << (3 + 8 * 2)));
     VXK_CHECK_EQ_INT(vxk_world_fill_box(world, vxk_test_box(p, p), VXK_MAT_STONE), VXK_OK);
-    c = vxk_terrain_find(world, -1, 0, 0);
+    c = vxk_terrain_find(&world->terrain, (vxk_int3){-1, 0, 0});
     VXK_CHECK(c && !c->payload);
     // Air voxel by voxel through write_box: removal happens with the last voxel.
     uint8_t air[64] = {0};
     for (int y = 0; y < 8; ++y) {
-        VXK_CHECK(vxk_terrain_find(world, -1, 0, 0) != NULL);
+        VXK_CHECK(vxk_terrain_find(&world->terrain, (vxk_int3){-1, 0, 0}) != NULL);
         VXK_CHECK_EQ_INT(
             vxk_world_write_box(world,
                                 vxk_test_box_sized((vxk_int3){-8, y, 0}, (vxk_int3){8, 1, 8}), air),
             VXK_OK);
     }
-    VXK_CHECK(vxk_terrain_find(world, -1, 0, 0) == NULL);
+    VXK_CHECK(vxk_terrain_find(&world->terrain, (vxk_int3){-1, 0, 0}) == NULL);
     vxk_world_memory mem;
     vxk_world_memory_stats(world, &mem);
     VXK_CHECK_EQ_U64(mem.chunk_count, 0);
@@ -609,7 +609,7 @@ static int test_collapse_and_removal(void)
                 bool full = cx * 8 >= -13 && cx * 8 + 7 <= 50 && cy * 8 >= -3 && cy * 8 + 7 <= 20 &&
                             cz * 8 >= 5 && cz * 8 + 7 <= 70;
                 mixed += !full;
-                const vxk_chunk* k = vxk_terrain_find(world, cx, cy, cz);
+                const vxk_chunk* k = vxk_terrain_find(&world->terrain, (vxk_int3){cx, cy, cz});
                 VXK_CHECK(k && (k->payload != NULL) == !full);
             }
     VXK_CHECK_EQ_U64(mem.chunk_count, chunks);
@@ -657,7 +657,7 @@ static int test_validation(void)
     int64_t lo2[3] = {-3, -3, -3}, hi2[3] = {3, 3, 3};
     VXK_CHECK_EQ_INT(vxk_world_fill_box(world, vxk_test_box(lo2, hi2), VXK_MAT_WATER), VXK_OK);
     uint32_t dirty_count = 0;
-    vxk_world_take_dirty(world, &dirty_count);
+    vxk_terrain_take_dirty(&world->terrain, &dirty_count);
     VXK_CHECK(dirty_count > 0);
     uint64_t hash = vxk_world_terrain_hash(world);
     vxk_world_memory mem0, mem1;
@@ -719,11 +719,11 @@ static int test_validation(void)
     vxk_world_memory_stats(world, &mem1);
     VXK_CHECK_EQ_U64(mem1.chunk_count, mem0.chunk_count);
     VXK_CHECK_EQ_U64(mem1.mixed_chunks, mem0.mixed_chunks);
-    vxk_world_take_dirty(world, &dirty_count);
+    vxk_terrain_take_dirty(&world->terrain, &dirty_count);
     VXK_CHECK_EQ_U64(dirty_count, 0);
     // A write of the same material is a no-op: no dirty chunk, same hash.
     VXK_CHECK_EQ_INT(vxk_world_fill_box(world, vxk_test_box(lo2, hi2), VXK_MAT_WATER), VXK_OK);
-    vxk_world_take_dirty(world, &dirty_count);
+    vxk_terrain_take_dirty(&world->terrain, &dirty_count);
     VXK_CHECK_EQ_U64(dirty_count, 0);
     VXK_CHECK_EQ_U64(vxk_world_terrain_hash(world), hash);
     vxk_world_destroy(world);
@@ -775,7 +775,8 @@ static int test_int32_edges(void)
     VXK_CHECK(memcmp(out, ids, 1000) == 0);
     VXK_CHECK_EQ_INT(vxk_world_get_voxel(world, (vxk_int3){INT32_MIN, INT32_MAX, INT32_MAX}),
                      ids[999]);
-    const vxk_chunk* c = vxk_terrain_find(world, INT32_MIN >> 3, INT32_MAX >> 3, INT32_MAX >> 3);
+    const vxk_chunk* c = vxk_terrain_find(
+        &world->terrain, (vxk_int3){INT32_MIN >> 3, INT32_MAX >> 3, INT32_MAX >> 3});
     VXK_CHECK(c && c->payload);
     // The chunk order holds across the whole coordinate range.
     chunk_versions v;
@@ -799,7 +800,7 @@ static void reader_piece(void* ctx, uint32_t begin, uint32_t end, uint32_t threa
     reader_ctx* r = (reader_ctx*)ctx;
     for (uint32_t i = begin; i < end; ++i) {
         uint32_t count = 0;
-        vxk_terrain_sorted_chunks(r->world, &count);
+        vxk_terrain_sorted_chunks(&r->world->terrain, &count);
         r->counts[i] = count;
         r->hashes[i] = vxk_world_terrain_hash(r->world);
         uint8_t box[27];

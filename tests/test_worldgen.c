@@ -33,7 +33,7 @@ static void collect_chunk(void* ctx, const vxk_chunk_info* info)
 static int check_payloads(const vxk_world* world)
 {
     uint32_t count = 0;
-    const vxk_chunk* const* chunks = vxk_terrain_sorted_chunks(world, &count);
+    const vxk_chunk* const* chunks = vxk_terrain_sorted_chunks(&world->terrain, &count);
     const vxk_material_table* mats = vxk_world_materials(world);
     for (uint32_t i = 0; i < count; ++i) {
         const vxk_chunk* c = chunks[i];
@@ -162,11 +162,11 @@ static int generate_box(uint64_t seed, float caves, int32_t water_level, uint8_t
     VXK_CHECK_EQ_INT(vxk_world_read_box(world, voxels, generated), VXK_OK);
     // Nothing outside the box.
     uint32_t count = 0;
-    const vxk_chunk* const* chunks = vxk_terrain_sorted_chunks(world, &count);
+    const vxk_chunk* const* chunks = vxk_terrain_sorted_chunks(&world->terrain, &count);
     for (uint32_t i = 0; i < count; ++i) {
-        VXK_CHECK(chunks[i]->cx >= 0 && chunks[i]->cx < SX / 8);
-        VXK_CHECK(chunks[i]->cy >= 0 && chunks[i]->cy < SY / 8);
-        VXK_CHECK(chunks[i]->cz >= 0 && chunks[i]->cz < SZ / 8);
+        VXK_CHECK(chunks[i]->coord.x >= 0 && chunks[i]->coord.x < SX / 8);
+        VXK_CHECK(chunks[i]->coord.y >= 0 && chunks[i]->coord.y < SY / 8);
+        VXK_CHECK(chunks[i]->coord.z >= 0 && chunks[i]->coord.z < SZ / 8);
     }
     VXK_CHECK(check_payloads(world) == 0);
     vxk_world_memory mem;

@@ -197,22 +197,21 @@ static vxk_int3* expand_candidates(const vxk_int3* chunks, uint32_t n, uint32_t*
 
 // ---- gather + dilate as jobs -----------------------------------------------------------------
 
-static inline void chunk_bits(const vxk_world* world, int32_t cx, int32_t cy, int32_t cz,
-                              const uint64_t** solid, const uint64_t** water)
+static inline void chunk_bits(const vxk_terrain* terrain, vxk_int3 c, const uint64_t** solid,
+                              const uint64_t** water)
 {
     *solid = g_zero_bits;
     *water = g_zero_bits;
-    vxk_int3 c = {cx, cy, cz};
     if (!chunk_in_range(c))
         return;
-    const vxk_chunk* chunk = vxk_terrain_find(world, cx, cy, cz);
+    const vxk_chunk* chunk = vxk_terrain_find(terrain, c);
     if (!chunk)
         return;
     if (chunk->payload) {
         *solid = vxk_chunk_solid_bits(chunk);
         *water = vxk_chunk_water_bits(chunk);
     } else {
-        uint8_t kind = world->material_kind[chunk->uniform_material];
+        uint8_t kind = vxk_terrain_kind(terrain, chunk->uniform_material);
         if (kind == VXK_MATERIAL_SOLID)
             *solid = g_full_bits;
         else if (kind == VXK_MATERIAL_WATER)
@@ -239,12 +238,12 @@ static void neighbourhood_move(const vxk_world* world, neighbourhood* nb, vxk_in
                 nb->water[row] = nb->water[row + 1];
                 nb->solid[row + 1] = nb->solid[row + 2];
                 nb->water[row + 1] = nb->water[row + 2];
-                chunk_bits(world, c.x + 1, c.y + dy, c.z + dz, &nb->solid[row + 2],
-                           &nb->water[row + 2]);
+                chunk_bits(&world->terrain, (vxk_int3){c.x + 1, c.y + dy, c.z + dz},
+                           &nb->solid[row + 2], &nb->water[row + 2]);
             } else {
                 for (int dx = -1; dx <= 1; ++dx)
-                    chunk_bits(world, c.x + dx, c.y + dy, c.z + dz, &nb->solid[row + dx + 1],
-                               &nb->water[row + dx + 1]);
+                    chunk_bits(&world->terrain, (vxk_int3){c.x + dx, c.y + dy, c.z + dz},
+                               &nb->solid[row + dx + 1], &nb->water[row + dx + 1]);
             }
         }
     }
@@ -448,8 +447,7 @@ static vxk_status build_from_candidates(vxk_world* world, vxk_broadphase* bp,
             uint8_t kind = kinds[i];
             if (kind == VXK_DILATE_EMPTY)
                 continue;
-            bool ok = vxk_chunk_map_insert(&next.map, candidates[i].x, candidates[i].y,
-                                           candidates[i].z, entry_value(kind, mask_index));
+            bool ok = vxk_chunk_map_insert(&next.map, candidates[i], entry_value(kind, mask_index));
             VXK_ASSERT(ok); // reserved above
             (void)ok;
             if (kind == VXK_DILATE_MASK)
@@ -475,13 +473,13 @@ vxk_status vxk_broadphase_build(vxk_world* world)
         return VXK_ERR_INVALID_ARGUMENT;
     vxk_broadphase* bp = (vxk_broadphase*)world->broadphase.self;
     uint32_t chunk_count = 0;
-    const vxk_chunk* const* chunks = vxk_terrain_sorted_chunks(world, &chunk_count);
+    const vxk_chunk* const* chunks = vxk_terrain_sorted_chunks(&world->terrain, &chunk_count);
     vxk_int3* coords =
         (vxk_int3*)vxk_alloc((size_t)(chunk_count ? chunk_count : 1) * sizeof(vxk_int3));
     if (!coords)
         return VXK_ERR_OUT_OF_MEMORY;
     for (uint32_t i = 0; i < chunk_count; ++i)
-        coords[i] = (vxk_int3){chunks[i]->cx, chunks[i]->cy, chunks[i]->cz};
+        coords[i] = chunks[i]->coord;
     uint32_t count = 0;
     size_t capacity = 0;
     vxk_int3* candidates = expand_candidates(coords, chunk_count, &count, &capacity);
@@ -556,7 +554,7 @@ static vxk_status update_candidates(vxk_world* world, vxk_broadphase* bp,
         for (uint32_t i = 0; i < count; ++i) {
             vxk_int3 c = candidates[i];
             uint8_t kind = kinds[i];
-            uint32_t old = vxk_chunk_map_find(&bp->map, c.x, c.y, c.z);
+            uint32_t old = vxk_chunk_map_find(&bp->map, c);
             const vxk_dilate_mask* mask = NULL;
             if (kind == VXK_DILATE_MASK) {
                 while (in_piece == pieces[piece].count) {
@@ -568,7 +566,7 @@ static vxk_status update_candidates(vxk_world* world, vxk_broadphase* bp,
             if (kind == VXK_DILATE_EMPTY) {
                 if (old != VXK_CHUNK_MAP_EMPTY) {
                     release_mask(bp, old);
-                    vxk_chunk_map_remove(&bp->map, c.x, c.y, c.z, NULL);
+                    vxk_chunk_map_remove(&bp->map, c, NULL);
                 }
                 continue;
             }
@@ -587,7 +585,7 @@ static vxk_status update_candidates(vxk_world* world, vxk_broadphase* bp,
                     release_mask(bp, old);
                 ++bp->full_count;
             }
-            bool ok = vxk_chunk_map_insert(&bp->map, c.x, c.y, c.z, entry_value(kind, slot));
+            bool ok = vxk_chunk_map_insert(&bp->map, c, entry_value(kind, slot));
             VXK_ASSERT(ok); // reserved above
             (void)ok;
         }
@@ -653,8 +651,7 @@ vxk_status vxk_broadphase_get(const vxk_world* world, vxk_int3 chunk, vxk_broadp
     if (!world || !out)
         return VXK_ERR_INVALID_ARGUMENT;
     const vxk_broadphase* bp = broadphase_of(world);
-    uint32_t value =
-        bp ? vxk_chunk_map_find(&bp->map, chunk.x, chunk.y, chunk.z) : VXK_CHUNK_MAP_EMPTY;
+    uint32_t value = bp ? vxk_chunk_map_find(&bp->map, chunk) : VXK_CHUNK_MAP_EMPTY;
     if (bp)
         entry_from_value(bp, value, out);
     else
@@ -674,7 +671,7 @@ void vxk_broadphase_for_each(const vxk_world* world, vxk_broadphase_visit_fn* fn
             tag == VXK_BROADPHASE_MASK
                 ? bp->masks[slot->value & BP_INDEX_MASK].solid
                 : (tag == VXK_BROADPHASE_FULL_SOLID ? g_full_bits : g_zero_bits);
-        fn(user, (vxk_int3){slot->x, slot->y, slot->z}, tag, solid);
+        fn(user, slot->key, tag, solid);
     }
 }
 
@@ -689,8 +686,7 @@ uint8_t vxk_broadphase_peek(const vxk_world* world, vxk_int3 chunk, const uint64
     if (!solid)
         return VXK_BROADPHASE_NONE;
     const vxk_broadphase* bp = world ? broadphase_of(world) : NULL;
-    uint32_t value =
-        bp ? vxk_chunk_map_find(&bp->map, chunk.x, chunk.y, chunk.z) : VXK_CHUNK_MAP_EMPTY;
+    uint32_t value = bp ? vxk_chunk_map_find(&bp->map, chunk) : VXK_CHUNK_MAP_EMPTY;
     if (value == VXK_CHUNK_MAP_EMPTY) {
         *solid = g_zero_bits;
         return VXK_BROADPHASE_NONE;
@@ -717,7 +713,7 @@ static vxk_int3* sorted_entries(const vxk_broadphase* bp, uint32_t* n, bool* oom
     uint32_t cursor = 0, k = 0;
     const vxk_chunk_map_slot* slot;
     while ((slot = vxk_chunk_map_next(&bp->map, &cursor)) != NULL)
-        coords[k++] = (vxk_int3){slot->x, slot->y, slot->z};
+        coords[k++] = slot->key;
     VXK_ASSERT(k == bp->map.count);
     qsort(coords, k, sizeof(vxk_int3), compare_yzx_qsort);
     *n = k;
@@ -764,7 +760,7 @@ uint64_t vxk_broadphase_hash(const vxk_world* world)
     vxk_int3* coords = sorted_entries(bp, &n, &oom);
     VXK_ASSERT(!oom && "out of memory hashing the broadphase");
     for (uint32_t i = 0; i < n; ++i) {
-        uint32_t value = vxk_chunk_map_find(&bp->map, coords[i].x, coords[i].y, coords[i].z);
+        uint32_t value = vxk_chunk_map_find(&bp->map, coords[i]);
         uint8_t tag = (uint8_t)(value >> BP_TAG_SHIFT);
         hash = vxk_hash_bytes(hash, &coords[i], sizeof(coords[i]));
         hash = vxk_hash_bytes(hash, &tag, 1);
@@ -822,14 +818,14 @@ static vxk_status query_range(const vxk_world* world, vxk_aabb box, voxel_range*
 
 // Flags of one chunk entry against the voxel range (the chunk overlaps the range).
 static inline uint32_t chunk_hit_flags(const vxk_broadphase* bp, uint32_t value,
-                                       const voxel_range* r, int32_t cx, int32_t cy, int32_t cz)
+                                       const voxel_range* r, vxk_int3 chunk)
 {
     uint32_t tag = value >> BP_TAG_SHIFT;
     if (tag == VXK_BROADPHASE_FULL_SOLID)
         return VXK_BROADPHASE_HIT_SOLID;
     if (tag == VXK_BROADPHASE_FULL_WATER)
         return VXK_BROADPHASE_HIT_WATER;
-    int64_t bx = (int64_t)cx * 8, by = (int64_t)cy * 8, bz = (int64_t)cz * 8;
+    int64_t bx = (int64_t)chunk.x * 8, by = (int64_t)chunk.y * 8, bz = (int64_t)chunk.z * 8;
     int x0 = (int)VXK_MAX((int64_t)r->lo[0] - bx, 0), x1 = (int)VXK_MIN((int64_t)r->hi[0] - bx, 7);
     int y0 = (int)VXK_MAX((int64_t)r->lo[1] - by, 0), y1 = (int)VXK_MIN((int64_t)r->hi[1] - by, 7);
     int z0 = (int)VXK_MAX((int64_t)r->lo[2] - bz, 0), z1 = (int)VXK_MIN((int64_t)r->hi[2] - bz, 7);
@@ -905,12 +901,13 @@ static bool query_core(const vxk_broadphase* bp, const voxel_range* r, hit_sink*
         for (int32_t cy = c0[1]; cy <= c1[1]; ++cy)
             for (int32_t cz = c0[2]; cz <= c1[2]; ++cz)
                 for (int32_t cx = c0[0]; cx <= c1[0]; ++cx) {
-                    uint32_t value = vxk_chunk_map_find(&bp->map, cx, cy, cz);
+                    vxk_int3 c = {cx, cy, cz};
+                    uint32_t value = vxk_chunk_map_find(&bp->map, c);
                     if (value == VXK_CHUNK_MAP_EMPTY)
                         continue;
-                    uint32_t flags = chunk_hit_flags(bp, value, r, cx, cy, cz);
+                    uint32_t flags = chunk_hit_flags(bp, value, r, c);
                     if (flags)
-                        sink_push(sink, (vxk_broadphase_hit){{cx, cy, cz}, flags});
+                        sink_push(sink, (vxk_broadphase_hit){c, flags});
                 }
         return true;
     }
@@ -919,12 +916,12 @@ static bool query_core(const vxk_broadphase* bp, const voxel_range* r, hit_sink*
     uint32_t cursor = 0;
     const vxk_chunk_map_slot* slot;
     while ((slot = vxk_chunk_map_next(&bp->map, &cursor)) != NULL) {
-        if (slot->x < c0[0] || slot->x > c1[0] || slot->y < c0[1] || slot->y > c1[1] ||
-            slot->z < c0[2] || slot->z > c1[2])
+        vxk_int3 c = slot->key;
+        if (c.x < c0[0] || c.x > c1[0] || c.y < c0[1] || c.y > c1[1] || c.z < c0[2] || c.z > c1[2])
             continue;
-        uint32_t flags = chunk_hit_flags(bp, slot->value, r, slot->x, slot->y, slot->z);
+        uint32_t flags = chunk_hit_flags(bp, slot->value, r, c);
         if (flags)
-            sink_push(&scan, (vxk_broadphase_hit){{slot->x, slot->y, slot->z}, flags});
+            sink_push(&scan, (vxk_broadphase_hit){c, flags});
     }
     if (scan.failed) {
         sink_free(&scan);

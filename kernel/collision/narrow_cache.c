@@ -152,7 +152,7 @@ static vxk_status build_chunk(const vxk_world* world, int32_t cx, int32_t cy, in
     out->coord = (vxk_int3){cx, cy, cz};
     out->stamp = vxk_narrow_stamp(world, cx, cy, cz);
     uint64_t water[8];
-    vxk_terrain_chunk_bits(world, cx, cy, cz, out->solid, water);
+    vxk_terrain_chunk_bits(&world->terrain, (vxk_int3){cx, cy, cz}, out->solid, water);
     vxk_quad quads[VXK_MESHER_MAX_QUADS];
     uint32_t count = 0;
     vxk_status status =
@@ -211,7 +211,7 @@ void vxk_narrow_free_chunk(vxk_narrow_chunk* chunk)
 
 uint64_t vxk_narrow_stamp(const vxk_world* world, int32_t cx, int32_t cy, int32_t cz)
 {
-    const vxk_chunk* self = vxk_terrain_find(world, cx, cy, cz);
+    const vxk_chunk* self = vxk_terrain_find(&world->terrain, (vxk_int3){cx, cy, cz});
     if (!self)
         return 0;
     // Face and edge neighbours (offsets with one or two nonzero components); an absent one
@@ -224,7 +224,8 @@ uint64_t vxk_narrow_stamp(const vxk_world* world, int32_t cx, int32_t cy, int32_
                 int nonzero = (dx != 0) + (dy != 0) + (dz != 0);
                 if (nonzero == 0 || nonzero == 3)
                     continue;
-                const vxk_chunk* n = vxk_terrain_find(world, cx + dx, cy + dy, cz + dz);
+                const vxk_chunk* n =
+                    vxk_terrain_find(&world->terrain, (vxk_int3){cx + dx, cy + dy, cz + dz});
                 uint64_t v = n ? ((uint64_t)n->version << 1 | 1u) : 0u;
                 h = (h ^ v) * 0x94D049BB133111EBull;
                 h ^= h >> 29;
@@ -391,7 +392,7 @@ static narrow_entry* shard_find(narrow_shard* shard, uint64_t h, int32_t x, int3
 
 static void shard_unlink(narrow_shard* shard, narrow_entry* entry)
 {
-    uint64_t h = vxk_chunk_map_hash(entry->data.coord.x, entry->data.coord.y, entry->data.coord.z);
+    uint64_t h = vxk_chunk_map_hash(entry->data.coord);
     narrow_entry** link = bucket_of(shard, h);
     while (*link != entry)
         link = &(*link)->next;
@@ -412,7 +413,7 @@ static bool shard_insert(narrow_shard* shard, uint64_t h, narrow_entry* entry)
             narrow_entry* e = shard->buckets[b];
             while (e) {
                 narrow_entry* next = e->next;
-                uint64_t eh = vxk_chunk_map_hash(e->data.coord.x, e->data.coord.y, e->data.coord.z);
+                uint64_t eh = vxk_chunk_map_hash(e->data.coord);
                 narrow_entry** head = &buckets[(eh >> 6) & (count - 1)];
                 e->next = *head;
                 *head = e;
@@ -505,7 +506,7 @@ static void cache_evict(vxk_narrow_cache* cache, uint64_t target, bool count_as_
     }
     for (size_t i = 0; i < count && atomic_load(&cache->bytes) > target; ++i) {
         narrow_entry* e = candidates[i].entry;
-        uint64_t h = vxk_chunk_map_hash(e->data.coord.x, e->data.coord.y, e->data.coord.z);
+        uint64_t h = vxk_chunk_map_hash(e->data.coord);
         narrow_shard* shard = shard_of(cache, h);
         pthread_mutex_lock(&shard->lock);
         // The entry may have been pinned, touched or dropped since the scan: recheck it is still
@@ -542,7 +543,7 @@ uint64_t vxk_narrow_cache_invalidate(vxk_narrow_cache* cache, const vxk_int3* ch
             if (x < INT32_MIN || x > INT32_MAX || y < INT32_MIN || y > INT32_MAX || z < INT32_MIN ||
                 z > INT32_MAX)
                 continue;
-            uint64_t h = vxk_chunk_map_hash((int32_t)x, (int32_t)y, (int32_t)z);
+            uint64_t h = vxk_chunk_map_hash((vxk_int3){(int32_t)x, (int32_t)y, (int32_t)z});
             narrow_shard* shard = shard_of(cache, h);
             pthread_mutex_lock(&shard->lock);
             narrow_entry* e = shard_find(shard, h, (int32_t)x, (int32_t)y, (int32_t)z);
@@ -586,7 +587,7 @@ void vxk_narrow_cache_stats(const vxk_narrow_cache* ccache, vxk_narrow_stats* ou
 bool vxk_narrow_cache_contains(vxk_narrow_cache* cache, int32_t cx, int32_t cy, int32_t cz,
                                uint64_t stamp)
 {
-    uint64_t h = vxk_chunk_map_hash(cx, cy, cz);
+    uint64_t h = vxk_chunk_map_hash((vxk_int3){cx, cy, cz});
     narrow_shard* shard = shard_of(cache, h);
     pthread_mutex_lock(&shard->lock);
     narrow_entry* e = shard_find(shard, h, cx, cy, cz);
@@ -674,7 +675,7 @@ static vxk_status acquire_stamped(vxk_narrow_cache* cache, const vxk_world* worl
                                   const vxk_narrow_chunk** out, vxk_narrow_ref* ref)
 {
     VXK_ASSERT(stamp != 0);
-    uint64_t h = vxk_chunk_map_hash(cx, cy, cz);
+    uint64_t h = vxk_chunk_map_hash((vxk_int3){cx, cy, cz});
     narrow_shard* shard = shard_of(cache, h);
     uint64_t now = atomic_fetch_add_explicit(&cache->tick, 1, memory_order_relaxed) + 1;
     narrow_entry* stale = NULL;
@@ -774,8 +775,8 @@ vxk_status vxk_narrow_acquire_current(vxk_narrow_cache* cache, const vxk_world* 
 {
     *out = NULL;
     ref->entry = NULL;
-    uint32_t epoch = vxk_terrain_epoch(world);
-    uint64_t h = vxk_chunk_map_hash(cx, cy, cz);
+    uint32_t epoch = vxk_terrain_epoch(&world->terrain);
+    uint64_t h = vxk_chunk_map_hash((vxk_int3){cx, cy, cz});
     narrow_shard* shard = shard_of(cache, h);
     pthread_mutex_lock(&shard->lock);
     narrow_entry* e = shard_find(shard, h, cx, cy, cz);
@@ -800,7 +801,7 @@ vxk_status vxk_narrow_acquire(const vxk_world* world, int32_t cx, int32_t cy, in
     if (!stamp)
         return VXK_OK;
     return acquire_stamped(vxk_narrow_cache_get(world), world, cx, cy, cz, stamp,
-                           vxk_terrain_epoch(world), out, ref);
+                           vxk_terrain_epoch(&world->terrain), out, ref);
 }
 
 // ---- lock-free hits for rays --------------------------------------------------------------------

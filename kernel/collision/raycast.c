@@ -360,7 +360,7 @@ static inline __attribute__((always_inline)) void context_init(ray_context* ctx,
     ctx->world = world;
     ctx->cache = vxk_narrow_cache_get(world);
     ctx->grid = vxk_narrow_ray_grid(ctx->cache, world);
-    ctx->epoch = vxk_terrain_epoch(world);
+    ctx->epoch = vxk_terrain_epoch(&world->terrain);
     ctx->state = state_get(world);
     ctx->index = !ctx->grid ? index_get(ctx->state, world) : NULL;
 }
@@ -439,7 +439,7 @@ static vxk_status ray_validate(const vxk_world* world, const vxk_ray* ray, ray_s
 static void bounds_compute(const vxk_world* world, ray_bounds* b)
 {
     uint32_t count = 0;
-    const vxk_chunk* const* chunks = vxk_terrain_sorted_chunks(world, &count);
+    const vxk_chunk* const* chunks = vxk_terrain_sorted_chunks(&world->terrain, &count);
     b->known = true;
     b->empty = count == 0 || !chunks;
     if (b->empty)
@@ -449,7 +449,7 @@ static void bounds_compute(const vxk_world* world, ray_bounds* b)
         b->max[a] = INT32_MIN;
     }
     for (uint32_t i = 0; i < count; ++i) {
-        const int32_t c[3] = {chunks[i]->cx, chunks[i]->cy, chunks[i]->cz};
+        const int32_t c[3] = {chunks[i]->coord.x, chunks[i]->coord.y, chunks[i]->coord.z};
         for (int a = 0; a < 3; ++a) {
             b->min[a] = VXK_MIN(b->min[a], c[a]);
             b->max[a] = VXK_MAX(b->max[a], c[a]);
@@ -526,7 +526,7 @@ static vxk_status edge_chunk_build(const vxk_world* world, int32_t cx, int32_t c
                                    vxk_narrow_chunk** out)
 {
     *out = NULL;
-    if (!vxk_terrain_find(world, cx, cy, cz))
+    if (!vxk_terrain_find(&world->terrain, (vxk_int3){cx, cy, cz}))
         return VXK_OK;
     vxk_quad quads[VXK_MESHER_MAX_QUADS];
     uint8_t box[VXK_MESHER_BOX_VOXELS], solid_kind[256];
@@ -545,7 +545,7 @@ static vxk_status edge_chunk_build(const vxk_world* world, int32_t cx, int32_t c
                            : 0;
             }
     for (int i = 0; i < 256; ++i)
-        solid_kind[i] = world->material_kind[i] == VXK_MATERIAL_SOLID;
+        solid_kind[i] = vxk_terrain_kind(&world->terrain, (uint8_t)i) == VXK_MATERIAL_SOLID;
     uint32_t count = 0;
     vxk_status status = vxk_quad_mesh_chunk(quads, VXK_MESHER_MAX_QUADS, &count, box, solid_kind);
     vxk_narrow_chunk* data = (vxk_narrow_chunk*)vxk_calloc(sizeof(vxk_narrow_chunk));
@@ -555,7 +555,7 @@ static vxk_status edge_chunk_build(const vxk_world* world, int32_t cx, int32_t c
     }
     data->coord = (vxk_int3){cx, cy, cz};
     uint64_t water[8];
-    vxk_terrain_chunk_bits(world, cx, cy, cz, data->solid, water);
+    vxk_terrain_chunk_bits(&world->terrain, (vxk_int3){cx, cy, cz}, data->solid, water);
     vxk_mesh mesh = {0};
     if (count) {
         data->quads = (vxk_quad*)vxk_alloc((size_t)count * sizeof(vxk_quad));
@@ -947,7 +947,7 @@ static bool start_inside(ray_context* ctx, const ray_setup* r, vxk_ray_hit* hit)
             return false;
     }
     uint8_t id = vxk_world_get_voxel(ctx->world, (vxk_int3){v[0], v[1], v[2]});
-    if (ctx->world->material_kind[id] != VXK_MATERIAL_SOLID)
+    if (vxk_terrain_kind(&ctx->world->terrain, (uint8_t)id) != VXK_MATERIAL_SOLID)
         return false;
     if (hit) {
         memset(hit, 0, sizeof(*hit));
@@ -1014,14 +1014,14 @@ static inline __attribute__((always_inline)) bool ray_clip(ray_context* ctx, con
         // The sorted chunk view gives the y range in O(1) (first and last chunk): most long rays
         // end there; near-horizontal ones still need the x/z bounds (a scan of the chunks).
         uint32_t count = 0;
-        const vxk_chunk* const* sorted = vxk_terrain_sorted_chunks(ctx->world, &count);
+        const vxk_chunk* const* sorted = vxk_terrain_sorted_chunks(&ctx->world->terrain, &count);
         if (!sorted || count == 0) {
             live = false;
         } else {
-            double lo[3] = {-RAY_VOXEL_LIMIT, 8.0 * (double)sorted[0]->cy - RAY_CLIP_PAD,
+            double lo[3] = {-RAY_VOXEL_LIMIT, 8.0 * (double)sorted[0]->coord.y - RAY_CLIP_PAD,
                             -RAY_VOXEL_LIMIT};
             double hi[3] = {RAY_VOXEL_LIMIT,
-                            8.0 * ((double)sorted[count - 1]->cy + 1.0) + RAY_CLIP_PAD,
+                            8.0 * ((double)sorted[count - 1]->coord.y + 1.0) + RAY_CLIP_PAD,
                             RAY_VOXEL_LIMIT};
             live = clip_box(r, seg->inv, lo, hi, &seg->t0, &seg->t1);
         }
@@ -1455,7 +1455,7 @@ static void batch_piece(void* user, uint32_t begin, uint32_t end, uint32_t threa
                        .state = job->state,
                        .index = job->index,
                        .bounds = job->bounds,
-                       .epoch = vxk_terrain_epoch(job->world)};
+                       .epoch = vxk_terrain_epoch(&job->world->terrain)};
     // A table of about 4 slots per ray of the piece (a small piece clears less); its pins are
     // dropped when it is 3/4 full, as at the budget's limit.
     memo_slot slots[RAY_MEMO_BATCH];

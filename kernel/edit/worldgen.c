@@ -202,8 +202,7 @@ static void interpolate_chunk(const float* lattice, float* field)
                     lerp(planes[y >> 2][z][x], planes[(y >> 2) + 1][z][x], t[y & 3]);
 }
 
-static bool emit(gen_piece* piece, int32_t cx, int32_t cy, int32_t cz, uint8_t material,
-                 uint8_t* payload)
+static bool emit(gen_piece* piece, vxk_int3 chunk, uint8_t material, uint8_t* payload)
 {
     if (piece->count == piece->capacity) {
         uint32_t capacity = piece->capacity ? piece->capacity * 2 : 256;
@@ -219,15 +218,15 @@ static bool emit(gen_piece* piece, int32_t cx, int32_t cy, int32_t cz, uint8_t m
         piece->chunks = chunks;
         piece->capacity = capacity;
     }
-    piece->chunks[piece->count++] = (vxk_terrain_chunk_source){cx, cy, cz, material, payload};
+    piece->chunks[piece->count++] = (vxk_terrain_chunk_source){chunk, material, payload};
     return true;
 }
 
 // Air at a chunk: only an existing entry needs a record (to remove it).
-static void emit_air(const gen_context* g, gen_piece* piece, int32_t cx, int32_t cy, int32_t cz)
+static void emit_air(const gen_context* g, gen_piece* piece, vxk_int3 chunk)
 {
-    if (vxk_terrain_find(g->world, cx, cy, cz))
-        emit(piece, cx, cy, cz, VXK_MAT_AIR, NULL);
+    if (vxk_terrain_find(&g->world->terrain, chunk))
+        emit(piece, chunk, VXK_MAT_AIR, NULL);
 }
 
 static bool cave_possible(const gen_context* g, column_state* c, int32_t cy)
@@ -269,17 +268,17 @@ static void generate_chunk(const gen_context* g, column_state* c, gen_piece* pie
         if (c->height_max + c->overhang_max - (float)y0 <= 0.0f && (float)y0 >= c->height_max) {
             // No solid voxel and every voxel above the surface: water up to the level, then air.
             if (top <= wl) {
-                emit(piece, c->cx, cy, c->cz, VXK_MAT_WATER, NULL);
+                emit(piece, (vxk_int3){c->cx, cy, c->cz}, VXK_MAT_WATER, NULL);
                 return;
             }
             if ((float)y0 > wl) {
-                emit_air(g, piece, c->cx, cy, c->cz);
+                emit_air(g, piece, (vxk_int3){c->cx, cy, c->cz});
                 return;
             }
         } else if (c->height_min - c->overhang_max - top >= 4.0f) {
             // Every voxel at least 4 under the surface: stone unless a cave or pocket may reach in.
             if (!cave_possible(g, c, cy) && !pocket_possible(g, c, cy)) {
-                emit(piece, c->cx, cy, c->cz, VXK_MAT_STONE, NULL);
+                emit(piece, (vxk_int3){c->cx, cy, c->cz}, VXK_MAT_STONE, NULL);
                 return;
             }
         }
@@ -287,7 +286,7 @@ static void generate_chunk(const gen_context* g, column_state* c, gen_piece* pie
 
     uint8_t voxels[VXK_CHUNK_VOXELS];
     if (edge) { // keep what the world holds outside the generated box
-        const vxk_chunk* old = vxk_terrain_find(g->world, c->cx, cy, c->cz);
+        const vxk_chunk* old = vxk_terrain_find(&g->world->terrain, (vxk_int3){c->cx, cy, c->cz});
         if (old && old->payload)
             memcpy(voxels, old->payload, VXK_CHUNK_VOXELS);
         else
@@ -351,9 +350,9 @@ static void generate_chunk(const gen_context* g, column_state* c, gen_piece* pie
         uniform = voxels[i] == voxels[0];
     if (uniform) {
         if (voxels[0] == VXK_MAT_AIR)
-            emit_air(g, piece, c->cx, cy, c->cz);
+            emit_air(g, piece, (vxk_int3){c->cx, cy, c->cz});
         else
-            emit(piece, c->cx, cy, c->cz, voxels[0], NULL);
+            emit(piece, (vxk_int3){c->cx, cy, c->cz}, voxels[0], NULL);
         return;
     }
     uint8_t* payload = vxk_terrain_payload_alloc();
@@ -362,8 +361,8 @@ static void generate_chunk(const gen_context* g, column_state* c, gen_piece* pie
         return;
     }
     memcpy(payload, voxels, VXK_CHUNK_VOXELS);
-    vxk_terrain_payload_update_bits(g->world, payload);
-    emit(piece, c->cx, cy, c->cz, 0, payload);
+    vxk_terrain_payload_update_bits(&g->world->terrain, payload);
+    emit(piece, (vxk_int3){c->cx, cy, c->cz}, 0, payload);
 }
 
 static void generate_range(void* ctx, uint32_t begin, uint32_t end, uint32_t thread)
@@ -490,7 +489,7 @@ vxk_status vxk_worldgen_run(vxk_world* world, const vxk_worldgen_def* def)
             failed |= pieces[p].failed;
         // Pieces enter the terrain in piece order: the same map for any worker count.
         for (uint32_t p = 0; p < piece_count && !failed; ++p) {
-            status = vxk_terrain_adopt_chunks(world, pieces[p].chunks, pieces[p].count);
+            status = vxk_terrain_adopt_chunks(&world->terrain, pieces[p].chunks, pieces[p].count);
             if (status != VXK_OK)
                 break;
             pieces[p].count = 0;

@@ -1,7 +1,8 @@
 // chunk_geometry.c: the terrain-side adapter of the geometry algorithms: reads a chunk's voxels
 // (its 10^3 box for the mesher, its 8^3 voxels for the box builder) and the world's material
-// kinds into plain buffers, so that geometry/ never includes a world or terrain header.
-#include "world_internal.h"
+// kinds into plain buffers through the public world API, so that geometry/ never includes a
+// world or terrain header and this file needs no world internals.
+#include "core.h"
 
 #include <vxk/chunk_geometry.h>
 
@@ -30,9 +31,8 @@ static vxk_status read_chunk(const vxk_world* world, vxk_int3 chunk, int32_t bor
     vxk_status status = vxk_world_read_box(world, voxels, box);
     if (status != VXK_OK)
         return status;
-    for (int i = 0; i < 256; ++i)
-        solid[i] = world->material_kind[i] == VXK_MATERIAL_SOLID;
-    return VXK_OK;
+    // Ids stored in terrain are defined, so the table's kinds alone decide.
+    return vxk_chunk_solid_table(solid, vxk_world_materials(world));
 }
 
 vxk_status vxk_chunk_mesh(const vxk_world* world, vxk_quad* out, uint32_t capacity, uint32_t* count,

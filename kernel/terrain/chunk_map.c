@@ -6,9 +6,14 @@
 
 #define CHUNK_MAP_MAX_CAPACITY (1u << 31)
 
-static inline uint32_t slot_home(const vxk_chunk_map* map, int32_t x, int32_t y, int32_t z)
+static inline uint32_t slot_home(const vxk_chunk_map* map, vxk_int3 key)
 {
-    return (uint32_t)vxk_chunk_map_hash(x, y, z) & (map->capacity - 1);
+    return (uint32_t)vxk_chunk_map_hash(key) & (map->capacity - 1);
+}
+
+static inline bool key_equal(vxk_int3 a, vxk_int3 b)
+{
+    return a.x == b.x && a.y == b.y && a.z == b.z;
 }
 
 void vxk_chunk_map_init(vxk_chunk_map* map)
@@ -27,7 +32,7 @@ void vxk_chunk_map_free(vxk_chunk_map* map)
 static void clear_slots(vxk_chunk_map_slot* slots, uint32_t capacity)
 {
     for (uint32_t i = 0; i < capacity; ++i) {
-        slots[i].x = slots[i].y = slots[i].z = 0;
+        slots[i].key = (vxk_int3){0, 0, 0};
         slots[i].value = VXK_CHUNK_MAP_EMPTY;
     }
 }
@@ -39,13 +44,13 @@ void vxk_chunk_map_clear(vxk_chunk_map* map)
 }
 
 // Places an entry known to be absent into a map with room for it.
-static void place_new(vxk_chunk_map* map, int32_t x, int32_t y, int32_t z, uint32_t value)
+static void place_new(vxk_chunk_map* map, vxk_int3 key, uint32_t value)
 {
     uint32_t mask = map->capacity - 1;
-    uint32_t i = slot_home(map, x, y, z);
+    uint32_t i = slot_home(map, key);
     while (map->slots[i].value != VXK_CHUNK_MAP_EMPTY)
         i = (i + 1) & mask;
-    map->slots[i] = (vxk_chunk_map_slot){x, y, z, value};
+    map->slots[i] = (vxk_chunk_map_slot){key, value};
     map->count++;
 }
 
@@ -64,7 +69,7 @@ static bool rehash(vxk_chunk_map* map, uint32_t new_capacity)
     for (uint32_t i = 0; i < old.capacity; ++i) {
         const vxk_chunk_map_slot* s = &old.slots[i];
         if (s->value != VXK_CHUNK_MAP_EMPTY)
-            place_new(map, s->x, s->y, s->z, s->value);
+            place_new(map, s->key, s->value);
     }
     vxk_free(old.slots, vxk_chunk_map_bytes(&old));
     return true;
@@ -83,33 +88,33 @@ bool vxk_chunk_map_reserve(vxk_chunk_map* map, uint32_t count)
     return rehash(map, (uint32_t)capacity);
 }
 
-uint32_t vxk_chunk_map_find(const vxk_chunk_map* map, int32_t x, int32_t y, int32_t z)
+uint32_t vxk_chunk_map_find(const vxk_chunk_map* map, vxk_int3 key)
 {
     if (map->count == 0)
         return VXK_CHUNK_MAP_EMPTY;
     uint32_t mask = map->capacity - 1;
-    uint32_t i = slot_home(map, x, y, z);
+    uint32_t i = slot_home(map, key);
     for (;;) {
         const vxk_chunk_map_slot* s = &map->slots[i];
         if (s->value == VXK_CHUNK_MAP_EMPTY)
             return VXK_CHUNK_MAP_EMPTY;
-        if (s->x == x && s->y == y && s->z == z)
+        if (key_equal(s->key, key))
             return s->value;
         i = (i + 1) & mask;
     }
 }
 
-bool vxk_chunk_map_insert(vxk_chunk_map* map, int32_t x, int32_t y, int32_t z, uint32_t value)
+bool vxk_chunk_map_insert(vxk_chunk_map* map, vxk_int3 key, uint32_t value)
 {
     VXK_ASSERT(value != VXK_CHUNK_MAP_EMPTY);
     if (map->capacity) {
         uint32_t mask = map->capacity - 1;
-        uint32_t i = slot_home(map, x, y, z);
+        uint32_t i = slot_home(map, key);
         for (;;) {
             vxk_chunk_map_slot* s = &map->slots[i];
             if (s->value == VXK_CHUNK_MAP_EMPTY)
                 break;
-            if (s->x == x && s->y == y && s->z == z) {
+            if (key_equal(s->key, key)) {
                 s->value = value;
                 return true;
             }
@@ -118,21 +123,21 @@ bool vxk_chunk_map_insert(vxk_chunk_map* map, int32_t x, int32_t y, int32_t z, u
     }
     if (!vxk_chunk_map_reserve(map, map->count + 1))
         return false;
-    place_new(map, x, y, z, value);
+    place_new(map, key, value);
     return true;
 }
 
-bool vxk_chunk_map_remove(vxk_chunk_map* map, int32_t x, int32_t y, int32_t z, uint32_t* old_value)
+bool vxk_chunk_map_remove(vxk_chunk_map* map, vxk_int3 key, uint32_t* old_value)
 {
     if (map->count == 0)
         return false;
     uint32_t mask = map->capacity - 1;
-    uint32_t i = slot_home(map, x, y, z);
+    uint32_t i = slot_home(map, key);
     for (;;) {
         vxk_chunk_map_slot* s = &map->slots[i];
         if (s->value == VXK_CHUNK_MAP_EMPTY)
             return false;
-        if (s->x == x && s->y == y && s->z == z)
+        if (key_equal(s->key, key))
             break;
         i = (i + 1) & mask;
     }
@@ -146,7 +151,7 @@ bool vxk_chunk_map_remove(vxk_chunk_map* map, int32_t x, int32_t y, int32_t z, u
         vxk_chunk_map_slot* s = &map->slots[j];
         if (s->value == VXK_CHUNK_MAP_EMPTY)
             break;
-        uint32_t home = slot_home(map, s->x, s->y, s->z);
+        uint32_t home = slot_home(map, s->key);
         // The entry at j may move to hole when home is not in the cyclic range (hole, j].
         if (((j - home) & mask) >= ((j - hole) & mask)) {
             map->slots[hole] = *s;
@@ -154,7 +159,7 @@ bool vxk_chunk_map_remove(vxk_chunk_map* map, int32_t x, int32_t y, int32_t z, u
         }
         j = (j + 1) & mask;
     }
-    map->slots[hole].x = map->slots[hole].y = map->slots[hole].z = 0;
+    map->slots[hole].key = (vxk_int3){0, 0, 0};
     map->slots[hole].value = VXK_CHUNK_MAP_EMPTY;
     map->count--;
     return true;

@@ -1,8 +1,8 @@
-// chunk_map.h: an open-addressing hash map from an int32 chunk coordinate (x, y, z) to a uint32
+// chunk_map.h: an open-addressing hash map from an int32 chunk coordinate (vxk_int3) to a uint32
 // value (typically an index into a pool), with linear probing and backward-shift deletion.
 // The sparse chunk storage of seed 000 (Roblox terrain: chunks in a hash map, air has no entry).
 //
-// Layout: a power-of-two array of 16-byte slots {x, y, z, value}; value VXK_CHUNK_MAP_EMPTY marks
+// Layout: a power-of-two array of 16-byte slots {key, value}; value VXK_CHUNK_MAP_EMPTY marks
 // an empty slot, so that value may not be stored. The load factor stays at or below 3/4.
 // Deletion shifts later entries of the probe run back (no tombstones), so lookups never slow down
 // after many removals. The slot layout depends only on the sequence of inserts and removes (and
@@ -13,14 +13,12 @@
 #ifndef VXK_CHUNK_MAP_H
 #define VXK_CHUNK_MAP_H
 
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
+#include <vxk/base.h>
 
 #define VXK_CHUNK_MAP_EMPTY UINT32_MAX
 
 typedef struct vxk_chunk_map_slot {
-    int32_t x, y, z;
+    vxk_int3 key;
     uint32_t value; // VXK_CHUNK_MAP_EMPTY when the slot is free
 } vxk_chunk_map_slot;
 _Static_assert(sizeof(vxk_chunk_map_slot) == 16, "chunk map slot is 16 bytes");
@@ -33,11 +31,11 @@ typedef struct vxk_chunk_map {
 
 // The 64-bit mix of a coordinate used for slot placement (exposed for tests and for callers that
 // want a well-spread digest of a chunk coordinate).
-static inline uint64_t vxk_chunk_map_hash(int32_t x, int32_t y, int32_t z)
+static inline uint64_t vxk_chunk_map_hash(vxk_int3 key)
 {
-    uint64_t h = (uint64_t)(uint32_t)x * 0x9E3779B97F4A7C15ull;
-    h ^= (uint64_t)(uint32_t)y * 0xC2B2AE3D27D4EB4Full;
-    h ^= (uint64_t)(uint32_t)z * 0x165667B19E3779F9ull;
+    uint64_t h = (uint64_t)(uint32_t)key.x * 0x9E3779B97F4A7C15ull;
+    h ^= (uint64_t)(uint32_t)key.y * 0xC2B2AE3D27D4EB4Full;
+    h ^= (uint64_t)(uint32_t)key.z * 0x165667B19E3779F9ull;
     h ^= h >> 32;
     h *= 0xD6E8FEB86659FD93ull;
     h ^= h >> 32;
@@ -58,17 +56,17 @@ void vxk_chunk_map_clear(vxk_chunk_map* map);
 // Cost O(capacity) when it grows (every entry is re-placed), O(1) otherwise.
 bool vxk_chunk_map_reserve(vxk_chunk_map* map, uint32_t count);
 
-// Returns the value stored for (x, y, z), or VXK_CHUNK_MAP_EMPTY when absent. Expected O(1).
-uint32_t vxk_chunk_map_find(const vxk_chunk_map* map, int32_t x, int32_t y, int32_t z);
+// Returns the value stored for key, or VXK_CHUNK_MAP_EMPTY when absent. Expected O(1).
+uint32_t vxk_chunk_map_find(const vxk_chunk_map* map, vxk_int3 key);
 
-// Inserts (x, y, z) -> value, or replaces the value when the key is present.
+// Inserts key -> value, or replaces the value when the key is present.
 // Precondition: value != VXK_CHUNK_MAP_EMPTY. Grows (doubling) when the load would pass 3/4.
 // Returns false on allocation failure (map unchanged). Expected O(1), amortised over growth.
-bool vxk_chunk_map_insert(vxk_chunk_map* map, int32_t x, int32_t y, int32_t z, uint32_t value);
+bool vxk_chunk_map_insert(vxk_chunk_map* map, vxk_int3 key, uint32_t value);
 
-// Removes (x, y, z). Returns true and writes the old value to *old_value (if not NULL) when the
+// Removes key. Returns true and writes the old value to *old_value (if not NULL) when the
 // key was present; false otherwise. Never shrinks. Expected O(1).
-bool vxk_chunk_map_remove(vxk_chunk_map* map, int32_t x, int32_t y, int32_t z, uint32_t* old_value);
+bool vxk_chunk_map_remove(vxk_chunk_map* map, vxk_int3 key, uint32_t* old_value);
 
 // Iteration: visits occupied slots in slot order. Start with cursor 0; each call returns the
 // slot at or after *cursor (and advances *cursor past it), or NULL when done. The map must not

@@ -1,60 +1,42 @@
 // terrain.c: sparse chunked voxel terrain: 8^3 chunks, uniform (no payload) or mixed (512 bytes +
 // solid/water occupancy bits), in a chunk_map keyed by chunk coordinate; all-air chunks have no
 // entry. Follows seed 000 (Roblox terrain physics: sparse chunks, bits derived on write).
-#include <pthread.h>
-#include <stdatomic.h>
-
-#include "chunk_map.h"
-#include "world_internal.h"
+#include "terrain.h"
 
 #define TERRAIN_MAX_CHUNKS (1u << 30)
 #define CHUNK_FLAG_DIRTY 1u
 
-struct vxk_terrain {
-    vxk_chunk_map map;       // chunk coordinate -> index into chunks
-    vxk_chunk* chunks;       // pool of entries (32 bytes each)
-    uint32_t chunk_capacity; // entries allocated
-    uint32_t chunk_used;     // high-water mark of used pool indices
-    uint32_t* free_slots;    // pool indices free below chunk_used (capacity chunk_capacity)
-    uint32_t free_count;
-    uint32_t mixed_count;
-    uint32_t epoch;   // write-call counter; chunks written by a call take it as version
-    bool dirty_taken; // the dirty list was handed out; the next write starts a new one
-
-    // Sorted view, rebuilt lazily by the first reader after a change of the chunk set.
-    pthread_mutex_t sorted_lock;
-    atomic_int sorted_valid;
-    const vxk_chunk** sorted;
-    uint32_t sorted_count, sorted_capacity;
-    uint64_t* sort_keys; // radix sort scratch (2 x 2 words per chunk while building)
-    uint32_t sort_key_capacity;
-};
-
-vxk_terrain* vxk_terrain_create(void)
+vxk_status vxk_terrain_init(vxk_terrain* t, const vxk_material_table* materials)
 {
-    vxk_terrain* t = (vxk_terrain*)vxk_calloc(sizeof(vxk_terrain));
-    if (!t)
-        return NULL;
+    memset(t, 0, sizeof(*t));
+    t->view = (vxk_terrain_view*)vxk_calloc(sizeof(vxk_terrain_view));
+    if (!t->view)
+        return VXK_ERR_OUT_OF_MEMORY;
+    for (int id = 0; id < VXK_MATERIAL_COUNT; ++id) {
+        const vxk_material* m = &materials->materials[id];
+        t->material_kind[id] = m->defined ? m->kind : VXK_MATERIAL_AIR;
+    }
     vxk_chunk_map_init(&t->map);
-    pthread_mutex_init(&t->sorted_lock, NULL);
-    atomic_init(&t->sorted_valid, 0);
-    return t;
+    pthread_mutex_init(&t->view->lock, NULL);
+    atomic_init(&t->view->valid, 0);
+    return VXK_OK;
 }
 
 void vxk_terrain_destroy(vxk_terrain* t)
 {
-    if (!t)
-        return;
     for (uint32_t i = 0; i < t->chunk_used; ++i)
         if (t->chunks[i].payload)
             vxk_terrain_payload_free(t->chunks[i].payload);
     vxk_chunk_map_free(&t->map);
     vxk_free(t->chunks, (size_t)t->chunk_capacity * sizeof(vxk_chunk));
     vxk_free(t->free_slots, (size_t)t->chunk_capacity * sizeof(uint32_t));
-    vxk_free((void*)t->sorted, (size_t)t->sorted_capacity * sizeof(vxk_chunk*));
-    vxk_free(t->sort_keys, (size_t)t->sort_key_capacity * 4 * sizeof(uint64_t));
-    pthread_mutex_destroy(&t->sorted_lock);
-    vxk_free(t, sizeof(*t));
+    vxk_free(t->dirty, (size_t)t->dirty_capacity * sizeof(vxk_int3));
+    vxk_terrain_view* v = t->view;
+    vxk_free((void*)v->sorted, (size_t)v->capacity * sizeof(vxk_chunk*));
+    vxk_free(v->keys, (size_t)v->key_capacity * 4 * sizeof(uint64_t));
+    pthread_mutex_destroy(&v->lock);
+    vxk_free(v, sizeof(*v));
+    memset(t, 0, sizeof(*t));
 }
 
 uint8_t* vxk_terrain_payload_alloc(void)
@@ -67,9 +49,9 @@ void vxk_terrain_payload_free(uint8_t* payload)
     vxk_free(payload, VXK_CHUNK_PAYLOAD_BYTES);
 }
 
-void vxk_terrain_payload_update_bits(const vxk_world* world, uint8_t* payload)
+void vxk_terrain_payload_update_bits(const vxk_terrain* t, uint8_t* payload)
 {
-    const uint8_t* kind = world->material_kind;
+    const uint8_t* kind = t->material_kind;
     uint64_t solid[8], water[8];
     for (int y = 0; y < 8; ++y) {
         const uint8_t* slice = payload + 64 * y;
@@ -101,32 +83,27 @@ static bool payload_is_uniform(const uint8_t* payload)
 
 // ---- Lookup ----------------------------------------------------------------------------------
 
-static inline vxk_chunk* chunk_at(const vxk_terrain* t, int32_t cx, int32_t cy, int32_t cz)
+static inline vxk_chunk* chunk_at(const vxk_terrain* t, vxk_int3 chunk)
 {
-    uint32_t index = vxk_chunk_map_find(&t->map, cx, cy, cz);
+    uint32_t index = vxk_chunk_map_find(&t->map, chunk);
     return index == VXK_CHUNK_MAP_EMPTY ? NULL : &t->chunks[index];
 }
 
-const vxk_chunk* vxk_terrain_find(const vxk_world* world, int32_t cx, int32_t cy, int32_t cz)
+const vxk_chunk* vxk_terrain_find(const vxk_terrain* t, vxk_int3 chunk)
 {
-    return chunk_at(world->terrain, cx, cy, cz);
+    return chunk_at(t, chunk);
 }
 
-uint32_t vxk_terrain_epoch(const vxk_world* world)
+void vxk_terrain_chunk_bits(const vxk_terrain* t, vxk_int3 chunk, uint64_t solid[8],
+                            uint64_t water[8])
 {
-    return world->terrain->epoch;
-}
-
-void vxk_terrain_chunk_bits(const vxk_world* world, int32_t cx, int32_t cy, int32_t cz,
-                            uint64_t solid[8], uint64_t water[8])
-{
-    const vxk_chunk* c = chunk_at(world->terrain, cx, cy, cz);
+    const vxk_chunk* c = chunk_at(t, chunk);
     if (c && c->payload) {
         memcpy(solid, vxk_chunk_solid_bits(c), 8 * sizeof(uint64_t));
         memcpy(water, vxk_chunk_water_bits(c), 8 * sizeof(uint64_t));
         return;
     }
-    uint8_t kind = c ? world->material_kind[c->uniform_material] : VXK_MATERIAL_AIR;
+    uint8_t kind = c ? t->material_kind[c->uniform_material] : VXK_MATERIAL_AIR;
     uint64_t s = kind == VXK_MATERIAL_SOLID ? ~0ull : 0;
     uint64_t w = kind == VXK_MATERIAL_WATER ? ~0ull : 0;
     for (int i = 0; i < 8; ++i) {
@@ -139,43 +116,43 @@ void vxk_terrain_chunk_bits(const vxk_world* world, int32_t cx, int32_t cy, int3
 
 // Capacity of the sorted view and its sort scratch for n chunks. Writes reserve it up front, so
 // that readers rebuilding the view after a write never allocate (and never fail).
-static bool reserve_sorted(vxk_terrain* t, uint32_t n)
+static bool reserve_sorted(vxk_terrain_view* v, uint32_t n)
 {
-    if (n > t->sorted_capacity) {
-        uint32_t capacity = VXK_MAX(n, t->sorted_capacity + t->sorted_capacity / 2);
+    if (n > v->capacity) {
+        uint32_t capacity = VXK_MAX(n, v->capacity + v->capacity / 2);
         const vxk_chunk** sorted = (const vxk_chunk**)vxk_alloc((size_t)capacity * sizeof(void*));
         if (!sorted)
             return false;
-        if (t->sorted_count)
-            memcpy((void*)sorted, (const void*)t->sorted, (size_t)t->sorted_count * sizeof(void*));
-        vxk_free((void*)t->sorted, (size_t)t->sorted_capacity * sizeof(vxk_chunk*));
-        t->sorted = sorted;
-        t->sorted_capacity = capacity;
+        if (v->count)
+            memcpy((void*)sorted, (const void*)v->sorted, (size_t)v->count * sizeof(void*));
+        vxk_free((void*)v->sorted, (size_t)v->capacity * sizeof(vxk_chunk*));
+        v->sorted = sorted;
+        v->capacity = capacity;
     }
-    if (n > t->sort_key_capacity) {
-        uint32_t capacity = VXK_MAX(n, t->sort_key_capacity + t->sort_key_capacity / 2);
+    if (n > v->key_capacity) {
+        uint32_t capacity = VXK_MAX(n, v->key_capacity + v->key_capacity / 2);
         uint64_t* keys = (uint64_t*)vxk_alloc((size_t)capacity * 4 * sizeof(uint64_t));
         if (!keys)
             return false;
-        vxk_free(t->sort_keys, (size_t)t->sort_key_capacity * 4 * sizeof(uint64_t));
-        t->sort_keys = keys;
-        t->sort_key_capacity = capacity;
+        vxk_free(v->keys, (size_t)v->key_capacity * 4 * sizeof(uint64_t));
+        v->keys = keys;
+        v->key_capacity = capacity;
     }
     return true;
 }
 
-static bool build_sorted(vxk_terrain* t)
+static bool build_sorted(const vxk_terrain* t, vxk_terrain_view* v)
 {
     uint32_t n = t->map.count;
-    if (!reserve_sorted(t, n))
+    if (!reserve_sorted(v, n))
         return false;
-    // Key (cy, cz, cx) with the sign bit flipped so that unsigned order is signed order.
-    uint64_t* keys = t->sort_keys;
+    // Key (y, z, x) with the sign bit flipped so that unsigned order is signed order.
+    uint64_t* keys = v->keys;
     uint32_t k = 0, cursor = 0;
     const vxk_chunk_map_slot* slot;
     while ((slot = vxk_chunk_map_next(&t->map, &cursor)) != NULL) {
-        uint64_t cy = (uint32_t)slot->y ^ 0x80000000u, cz = (uint32_t)slot->z ^ 0x80000000u;
-        uint64_t cx = (uint32_t)slot->x ^ 0x80000000u;
+        uint64_t cy = (uint32_t)slot->key.y ^ 0x80000000u, cz = (uint32_t)slot->key.z ^ 0x80000000u;
+        uint64_t cx = (uint32_t)slot->key.x ^ 0x80000000u;
         keys[2 * k] = (cy << 32) | cz;
         keys[2 * k + 1] = (cx << 32) | slot->value;
         ++k;
@@ -184,45 +161,44 @@ static bool build_sorted(vxk_terrain* t)
     if (n > 1)
         vxk_radix_sort_records(keys, keys + 2 * (size_t)n, n, 2);
     for (uint32_t i = 0; i < n; ++i)
-        t->sorted[i] = &t->chunks[(uint32_t)keys[2 * i + 1]];
-    t->sorted_count = n;
+        v->sorted[i] = &t->chunks[(uint32_t)keys[2 * i + 1]];
+    v->count = n;
     return true;
 }
 
-const vxk_chunk* const* vxk_terrain_sorted_chunks(const vxk_world* world, uint32_t* count)
+const vxk_chunk* const* vxk_terrain_sorted_chunks(const vxk_terrain* t, uint32_t* count)
 {
-    vxk_terrain* t = world->terrain;
-    if (!atomic_load_explicit(&t->sorted_valid, memory_order_acquire)) {
-        pthread_mutex_lock(&t->sorted_lock);
-        if (!atomic_load_explicit(&t->sorted_valid, memory_order_relaxed)) {
-            bool ok = build_sorted(t);
+    vxk_terrain_view* v = t->view;
+    if (!atomic_load_explicit(&v->valid, memory_order_acquire)) {
+        pthread_mutex_lock(&v->lock);
+        if (!atomic_load_explicit(&v->valid, memory_order_relaxed)) {
+            bool ok = build_sorted(t, v);
             VXK_ASSERT(ok && "out of memory building the sorted chunk view");
             if (!ok) {
-                pthread_mutex_unlock(&t->sorted_lock);
+                pthread_mutex_unlock(&v->lock);
                 *count = 0;
                 return NULL;
             }
-            atomic_store_explicit(&t->sorted_valid, 1, memory_order_release);
+            atomic_store_explicit(&v->valid, 1, memory_order_release);
         }
-        pthread_mutex_unlock(&t->sorted_lock);
+        pthread_mutex_unlock(&v->lock);
     }
-    *count = t->sorted_count;
-    return t->sorted;
+    *count = v->count;
+    return v->sorted;
 }
 
 // ---- Write primitives -------------------------------------------------------------------------
 
 // Makes room for `extra` new chunk entries and `dirty` new dirty records so that the write that
 // follows cannot fail half-way.
-static bool reserve_write(vxk_world* world, uint64_t extra, uint64_t dirty)
+static bool reserve_write(vxk_terrain* t, uint64_t extra, uint64_t dirty)
 {
-    vxk_terrain* t = world->terrain;
     uint64_t live = t->map.count;
     if (live + extra > TERRAIN_MAX_CHUNKS)
         return false;
     if (!vxk_chunk_map_reserve(&t->map, (uint32_t)(live + extra)))
         return false;
-    if (!reserve_sorted(t, (uint32_t)(live + extra)))
+    if (!reserve_sorted(t->view, (uint32_t)(live + extra)))
         return false;
     uint64_t reuse = VXK_MIN((uint64_t)t->free_count, extra);
     uint64_t need = (uint64_t)t->chunk_used + (extra - reuse);
@@ -247,11 +223,11 @@ static bool reserve_write(vxk_world* world, uint64_t extra, uint64_t dirty)
         t->free_slots = free_slots;
         t->chunk_capacity = (uint32_t)capacity;
         // Chunk addresses moved: the sorted view holds stale pointers.
-        atomic_store_explicit(&t->sorted_valid, 0, memory_order_relaxed);
+        atomic_store_explicit(&t->view->valid, 0, memory_order_relaxed);
     }
-    uint64_t dirty_base = t->dirty_taken ? 0 : world->dirty_count;
-    if (dirty_base + dirty > world->dirty_capacity) {
-        uint64_t capacity = VXK_MAX(dirty_base + dirty, (uint64_t)world->dirty_capacity * 2);
+    uint64_t dirty_base = t->dirty_taken ? 0 : t->dirty_count;
+    if (dirty_base + dirty > t->dirty_capacity) {
+        uint64_t capacity = VXK_MAX(dirty_base + dirty, (uint64_t)t->dirty_capacity * 2);
         capacity = VXK_MAX(capacity, 64);
         if (capacity > UINT32_MAX)
             return false;
@@ -259,56 +235,53 @@ static bool reserve_write(vxk_world* world, uint64_t extra, uint64_t dirty)
         if (!list)
             return false;
         if (dirty_base)
-            memcpy(list, world->dirty, (size_t)dirty_base * sizeof(vxk_int3));
-        vxk_free(world->dirty, (size_t)world->dirty_capacity * sizeof(vxk_int3));
-        world->dirty = list;
-        world->dirty_capacity = (uint32_t)capacity;
+            memcpy(list, t->dirty, (size_t)dirty_base * sizeof(vxk_int3));
+        vxk_free(t->dirty, (size_t)t->dirty_capacity * sizeof(vxk_int3));
+        t->dirty = list;
+        t->dirty_capacity = (uint32_t)capacity;
     }
     return true;
 }
 
 // Starts a write call that will change something: new epoch, fresh dirty list after a take.
-static void begin_write(vxk_world* world)
+static void begin_write(vxk_terrain* t)
 {
-    vxk_terrain* t = world->terrain;
     if (++t->epoch == 0)
         t->epoch = 1;
     if (t->dirty_taken) {
-        world->dirty_count = 0;
+        t->dirty_count = 0;
         t->dirty_taken = false;
     }
 }
 
-static void mark_written(vxk_world* world, vxk_chunk* c)
+static void mark_written(vxk_terrain* t, vxk_chunk* c)
 {
-    c->version = world->terrain->epoch;
+    c->version = t->epoch;
     if (!(c->flags & CHUNK_FLAG_DIRTY)) {
         c->flags |= CHUNK_FLAG_DIRTY;
-        VXK_ASSERT(world->dirty_count < world->dirty_capacity);
-        world->dirty[world->dirty_count++] = (vxk_int3){c->cx, c->cy, c->cz};
+        VXK_ASSERT(t->dirty_count < t->dirty_capacity);
+        t->dirty[t->dirty_count++] = c->coord;
     }
 }
 
-static vxk_chunk* chunk_create(vxk_terrain* t, int32_t cx, int32_t cy, int32_t cz)
+static vxk_chunk* chunk_create(vxk_terrain* t, vxk_int3 coord)
 {
     uint32_t index = t->free_count ? t->free_slots[--t->free_count] : t->chunk_used++;
     VXK_ASSERT(index < t->chunk_capacity);
     vxk_chunk* c = &t->chunks[index];
     memset(c, 0, sizeof(*c));
-    c->cx = cx;
-    c->cy = cy;
-    c->cz = cz;
-    bool inserted = vxk_chunk_map_insert(&t->map, cx, cy, cz, index);
+    c->coord = coord;
+    bool inserted = vxk_chunk_map_insert(&t->map, coord, index);
     VXK_ASSERT(inserted); // capacity was reserved
     (void)inserted;
-    atomic_store_explicit(&t->sorted_valid, 0, memory_order_relaxed);
+    atomic_store_explicit(&t->view->valid, 0, memory_order_relaxed);
     return c;
 }
 
 static void chunk_remove(vxk_terrain* t, vxk_chunk* c)
 {
     uint32_t index = 0;
-    bool removed = vxk_chunk_map_remove(&t->map, c->cx, c->cy, c->cz, &index);
+    bool removed = vxk_chunk_map_remove(&t->map, c->coord, &index);
     VXK_ASSERT(removed && &t->chunks[index] == c);
     (void)removed;
     if (c->payload) {
@@ -317,14 +290,13 @@ static void chunk_remove(vxk_terrain* t, vxk_chunk* c)
     }
     memset(c, 0, sizeof(*c));
     t->free_slots[t->free_count++] = index;
-    atomic_store_explicit(&t->sorted_valid, 0, memory_order_relaxed);
+    atomic_store_explicit(&t->view->valid, 0, memory_order_relaxed);
 }
 
 // Makes a chunk uniform (removing it for air) and records the write.
-static void chunk_set_uniform(vxk_world* world, vxk_chunk* c, uint8_t material)
+static void chunk_set_uniform(vxk_terrain* t, vxk_chunk* c, uint8_t material)
 {
-    vxk_terrain* t = world->terrain;
-    mark_written(world, c);
+    mark_written(t, c);
     if (material == VXK_MAT_AIR) {
         chunk_remove(t, c);
         return;
@@ -338,14 +310,14 @@ static void chunk_set_uniform(vxk_world* world, vxk_chunk* c, uint8_t material)
 }
 
 // A mixed chunk's voxels changed: collapse it when it became uniform, else refresh its bits.
-static void chunk_after_payload_write(vxk_world* world, vxk_chunk* c)
+static void chunk_after_payload_write(vxk_terrain* t, vxk_chunk* c)
 {
     if (payload_is_uniform(c->payload)) {
-        chunk_set_uniform(world, c, c->payload[0]);
+        chunk_set_uniform(t, c, c->payload[0]);
         return;
     }
-    vxk_terrain_payload_update_bits(world, c->payload);
-    mark_written(world, c);
+    vxk_terrain_payload_update_bits(t, c->payload);
+    mark_written(t, c);
 }
 
 // ---- Box writes -------------------------------------------------------------------------------
@@ -360,7 +332,7 @@ typedef struct box_source {
 
 // The part of a chunk a box covers, in chunk-local coordinates (inclusive).
 typedef struct chunk_region {
-    int32_t cx, cy, cz;
+    vxk_int3 chunk;
     int lo[3], hi[3];
     bool full;
 } chunk_region;
@@ -376,7 +348,8 @@ static bool region_uniform(const box_source* s, const chunk_region* r, uint8_t* 
         *value = s->constant;
         return true;
     }
-    int64_t ox = (int64_t)r->cx * 8, oy = (int64_t)r->cy * 8, oz = (int64_t)r->cz * 8;
+    int64_t ox = (int64_t)r->chunk.x * 8, oy = (int64_t)r->chunk.y * 8,
+            oz = (int64_t)r->chunk.z * 8;
     uint8_t first = *source_row(s, ox + r->lo[0], oy + r->lo[1], oz + r->lo[2]);
     int width = r->hi[0] - r->lo[0] + 1;
     for (int y = r->lo[1]; y <= r->hi[1]; ++y)
@@ -393,7 +366,8 @@ static bool region_uniform(const box_source* s, const chunk_region* r, uint8_t* 
 // Writes the region into a payload; returns whether any voxel changed.
 static bool region_store(const box_source* s, const chunk_region* r, uint8_t* payload)
 {
-    int64_t ox = (int64_t)r->cx * 8, oy = (int64_t)r->cy * 8, oz = (int64_t)r->cz * 8;
+    int64_t ox = (int64_t)r->chunk.x * 8, oy = (int64_t)r->chunk.y * 8,
+            oz = (int64_t)r->chunk.z * 8;
     int width = r->hi[0] - r->lo[0] + 1;
     bool changed = false;
     for (int y = r->lo[1]; y <= r->hi[1]; ++y)
@@ -416,9 +390,9 @@ static bool region_store(const box_source* s, const chunk_region* r, uint8_t* pa
 }
 
 // Whether applying the region needs a new payload block (the chunk is not mixed and will be).
-static bool region_needs_payload(const vxk_world* world, const box_source* s, const chunk_region* r)
+static bool region_needs_payload(const vxk_terrain* t, const box_source* s, const chunk_region* r)
 {
-    const vxk_chunk* c = chunk_at(world->terrain, r->cx, r->cy, r->cz);
+    const vxk_chunk* c = chunk_at(t, r->chunk);
     if (c && c->payload)
         return false;
     uint8_t old = c ? c->uniform_material : VXK_MAT_AIR;
@@ -427,11 +401,10 @@ static bool region_needs_payload(const vxk_world* world, const box_source* s, co
     return !(uniform && (r->full || value == old));
 }
 
-static void region_apply(vxk_world* world, const box_source* s, const chunk_region* r,
+static void region_apply(vxk_terrain* t, const box_source* s, const chunk_region* r,
                          uint8_t** stash, uint32_t* stash_used)
 {
-    vxk_terrain* t = world->terrain;
-    vxk_chunk* c = chunk_at(t, r->cx, r->cy, r->cz);
+    vxk_chunk* c = chunk_at(t, r->chunk);
     uint8_t value;
     bool uniform = region_uniform(s, r, &value);
     if (!c || !c->payload) {
@@ -440,27 +413,27 @@ static void region_apply(vxk_world* world, const box_source* s, const chunk_regi
             return;
         if (uniform && r->full) {
             if (!c)
-                c = chunk_create(t, r->cx, r->cy, r->cz);
-            chunk_set_uniform(world, c, value);
+                c = chunk_create(t, r->chunk);
+            chunk_set_uniform(t, c, value);
             return;
         }
         uint8_t* payload = stash[(*stash_used)++];
         memset(payload, old, VXK_CHUNK_VOXELS);
         if (!c)
-            c = chunk_create(t, r->cx, r->cy, r->cz);
+            c = chunk_create(t, r->chunk);
         c->payload = payload;
         c->uniform_material = 0;
         t->mixed_count++;
         region_store(s, r, c->payload);
-        chunk_after_payload_write(world, c);
+        chunk_after_payload_write(t, c);
         return;
     }
     if (uniform && r->full) {
-        chunk_set_uniform(world, c, value);
+        chunk_set_uniform(t, c, value);
         return;
     }
     if (region_store(s, r, c->payload))
-        chunk_after_payload_write(world, c);
+        chunk_after_payload_write(t, c);
 }
 
 static uint64_t mul_saturate(uint64_t a, uint64_t b)
@@ -470,13 +443,12 @@ static uint64_t mul_saturate(uint64_t a, uint64_t b)
     return a * b;
 }
 
-static void region_of(chunk_region* r, vxk_int3 lo, vxk_int3 hi, int32_t cx, int32_t cy, int32_t cz)
+static void region_of(chunk_region* r, vxk_int_box box, vxk_int3 chunk)
 {
-    const int32_t c[3] = {cx, cy, cz};
-    const int32_t l[3] = {lo.x, lo.y, lo.z}, h[3] = {hi.x, hi.y, hi.z};
-    r->cx = cx;
-    r->cy = cy;
-    r->cz = cz;
+    const int32_t c[3] = {chunk.x, chunk.y, chunk.z};
+    const int32_t l[3] = {box.min.x, box.min.y, box.min.z};
+    const int32_t h[3] = {box.max.x, box.max.y, box.max.z};
+    r->chunk = chunk;
     r->full = true;
     for (int a = 0; a < 3; ++a) {
         int64_t origin = (int64_t)c[a] * 8;
@@ -496,9 +468,9 @@ static void free_stash(uint8_t** stash, uint32_t count)
 // Applies a box write: plan (count payloads, reserve), allocate, then apply without failure.
 // Chunks are visited in (cy, cz, cx) order, or, for an air fill over a box with more chunk
 // positions than the terrain has chunks, the existing chunks inside it in map slot order.
-static vxk_status box_write(vxk_world* world, vxk_int3 lo, vxk_int3 hi, const box_source* s)
+static vxk_status box_write(vxk_terrain* t, vxk_int_box box, const box_source* s)
 {
-    vxk_terrain* t = world->terrain;
+    const vxk_int3 lo = box.min, hi = box.max;
     int32_t c0[3] = {vxk_floor_div8(lo.x), vxk_floor_div8(lo.y), vxk_floor_div8(lo.z)};
     int32_t c1[3] = {vxk_floor_div8(hi.x), vxk_floor_div8(hi.y), vxk_floor_div8(hi.z)};
     uint64_t positions = 1;
@@ -517,9 +489,10 @@ static vxk_status box_write(vxk_world* world, vxk_int3 lo, vxk_int3 hi, const bo
         uint32_t cursor = 0;
         const vxk_chunk_map_slot* slot;
         while ((slot = vxk_chunk_map_next(&t->map, &cursor)) != NULL) {
-            if (slot->x >= c0[0] && slot->x <= c1[0] && slot->y >= c0[1] && slot->y <= c1[1] &&
-                slot->z >= c0[2] && slot->z <= c1[2])
-                existing[existing_count++] = (vxk_int3){slot->x, slot->y, slot->z};
+            vxk_int3 k = slot->key;
+            if (k.x >= c0[0] && k.x <= c1[0] && k.y >= c0[1] && k.y <= c1[1] && k.z >= c0[2] &&
+                k.z <= c1[2])
+                existing[existing_count++] = k;
         }
     } else if (positions > TERRAIN_MAX_CHUNKS) {
         return VXK_ERR_OUT_OF_MEMORY;
@@ -532,15 +505,15 @@ static vxk_status box_write(vxk_world* world, vxk_int3 lo, vxk_int3 hi, const bo
     chunk_region r;
     if (sparse_air) {
         for (uint32_t i = 0; i < existing_count; ++i) {
-            region_of(&r, lo, hi, existing[i].x, existing[i].y, existing[i].z);
-            needed += region_needs_payload(world, s, &r);
+            region_of(&r, box, existing[i]);
+            needed += region_needs_payload(t, s, &r);
         }
     } else {
         for (int32_t cy = c0[1];; ++cy) {
             for (int32_t cz = c0[2];; ++cz) {
                 for (int32_t cx = c0[0];; ++cx) {
-                    region_of(&r, lo, hi, cx, cy, cz);
-                    needed += region_needs_payload(world, s, &r);
+                    region_of(&r, box, (vxk_int3){cx, cy, cz});
+                    needed += region_needs_payload(t, s, &r);
                     if (cx == c1[0])
                         break;
                 }
@@ -565,26 +538,26 @@ static vxk_status box_write(vxk_world* world, vxk_int3 lo, vxk_int3 hi, const bo
         }
     }
     size_t existing_bytes = (size_t)t->map.count * sizeof(vxk_int3);
-    if (!reserve_write(world, extra, touched)) {
+    if (!reserve_write(t, extra, touched)) {
         if (stash)
             free_stash(stash, needed);
         vxk_free(existing, existing_bytes);
         return VXK_ERR_OUT_OF_MEMORY;
     }
 
-    begin_write(world);
+    begin_write(t);
     uint32_t used = 0;
     if (sparse_air) {
         for (uint32_t i = 0; i < existing_count; ++i) {
-            region_of(&r, lo, hi, existing[i].x, existing[i].y, existing[i].z);
-            region_apply(world, s, &r, stash, &used);
+            region_of(&r, box, existing[i]);
+            region_apply(t, s, &r, stash, &used);
         }
     } else {
         for (int32_t cy = c0[1];; ++cy) {
             for (int32_t cz = c0[2];; ++cz) {
                 for (int32_t cx = c0[0];; ++cx) {
-                    region_of(&r, lo, hi, cx, cy, cz);
-                    region_apply(world, s, &r, stash, &used);
+                    region_of(&r, box, (vxk_int3){cx, cy, cz});
+                    region_apply(t, s, &r, stash, &used);
                     if (cx == c1[0])
                         break;
                 }
@@ -601,21 +574,27 @@ static vxk_status box_write(vxk_world* world, vxk_int3 lo, vxk_int3 hi, const bo
     return VXK_OK;
 }
 
-vxk_status vxk_terrain_fill(vxk_world* world, vxk_int3 lo, vxk_int3 hi, uint8_t material)
+vxk_status vxk_terrain_fill(vxk_terrain* t, vxk_int_box box, uint8_t material)
 {
-    box_source s = {NULL, material, lo.x, lo.y, lo.z, 0, 0};
-    return box_write(world, lo, hi, &s);
+    box_source s = {NULL, material, box.min.x, box.min.y, box.min.z, 0, 0};
+    return box_write(t, box, &s);
 }
 
-vxk_status vxk_terrain_write(vxk_world* world, vxk_int3 lo, vxk_int3 hi, const uint8_t* ids)
+vxk_status vxk_terrain_write(vxk_terrain* t, vxk_int_box box, const uint8_t* ids)
 {
-    box_source s = {ids, 0, lo.x, lo.y, lo.z, (int64_t)hi.x - lo.x + 1, (int64_t)hi.z - lo.z + 1};
-    return box_write(world, lo, hi, &s);
+    box_source s = {ids,
+                    0,
+                    box.min.x,
+                    box.min.y,
+                    box.min.z,
+                    (int64_t)box.max.x - box.min.x + 1,
+                    (int64_t)box.max.z - box.min.z + 1};
+    return box_write(t, box, &s);
 }
 
-void vxk_terrain_read(const vxk_world* world, vxk_int3 lo, vxk_int3 hi, uint8_t* out)
+void vxk_terrain_read(const vxk_terrain* t, uint8_t* out, vxk_int_box box)
 {
-    const vxk_terrain* t = world->terrain;
+    const vxk_int3 lo = box.min, hi = box.max;
     int64_t size_x = (int64_t)hi.x - lo.x + 1, size_z = (int64_t)hi.z - lo.z + 1;
     int32_t c0[3] = {vxk_floor_div8(lo.x), vxk_floor_div8(lo.y), vxk_floor_div8(lo.z)};
     int32_t c1[3] = {vxk_floor_div8(hi.x), vxk_floor_div8(hi.y), vxk_floor_div8(hi.z)};
@@ -623,8 +602,8 @@ void vxk_terrain_read(const vxk_world* world, vxk_int3 lo, vxk_int3 hi, uint8_t*
     for (int32_t cy = c0[1];; ++cy) {
         for (int32_t cz = c0[2];; ++cz) {
             for (int32_t cx = c0[0];; ++cx) {
-                region_of(&r, lo, hi, cx, cy, cz);
-                const vxk_chunk* c = chunk_at(t, cx, cy, cz);
+                region_of(&r, box, (vxk_int3){cx, cy, cz});
+                const vxk_chunk* c = chunk_at(t, (vxk_int3){cx, cy, cz});
                 int width = r.hi[0] - r.lo[0] + 1;
                 for (int y = r.lo[1]; y <= r.hi[1]; ++y)
                     for (int z = r.lo[2]; z <= r.hi[2]; ++z) {
@@ -651,20 +630,19 @@ void vxk_terrain_read(const vxk_world* world, vxk_int3 lo, vxk_int3 hi, uint8_t*
     }
 }
 
-vxk_status vxk_terrain_adopt_chunks(vxk_world* world, const vxk_terrain_chunk_source* chunks,
+vxk_status vxk_terrain_adopt_chunks(vxk_terrain* t, const vxk_terrain_chunk_source* chunks,
                                     uint32_t count)
 {
     if (count == 0)
         return VXK_OK;
     if (!chunks)
         return VXK_ERR_INVALID_ARGUMENT;
-    vxk_terrain* t = world->terrain;
-    if (!reserve_write(world, count, count))
+    if (!reserve_write(t, count, count))
         return VXK_ERR_OUT_OF_MEMORY;
-    begin_write(world);
+    begin_write(t);
     for (uint32_t i = 0; i < count; ++i) {
         const vxk_terrain_chunk_source* src = &chunks[i];
-        vxk_chunk* c = chunk_at(t, src->cx, src->cy, src->cz);
+        vxk_chunk* c = chunk_at(t, src->coord);
         uint8_t* payload = src->payload;
         uint8_t material = src->uniform_material;
         if (payload && payload_is_uniform(payload)) {
@@ -676,12 +654,12 @@ vxk_status vxk_terrain_adopt_chunks(vxk_world* world, const vxk_terrain_chunk_so
             if (!c && material == VXK_MAT_AIR)
                 continue;
             if (!c)
-                c = chunk_create(t, src->cx, src->cy, src->cz);
-            chunk_set_uniform(world, c, material);
+                c = chunk_create(t, src->coord);
+            chunk_set_uniform(t, c, material);
             continue;
         }
         if (!c)
-            c = chunk_create(t, src->cx, src->cy, src->cz);
+            c = chunk_create(t, src->coord);
         if (c->payload)
             vxk_terrain_payload_free(c->payload);
         else
@@ -691,23 +669,22 @@ vxk_status vxk_terrain_adopt_chunks(vxk_world* world, const vxk_terrain_chunk_so
         VXK_VALIDATE_ONLY({
             uint8_t check[VXK_CHUNK_PAYLOAD_BYTES];
             memcpy(check, payload, sizeof(check));
-            vxk_terrain_payload_update_bits(world, check);
+            vxk_terrain_payload_update_bits(t, check);
             VXK_ASSERT(memcmp(check, payload, sizeof(check)) == 0);
         })
-        mark_written(world, c);
+        mark_written(t, c);
     }
     return VXK_OK;
 }
 
-const vxk_int3* vxk_world_take_dirty(vxk_world* world, uint32_t* count)
+const vxk_int3* vxk_terrain_take_dirty(vxk_terrain* t, uint32_t* count)
 {
-    vxk_terrain* t = world->terrain;
     if (t->dirty_taken) {
-        world->dirty_count = 0;
+        t->dirty_count = 0;
         t->dirty_taken = false;
     }
-    vxk_int3* list = world->dirty;
-    uint32_t n = world->dirty_count;
+    vxk_int3* list = t->dirty;
+    uint32_t n = t->dirty_count;
     // Sort by (cy, cz, cx) and drop duplicates (a chunk removed and re-created appears twice).
     if (n > 1) {
         uint64_t* keys = (uint64_t*)vxk_alloc((size_t)n * 4 * sizeof(uint64_t));
@@ -748,32 +725,30 @@ const vxk_int3* vxk_world_take_dirty(vxk_world* world, uint32_t* count)
         n = unique;
     }
     for (uint32_t i = 0; i < n; ++i) {
-        vxk_chunk* c = chunk_at(t, list[i].x, list[i].y, list[i].z);
+        vxk_chunk* c = chunk_at(t, list[i]);
         if (c)
             c->flags &= (uint8_t)~CHUNK_FLAG_DIRTY;
     }
-    world->dirty_count = n;
+    t->dirty_count = n;
     t->dirty_taken = true;
     *count = n;
     return list;
 }
 
-void vxk_world_untake_dirty(vxk_world* world)
+void vxk_terrain_untake_dirty(vxk_terrain* t)
 {
-    vxk_terrain* t = world->terrain;
     if (!t->dirty_taken)
         return; // a write since the take already started a new list holding the old one's chunks
-    for (uint32_t i = 0; i < world->dirty_count; ++i) {
-        vxk_chunk* c = chunk_at(t, world->dirty[i].x, world->dirty[i].y, world->dirty[i].z);
+    for (uint32_t i = 0; i < t->dirty_count; ++i) {
+        vxk_chunk* c = chunk_at(t, t->dirty[i]);
         if (c)
             c->flags |= (uint8_t)CHUNK_FLAG_DIRTY;
     }
     t->dirty_taken = false;
 }
 
-void vxk_terrain_memory(const vxk_world* world, vxk_world_memory* stats)
+void vxk_terrain_memory(const vxk_terrain* t, vxk_world_memory* stats)
 {
-    const vxk_terrain* t = world->terrain;
     stats->chunk_count = t->map.count;
     stats->mixed_chunks = t->mixed_count;
     stats->uniform_chunks = t->map.count - t->mixed_count;
@@ -782,7 +757,8 @@ void vxk_terrain_memory(const vxk_world* world, vxk_world_memory* stats)
     stats->voxel_bytes = (uint64_t)t->mixed_count * VXK_CHUNK_VOXELS;
     stats->occupancy_bytes =
         (uint64_t)t->mixed_count * (VXK_CHUNK_PAYLOAD_BYTES - VXK_CHUNK_VOXELS);
-    stats->terrain_other_bytes = sizeof(*t) + (uint64_t)t->sorted_capacity * sizeof(void*) +
-                                 (uint64_t)t->sort_key_capacity * 4 * sizeof(uint64_t) +
-                                 (uint64_t)world->dirty_capacity * sizeof(vxk_int3);
+    // The terrain struct itself is part of the world's (by value).
+    stats->terrain_other_bytes = sizeof(*t->view) + (uint64_t)t->view->capacity * sizeof(void*) +
+                                 (uint64_t)t->view->key_capacity * 4 * sizeof(uint64_t) +
+                                 (uint64_t)t->dirty_capacity * sizeof(vxk_int3);
 }
