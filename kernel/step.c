@@ -12,22 +12,31 @@
 typedef struct step_context {
     vxk_world* world;
     float dt;
+    vxk_arena* arena;      // memory of this step (the world's, reset at the step's start)
     const vxk_int3* dirty; // sorted by (y, z, x), unique; owned by the terrain until next take
     uint32_t dirty_count;
+    // The written chunks and their 26 neighbours, sorted and unique (arena memory): every chunk
+    // whose derived data (masks, meshes, trees) can read a written voxel.
+    const vxk_int3* near;
+    uint32_t near_count;
     vxk_world_step_stats stats;
 } step_context;
 
-static void stage_take_dirty(step_context* ctx)
+static vxk_status stage_take_dirty(step_context* ctx)
 {
     ctx->dirty = vxk_terrain_take_dirty(&ctx->world->terrain, &ctx->dirty_count);
     ctx->stats.dirty_chunks = ctx->dirty_count;
+    vxk_status status = vxk_chunk_neighbourhood(ctx->arena, &ctx->near, &ctx->near_count,
+                                                ctx->dirty, ctx->dirty_count);
+    ctx->stats.near_chunks = ctx->near_count;
+    return status;
 }
 
 // Masks of the written chunks and their neighbours, rebuilt as jobs (the full build the first
 // time). All or nothing: on failure the previous masks stay.
 static vxk_status stage_masks(step_context* ctx)
 {
-    return vxk_broadphase_update(ctx->world, ctx->dirty, ctx->dirty_count);
+    return vxk_broadphase_update_neighbourhood(ctx->world, ctx->near, ctx->near_count);
 }
 
 // Cache entries whose meshes and trees read a written chunk. Entries are also checked by stamp on
@@ -56,11 +65,13 @@ vxk_status vxk_world_step(vxk_world* world, float dt)
         return VXK_ERR_NOT_FINITE;
     if (dt < 0.0f)
         return VXK_ERR_OUT_OF_RANGE;
-    step_context ctx = {world, dt, NULL, 0, {0}};
+    vxk_arena_reset(&world->step_arena);
+    step_context ctx = {world, dt, &world->step_arena, NULL, 0, NULL, 0, {0}};
     uint64_t start = vxk_jobs_now_ns(), mark = start;
-    stage_take_dirty(&ctx);
+    vxk_status status = stage_take_dirty(&ctx);
     ctx.stats.stage_seconds[VXK_STEP_TAKE_DIRTY] = seconds_since(&mark);
-    vxk_status status = stage_masks(&ctx);
+    if (status == VXK_OK)
+        status = stage_masks(&ctx);
     if (status != VXK_OK) {
         vxk_terrain_untake_dirty(&world->terrain);
         return status;
@@ -70,6 +81,7 @@ vxk_status vxk_world_step(vxk_world* world, float dt)
     ctx.stats.stage_seconds[VXK_STEP_CACHES] = seconds_since(&mark);
     ctx.stats.total_seconds = (double)(vxk_jobs_now_ns() - start) * 1e-9;
     ctx.stats.steps = world->step_stats.steps + 1;
+    ctx.stats.arena_bytes = ctx.arena->total;
     world->step_stats = ctx.stats;
     return VXK_OK;
 }

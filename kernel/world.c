@@ -69,6 +69,7 @@ vxk_status vxk_world_create(const vxk_world_def* def, vxk_world** out)
     else
         vxk_default_material_table(&world->materials);
     world->narrow_cache_bytes = def->narrow_cache_bytes;
+    vxk_arena_init(&world->step_arena);
     if (vxk_terrain_init(&world->terrain, &world->materials) != VXK_OK) {
         vxk_free(world, sizeof(*world));
         return VXK_ERR_OUT_OF_MEMORY;
@@ -110,6 +111,7 @@ void vxk_world_destroy(vxk_world* world)
     if (world->broadphase.destroy)
         world->broadphase.destroy(world->broadphase.self);
     vxk_terrain_destroy(&world->terrain);
+    vxk_arena_destroy(&world->step_arena);
     if (world->owned_jobs)
         vxk_jobs_destroy(world->owned_jobs);
     world->cookie = 0;
@@ -240,9 +242,10 @@ void vxk_world_memory_stats(const vxk_world* world, vxk_world_memory* out)
         world->narrow.memory(world->narrow.self, out);
     if (world->rays.memory)
         world->rays.memory(world->rays.self, out);
+    out->step_bytes = world->step_arena.held;
     out->total_bytes = sizeof(*world) + out->map_bytes + out->chunk_entry_bytes + out->voxel_bytes +
                        out->occupancy_bytes + out->terrain_other_bytes + out->broadphase_bytes +
-                       out->narrow_bytes;
+                       out->narrow_bytes + out->step_bytes;
 }
 
 // Digest over 8-byte little-endian words: chunk header, then the 512 voxel bytes of mixed chunks.

@@ -10,6 +10,7 @@
 
 #include <vxk/world.h>
 
+#include "arena.h"
 #include "core.h"
 #include "terrain.h"
 
@@ -31,6 +32,7 @@ struct vxk_world {
     vxk_terrain terrain; // terrain/terrain.c
 
     vxk_world_step_stats step_stats; // step.c
+    vxk_arena step_arena;            // step.c: memory of one step, reset at the next
 
     vxk_subsystem broadphase; // broadphase.c
     vxk_subsystem narrow;     // narrow_cache.c
@@ -42,5 +44,15 @@ struct vxk_world {
 vxk_status vxk_broadphase_attach(vxk_world* world);   // collision/broadphase.c
 vxk_status vxk_narrow_cache_attach(vxk_world* world); // collision/narrow_cache.c
 vxk_status vxk_rays_attach(vxk_world* world);         // collision/raycast.c
+
+// For the step (collision/broadphase.c). The chunks within one chunk of the given ones (sorted
+// by (y, z, x) and unique, as the terrain hands out its written chunks), sorted and unique, in
+// arena memory; chunks past the int32 range are left out. VXK_ERR_OUT_OF_MEMORY.
+vxk_status vxk_chunk_neighbourhood(vxk_arena* arena, const vxk_int3** out, uint32_t* count,
+                                   const vxk_int3* chunks, uint32_t chunk_count);
+// Regenerates the masks of a neighbourhood from vxk_chunk_neighbourhood (vxk_broadphase_update
+// without the expansion; the full build when the broadphase was never built). All or nothing.
+vxk_status vxk_broadphase_update_neighbourhood(vxk_world* world, const vxk_int3* candidates,
+                                               uint32_t count);
 
 #endif

@@ -595,6 +595,40 @@ static vxk_status update_candidates(vxk_world* world, vxk_broadphase* bp,
     return status;
 }
 
+vxk_status vxk_chunk_neighbourhood(vxk_arena* arena, const vxk_int3** out, uint32_t* out_count,
+                                   const vxk_int3* chunks, uint32_t count)
+{
+    *out = NULL;
+    *out_count = 0;
+    if (count == 0)
+        return VXK_OK;
+    // Three separable passes, each at most triples its input (x, then z, then y is the order of
+    // dilate_candidates' axes 0, 2, 1: every pass keeps (y, z, x) order).
+    vxk_int3* a = (vxk_int3*)vxk_arena_alloc(arena, (size_t)count * 3 * sizeof(vxk_int3));
+    if (!a)
+        return VXK_ERR_OUT_OF_MEMORY;
+    uint32_t na = dilate_candidates(a, chunks, count, 0);
+    vxk_int3* b = (vxk_int3*)vxk_arena_alloc(arena, (size_t)na * 3 * sizeof(vxk_int3));
+    if (!b)
+        return VXK_ERR_OUT_OF_MEMORY;
+    uint32_t nb = dilate_candidates(b, a, na, 2);
+    vxk_int3* c = (vxk_int3*)vxk_arena_alloc(arena, (size_t)nb * 3 * sizeof(vxk_int3));
+    if (!c)
+        return VXK_ERR_OUT_OF_MEMORY;
+    *out_count = dilate_candidates(c, b, nb, 1);
+    *out = c;
+    return VXK_OK;
+}
+
+vxk_status vxk_broadphase_update_neighbourhood(vxk_world* world, const vxk_int3* candidates,
+                                               uint32_t count)
+{
+    vxk_broadphase* bp = (vxk_broadphase*)world->broadphase.self;
+    if (!bp->built)
+        return vxk_broadphase_build(world);
+    return count ? update_candidates(world, bp, candidates, count) : VXK_OK;
+}
+
 vxk_status vxk_broadphase_update(vxk_world* world, const vxk_int3* dirty_chunks, uint32_t count)
 {
     if (!world || (!dirty_chunks && count > 0))

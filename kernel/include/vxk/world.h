@@ -150,6 +150,7 @@ typedef struct vxk_world_memory {
     uint64_t broadphase_full;     // of which tagged full (no mask)
     uint64_t broadphase_bytes;    // masks and their map
     uint64_t narrow_bytes;        // lazy mesh/kD cache in use
+    uint64_t step_bytes;          // the step's arena (one step's working memory, kept)
     uint64_t total_bytes;         // everything the world holds
 } vxk_world_memory;
 void vxk_world_memory_stats(const vxk_world* world, vxk_world_memory* out);
@@ -163,7 +164,8 @@ uint64_t vxk_world_terrain_hash(const vxk_world* world);
 // The stages of vxk_world_step that exist so far, in order (the dynamics stages of the next
 // issues slot in after them).
 typedef enum vxk_step_stage {
-    VXK_STEP_TAKE_DIRTY = 0, // the chunks written since the last step, taken once
+    VXK_STEP_TAKE_DIRTY = 0, // the chunks written since the last step, taken once, and the
+                             // chunks within one chunk of them
     VXK_STEP_MASKS = 1,      // broadphase masks of those chunks and their neighbours (jobs)
     VXK_STEP_CACHES = 2,     // narrowphase cache entries those writes made stale, dropped
     VXK_STEP_STAGE_COUNT
@@ -172,7 +174,9 @@ typedef enum vxk_step_stage {
 typedef struct vxk_world_step_stats {
     uint64_t steps;                             // steps run so far
     uint32_t dirty_chunks;                      // chunks the last step handed to its stages
+    uint32_t near_chunks;                       // the written chunks and their neighbours
     uint64_t cache_entries_dropped;             // by the last step
+    uint64_t arena_bytes;                       // the step arena's use in the last step
     double stage_seconds[VXK_STEP_STAGE_COUNT]; // of the last step
     double total_seconds;                       // of the last step
 } vxk_world_step_stats;
