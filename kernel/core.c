@@ -27,6 +27,7 @@ const char* vxk_status_string(vxk_status status)
     case VXK_ERR_TRUNCATED: return "data ends early (truncated)";
     case VXK_ERR_UNSUPPORTED: return "unsupported";
     case VXK_ERR_CAPACITY: return "output buffer too small";
+    case VXK_ERR_NESTING: return "job nesting cap reached and no thread to continue on";
     case VXK_STATUS_COUNT: break;
     }
     return "unknown status";

@@ -24,7 +24,8 @@ vxk_world_def vxk_default_world_def(void)
 
 _Static_assert(VXK_JOBS_OK == VXK_OK && VXK_JOBS_ERR_INVALID_ARGUMENT == VXK_ERR_INVALID_ARGUMENT &&
                    VXK_JOBS_ERR_BAD_DEF == VXK_ERR_BAD_DEF &&
-                   VXK_JOBS_ERR_OUT_OF_MEMORY == VXK_ERR_OUT_OF_MEMORY,
+                   VXK_JOBS_ERR_OUT_OF_MEMORY == VXK_ERR_OUT_OF_MEMORY &&
+                   VXK_JOBS_ERR_NESTING == VXK_ERR_NESTING,
                "the scheduler's status codes are vxk_status values");
 
 // The world's own scheduler allocates through the kernel's hook like everything else.

@@ -32,6 +32,7 @@ static const char* const g_status_names[VXK_STATUS_COUNT] = {
     [VXK_ERR_TRUNCATED] = "VXK_ERR_TRUNCATED",
     [VXK_ERR_UNSUPPORTED] = "VXK_ERR_UNSUPPORTED",
     [VXK_ERR_CAPACITY] = "VXK_ERR_CAPACITY",
+    [VXK_ERR_NESTING] = "VXK_ERR_NESTING",
 };
 
 static const char* status_name(vxk_status s)

@@ -32,6 +32,7 @@ typedef enum vxk_status {
     VXK_ERR_TRUNCATED,   // a file or buffer ends before its structure does
     VXK_ERR_UNSUPPORTED, // valid input that this version does not handle
     VXK_ERR_CAPACITY,    // a caller-provided output buffer is too small
+    VXK_ERR_NESTING,     // a wait at the scheduler's nesting cap could not continue elsewhere
     VXK_STATUS_COUNT
 } vxk_status;
 
