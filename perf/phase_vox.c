@@ -145,11 +145,11 @@ void vxk_bench_vox(vxk_bench* b)
         placed = 0;
         for (uint32_t i = 0; i < scene.instance_count; ++i) {
             const vxk_voxel_grid* g = &scene.models[scene.instances[i].model];
-            size_t n = (size_t)g->size_x * g->size_y * g->size_z;
+            size_t n = (size_t)g->size.x * g->size.y * g->size.z;
             for (size_t v = 0; v < n; ++v)
                 placed += g->voxels[v] != 0;
         }
-        grid_voxels = (uint64_t)flat.size_x * flat.size_y * flat.size_z;
+        grid_voxels = (uint64_t)flat.size.x * flat.size.y * flat.size.z;
         vxk_bench_hash(b, flat.voxels, grid_voxels);
         vxk_voxel_grid_free(&flat);
         vxk_vox_scene_free(&scene);

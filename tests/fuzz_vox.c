@@ -37,9 +37,9 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     if (st == VXK_OK) {
         for (uint32_t i = 0; i < scene.model_count; ++i) {
             const vxk_voxel_grid* g = &scene.models[i];
-            require(g->size_x >= 1 && g->size_x <= VXK_VOX_MAX_MODEL_SIZE && g->size_y >= 1 &&
-                        g->size_y <= VXK_VOX_MAX_MODEL_SIZE && g->size_z >= 1 &&
-                        g->size_z <= VXK_VOX_MAX_MODEL_SIZE,
+            require(g->size.x >= 1 && g->size.x <= VXK_VOX_MAX_MODEL_SIZE && g->size.y >= 1 &&
+                        g->size.y <= VXK_VOX_MAX_MODEL_SIZE && g->size.z >= 1 &&
+                        g->size.z <= VXK_VOX_MAX_MODEL_SIZE,
                     "model size out of range");
         }
         for (uint32_t i = 0; i < scene.instance_count; ++i)
@@ -49,8 +49,8 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
         vxk_status fs = vxk_vox_scene_flatten(&scene, &flat, &origin);
         require(fs == VXK_OK || fs == VXK_ERR_OUT_OF_RANGE, "unexpected status from flatten");
         if (fs == VXK_OK) {
-            require(flat.size_x <= o.max_scene_extent && flat.size_y <= o.max_scene_extent &&
-                        flat.size_z <= o.max_scene_extent,
+            require(flat.size.x <= o.max_scene_extent && flat.size.y <= o.max_scene_extent &&
+                        flat.size.z <= o.max_scene_extent,
                     "flattened grid beyond the extent limit");
             vxk_voxel_grid_free(&flat);
         }

@@ -234,7 +234,7 @@ static int test_chunks_match_article(void)
                 VXK_CHECK_EQ_INT(n3, 777);
             }
             // The grid path on the same voxels agrees with the chunk path.
-            vxk_voxel_grid grid = {8, 8, 8, voxels};
+            vxk_voxel_grid grid = {{8, 8, 8}, voxels};
             vxk_box_list list = {0};
             VXK_CHECK_EQ_INT(vxk_boxes_grid(&list, &grid, g.solid, (vxk_boxes_mode)mode), VXK_OK);
             VXK_CHECK(list.count == n);
@@ -263,7 +263,7 @@ static int test_grids_match_article(void)
         int sy = 1 + (int)(vxk_test_rand(&rng) % 16);
         int sz = 1 + (int)(vxk_test_rand(&rng) % 16);
         vxk_voxel_grid grid;
-        VXK_CHECK_EQ_INT(vxk_voxel_grid_create(&grid, sx, sy, sz), VXK_OK);
+        VXK_CHECK_EQ_INT(vxk_voxel_grid_create(&grid, (vxk_int3){sx, sy, sz}), VXK_OK);
         fill_random(grid.voxels, sx, sy, sz, &rng);
         size_t n = (size_t)sx * sy * sz;
         vxk_voxel_box* ref = malloc(n * sizeof(vxk_voxel_box) + 1);
@@ -307,10 +307,10 @@ static int test_errors(void)
               out[0].material == 3);
 
     vxk_box_list list = {0};
-    vxk_voxel_grid bad = {0, 4, 4, voxels};
+    vxk_voxel_grid bad = {{0, 4, 4}, voxels};
     VXK_CHECK_EQ_INT(vxk_boxes_grid(&list, &bad, NULL, VXK_BOXES_ANY_SOLID),
                      VXK_ERR_INVALID_ARGUMENT);
-    vxk_voxel_grid none = {4, 4, 4, NULL};
+    vxk_voxel_grid none = {{4, 4, 4}, NULL};
     VXK_CHECK_EQ_INT(vxk_boxes_grid(&list, &none, NULL, VXK_BOXES_ANY_SOLID),
                      VXK_ERR_INVALID_ARGUMENT);
     VXK_CHECK_EQ_INT(vxk_boxes_grid(NULL, &none, NULL, VXK_BOXES_ANY_SOLID),
@@ -381,14 +381,14 @@ static int test_vox_samples(void)
         vxk_box_list list = {0};
         for (int mode = 0; mode < 2; ++mode) {
             VXK_CHECK_EQ_INT(vxk_boxes_grid(&list, &grid, NULL, (vxk_boxes_mode)mode), VXK_OK);
-            ref_grid g = {grid.size_x, grid.size_y, grid.size_z, grid.voxels, NULL, mode};
+            ref_grid g = {grid.size.x, grid.size.y, grid.size.z, grid.voxels, NULL, mode};
             if (check_properties(&g, list.boxes, list.count))
                 return 1;
-            size_t n = (size_t)grid.size_x * grid.size_y * grid.size_z, solid = 0;
+            size_t n = (size_t)grid.size.x * grid.size.y * grid.size.z, solid = 0;
             for (size_t i = 0; i < n; ++i)
                 solid += grid.voxels[i] != 0;
             fprintf(stderr, "   %s (%dx%dx%d, %zu solid) %s: %u boxes, %.4f per solid voxel\n",
-                    files[f], grid.size_x, grid.size_y, grid.size_z, solid,
+                    files[f], grid.size.x, grid.size.y, grid.size.z, solid,
                     mode ? "per material" : "any solid", list.count,
                     solid ? (double)list.count / (double)solid : 0.0);
         }
@@ -405,13 +405,14 @@ static int test_voxel_grid_and_boxes(void)
     size_t before = vxk_allocated_bytes();
     vxk_voxel_grid grid;
     memset(&grid, CANARY, sizeof(grid));
-    VXK_CHECK(vxk_voxel_grid_create(NULL, 1, 1, 1) != VXK_OK);
+    VXK_CHECK(vxk_voxel_grid_create(NULL, (vxk_int3){1, 1, 1}) != VXK_OK);
     const int32_t bad[] = {0, -1, INT32_MIN, 4097, INT32_MAX};
     for (int a = 0; a < 3; ++a) {
         for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); ++i) {
             int32_t s[3] = {2, 2, 2};
             s[a] = bad[i];
-            VXK_CHECK_EQ_INT(vxk_voxel_grid_create(&grid, s[0], s[1], s[2]), VXK_ERR_OUT_OF_RANGE);
+            VXK_CHECK_EQ_INT(vxk_voxel_grid_create(&grid, (vxk_int3){s[0], s[1], s[2]}),
+                             VXK_ERR_OUT_OF_RANGE);
             VXK_CHECK(all_canary(&grid, sizeof(grid)));
         }
     }
@@ -492,7 +493,7 @@ static int test_voxel_grid_and_boxes(void)
 
     // vxk_boxes_grid: the list is unchanged on argument errors.
     vxk_box_list list = {0};
-    VXK_CHECK_EQ_INT(vxk_voxel_grid_create(&grid, 9, 5, 7), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_voxel_grid_create(&grid, (vxk_int3){9, 5, 7}), VXK_OK);
     for (size_t i = 0; i < 9 * 5 * 7; ++i)
         grid.voxels[i] = (uint8_t)(vxk_test_rand(&rng) % 4);
     VXK_CHECK_EQ_INT(vxk_boxes_grid(&list, &grid, NULL, VXK_BOXES_PER_MATERIAL), VXK_OK);
@@ -511,16 +512,16 @@ static int test_voxel_grid_and_boxes(void)
     for (int a = 0; a < 3; ++a) {
         for (int i = 0; i < 3; ++i) {
             forged = grid;
-            (&forged.size_x)[a] = bad_grid[i];
+            (&forged.size.x)[a] = bad_grid[i];
             VXK_CHECK_EQ_INT(vxk_boxes_grid(&list, &forged, NULL, VXK_BOXES_ANY_SOLID),
                              VXK_ERR_INVALID_ARGUMENT);
         }
         // Larger than 16-bit box coordinates: rejected before any voxel is read.
         forged = grid;
-        (&forged.size_x)[a] = 65536;
+        (&forged.size.x)[a] = 65536;
         VXK_CHECK_EQ_INT(vxk_boxes_grid(&list, &forged, NULL, VXK_BOXES_ANY_SOLID),
                          VXK_ERR_OUT_OF_RANGE);
-        (&forged.size_x)[a] = INT32_MAX;
+        (&forged.size.x)[a] = INT32_MAX;
         VXK_CHECK_EQ_INT(vxk_boxes_grid(&list, &forged, NULL, VXK_BOXES_ANY_SOLID),
                          VXK_ERR_OUT_OF_RANGE);
     }
@@ -536,7 +537,7 @@ static int test_voxel_grid_and_boxes(void)
 static int test_oom_boxes(void)
 {
     vxk_voxel_grid grid;
-    VXK_CHECK_EQ_INT(vxk_voxel_grid_create(&grid, 70, 9, 11), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_voxel_grid_create(&grid, (vxk_int3){70, 9, 11}), VXK_OK);
     uint64_t rng = vxk_test_seed(17);
     for (size_t i = 0; i < 70 * 9 * 11; ++i)
         grid.voxels[i] = (uint8_t)(vxk_test_rand(&rng) % 5 == 0 ? 0 : 1 + vxk_test_rand(&rng) % 3);
@@ -568,7 +569,7 @@ static int test_oom_boxes(void)
     size_t voxels_base = vxk_allocated_bytes();
     (void)voxels_base;
     OOM_SWEEP(
-        memset(&grid, CANARY, sizeof(grid)), vxk_voxel_grid_create(&grid, 3, 4, 5),
+        memset(&grid, CANARY, sizeof(grid)), vxk_voxel_grid_create(&grid, (vxk_int3){3, 4, 5}),
         {
             if (st != VXK_OK) {
                 VXK_CHECK_EQ_INT(st, VXK_ERR_OUT_OF_MEMORY);

@@ -476,11 +476,11 @@ static int test_worldgen_and_grid(void)
     vxk_world_destroy(w);
 
     vxk_voxel_grid grid;
-    EXPECT(VXK_OK, vxk_voxel_grid_create(&grid, 3, 4, 5));
+    EXPECT(VXK_OK, vxk_voxel_grid_create(&grid, (vxk_int3){3, 4, 5}));
     vxk_voxel_grid_free(&grid);
-    EXPECT(VXK_ERR_INVALID_ARGUMENT, vxk_voxel_grid_create(NULL, 3, 4, 5));
-    EXPECT(VXK_ERR_OUT_OF_RANGE, vxk_voxel_grid_create(&grid, 3, 4097, 5));
-    EXPECT_NO_MEMORY(vxk_voxel_grid_create(&grid, 3, 4, 5));
+    EXPECT(VXK_ERR_INVALID_ARGUMENT, vxk_voxel_grid_create(NULL, (vxk_int3){3, 4, 5}));
+    EXPECT(VXK_ERR_OUT_OF_RANGE, vxk_voxel_grid_create(&grid, (vxk_int3){3, 4097, 5}));
+    EXPECT_NO_MEMORY(vxk_voxel_grid_create(&grid, (vxk_int3){3, 4, 5}));
     return group_end(start);
 }
 
@@ -742,10 +742,10 @@ static int test_mesher_and_boxes(void)
     vxk_world_destroy(w);
 
     vxk_box_list list = {0};
-    vxk_voxel_grid grid = {8, 8, 8, voxels};
+    vxk_voxel_grid grid = {{8, 8, 8}, voxels};
     EXPECT(VXK_OK, vxk_boxes_grid(&list, &grid, NULL, VXK_BOXES_ANY_SOLID));
     EXPECT(VXK_ERR_INVALID_ARGUMENT, vxk_boxes_grid(NULL, &grid, NULL, VXK_BOXES_ANY_SOLID));
-    vxk_voxel_grid wide = {65536, 1, 1, voxels}; // refused before its voxels are read
+    vxk_voxel_grid wide = {{65536, 1, 1}, voxels}; // refused before its voxels are read
     EXPECT(VXK_ERR_OUT_OF_RANGE, vxk_boxes_grid(&list, &wide, NULL, VXK_BOXES_ANY_SOLID));
     vxk_box_list_free(&list);
     EXPECT_NO_MEMORY(vxk_boxes_grid(&list, &grid, NULL, VXK_BOXES_ANY_SOLID));

@@ -494,9 +494,9 @@ static int compare_flat_count(const placement* pl, const vxk_voxel_grid* g, vxk_
                               int* overlaps)
 {
     int size[3] = {pl->hi[0] - pl->lo[0] + 1, pl->hi[1] - pl->lo[1] + 1, pl->hi[2] - pl->lo[2] + 1};
-    VXK_CHECK_EQ_INT(g->size_x, size[0]);
-    VXK_CHECK_EQ_INT(g->size_y, size[1]);
-    VXK_CHECK_EQ_INT(g->size_z, size[2]);
+    VXK_CHECK_EQ_INT(g->size.x, size[0]);
+    VXK_CHECK_EQ_INT(g->size.y, size[1]);
+    VXK_CHECK_EQ_INT(g->size.z, size[2]);
     VXK_CHECK_EQ_INT(origin.x, pl->lo[0]);
     VXK_CHECK_EQ_INT(origin.y, pl->lo[1]);
     VXK_CHECK_EQ_INT(origin.z, pl->lo[2]);
@@ -670,15 +670,15 @@ static int test_rotation_by_hand(void)
     free(b.p);
     tscene_free(&s);
     VXK_CHECK_EQ_INT(st, VXK_OK);
-    VXK_CHECK_EQ_INT(g.size_x, 1);
-    VXK_CHECK_EQ_INT(g.size_y, 1);
-    VXK_CHECK_EQ_INT(g.size_z, 3);
+    VXK_CHECK_EQ_INT(g.size.x, 1);
+    VXK_CHECK_EQ_INT(g.size.y, 1);
+    VXK_CHECK_EQ_INT(g.size.z, 3);
     VXK_CHECK_EQ_INT(origin.x, 0);
     VXK_CHECK_EQ_INT(origin.y, 0);
     VXK_CHECK_EQ_INT(origin.z, -1);
-    VXK_CHECK_EQ_INT(vxk_voxel_grid_get(&g, 0, 0, 0), VXK_MAT_STONE); // vxk z = -1
-    VXK_CHECK_EQ_INT(vxk_voxel_grid_get(&g, 0, 0, 1), 0);
-    VXK_CHECK_EQ_INT(vxk_voxel_grid_get(&g, 0, 0, 2), VXK_MAT_WOOD); // vxk z = +1
+    VXK_CHECK_EQ_INT(vxk_voxel_grid_get(&g, (vxk_int3){0, 0, 0}), VXK_MAT_STONE); // vxk z = -1
+    VXK_CHECK_EQ_INT(vxk_voxel_grid_get(&g, (vxk_int3){0, 0, 1}), 0);
+    VXK_CHECK_EQ_INT(vxk_voxel_grid_get(&g, (vxk_int3){0, 0, 2}), VXK_MAT_WOOD); // vxk z = +1
     vxk_voxel_grid_free(&g);
 
     // An even size turned 180 degrees about vox z (_r = 52) keeps its box [-1, 0] on x: voxel
@@ -704,10 +704,10 @@ static int test_rotation_by_hand(void)
     free(b.p);
     tscene_free(&s);
     VXK_CHECK_EQ_INT(st, VXK_OK);
-    VXK_CHECK_EQ_INT(g.size_x, 2);
+    VXK_CHECK_EQ_INT(g.size.x, 2);
     VXK_CHECK_EQ_INT(origin.x, -1);
-    VXK_CHECK_EQ_INT(vxk_voxel_grid_get(&g, 0, 0, 0), VXK_MAT_WOOD);  // x = -1
-    VXK_CHECK_EQ_INT(vxk_voxel_grid_get(&g, 1, 0, 0), VXK_MAT_STONE); // x = 0
+    VXK_CHECK_EQ_INT(vxk_voxel_grid_get(&g, (vxk_int3){0, 0, 0}), VXK_MAT_WOOD);  // x = -1
+    VXK_CHECK_EQ_INT(vxk_voxel_grid_get(&g, (vxk_int3){1, 0, 0}), VXK_MAT_STONE); // x = 0
     vxk_voxel_grid_free(&g);
     return 0;
 }
@@ -772,9 +772,9 @@ static int test_round_trip(void)
         for (int i = 0; i < s.model_count; ++i) {
             const tmodel* m = &s.models[i];
             const vxk_voxel_grid* g = &scene.models[i];
-            VXK_CHECK_EQ_INT(g->size_x, m->size[0]);
-            VXK_CHECK_EQ_INT(g->size_y, m->size[2]);
-            VXK_CHECK_EQ_INT(g->size_z, m->size[1]);
+            VXK_CHECK_EQ_INT(g->size.x, m->size[0]);
+            VXK_CHECK_EQ_INT(g->size.y, m->size[2]);
+            VXK_CHECK_EQ_INT(g->size.z, m->size[1]);
             uint8_t* expect = (uint8_t*)calloc((size_t)m->size[0] * m->size[1] * m->size[2], 1);
             for (int v = 0; v < m->count; ++v) {
                 const uint8_t* e = m->xyzi + 4 * v;
@@ -782,10 +782,10 @@ static int test_round_trip(void)
                     expect[e[0] + m->size[0] * (e[1] + m->size[1] * e[2])] = map[e[3]];
             }
             int bad = 0;
-            for (int y = 0; y < g->size_y; ++y)
-                for (int z = 0; z < g->size_z; ++z)
-                    for (int x = 0; x < g->size_x; ++x)
-                        bad += vxk_voxel_grid_get(g, x, y, z) !=
+            for (int y = 0; y < g->size.y; ++y)
+                for (int z = 0; z < g->size.z; ++z)
+                    for (int x = 0; x < g->size.x; ++x)
+                        bad += vxk_voxel_grid_get(g, (vxk_int3){x, y, z}) !=
                                expect[x + m->size[0] * (z + m->size[1] * y)];
             free(expect);
             VXK_CHECK_EQ_INT(bad, 0);
@@ -924,13 +924,13 @@ static int test_samples(void)
         vxk_vox_scene scene;
         CHECK_OK(vxk_vox_load_grids(data, size, NULL, &scene));
         VXK_CHECK_EQ_INT(scene.model_count, g_facts[i].models);
-        VXK_CHECK_EQ_INT(scene.models[0].size_x, g_facts[i].first_size[0]);
-        VXK_CHECK_EQ_INT(scene.models[0].size_z, g_facts[i].first_size[1]);
-        VXK_CHECK_EQ_INT(scene.models[0].size_y, g_facts[i].first_size[2]);
+        VXK_CHECK_EQ_INT(scene.models[0].size.x, g_facts[i].first_size[0]);
+        VXK_CHECK_EQ_INT(scene.models[0].size.z, g_facts[i].first_size[1]);
+        VXK_CHECK_EQ_INT(scene.models[0].size.y, g_facts[i].first_size[2]);
         long solid = 0;
         for (uint32_t m = 0; m < scene.model_count; ++m) {
             const vxk_voxel_grid* g = &scene.models[m];
-            size_t n = (size_t)g->size_x * g->size_y * g->size_z;
+            size_t n = (size_t)g->size.x * g->size.y * g->size.z;
             for (size_t v = 0; v < n; ++v)
                 solid += g->voxels[v] != 0;
         }
@@ -942,8 +942,9 @@ static int test_samples(void)
             for (uint32_t m = 0; m < scene.model_count; ++m)
                 for (int v = 0; v < s.models[m].count; ++v) {
                     const uint8_t* e = s.models[m].xyzi + 4 * v;
-                    VXK_CHECK_EQ_INT(vxk_voxel_grid_get(&scene.models[m], e[0], e[2], e[1]),
-                                     map[e[3]]);
+                    VXK_CHECK_EQ_INT(
+                        vxk_voxel_grid_get(&scene.models[m], (vxk_int3){e[0], e[2], e[1]}),
+                        map[e[3]]);
                 }
             placement pl;
             place_scene(&s, map, &pl);
@@ -955,7 +956,7 @@ static int test_samples(void)
             int r = compare_flat_count(&pl, &flat, origin, &overlaps);
             // Without overlaps, the solid count equals the placed XYZI voxels.
             long flat_solid = 0;
-            size_t n = (size_t)flat.size_x * flat.size_y * flat.size_z;
+            size_t n = (size_t)flat.size.x * flat.size.y * flat.size.z;
             for (size_t v = 0; v < n; ++v)
                 flat_solid += flat.voxels[v] != 0;
             vxk_voxel_grid_free(&flat);
@@ -1019,21 +1020,21 @@ static int check_world_load(const uint8_t* data, size_t size, const vxk_vox_opti
     CHECK_OK(vxk_vox_load_flat(data, size, &local, &g, NULL));
     CHECK_OK(vxk_vox_load_into_world(world, data, size, offset, o));
     int bad = 0;
-    for (int y = -2; y < g.size_y + 2; ++y)
-        for (int z = -2; z < g.size_z + 2; ++z)
-            for (int x = -2; x < g.size_x + 2; ++x) {
+    for (int y = -2; y < g.size.y + 2; ++y)
+        for (int z = -2; z < g.size.z + 2; ++z)
+            for (int x = -2; x < g.size.x + 2; ++x) {
                 int inside =
-                    x >= 0 && y >= 0 && z >= 0 && x < g.size_x && y < g.size_y && z < g.size_z;
-                uint8_t expect = inside ? vxk_voxel_grid_get(&g, x, y, z) : 0;
+                    x >= 0 && y >= 0 && z >= 0 && x < g.size.x && y < g.size.y && z < g.size.z;
+                uint8_t expect = inside ? vxk_voxel_grid_get(&g, (vxk_int3){x, y, z}) : 0;
                 bad += vxk_world_get_voxel(
                            world, (vxk_int3){offset.x + x, offset.y + y, offset.z + z}) != expect;
             }
     // A load that cannot fit changes nothing.
     // (Along an axis where the grid is wider than one voxel; a 1x1x1 grid always fits.)
     uint64_t hash = vxk_world_terrain_hash(world);
-    vxk_int3 far = {g.size_x > 1 ? INT32_MAX : 0, g.size_y > 1 ? INT32_MAX : 0,
-                    g.size_z > 1 ? INT32_MAX : 0};
-    int fits = g.size_x == 1 && g.size_y == 1 && g.size_z == 1;
+    vxk_int3 far = {g.size.x > 1 ? INT32_MAX : 0, g.size.y > 1 ? INT32_MAX : 0,
+                    g.size.z > 1 ? INT32_MAX : 0};
+    int fits = g.size.x == 1 && g.size.y == 1 && g.size.z == 1;
     vxk_status st =
         fits ? VXK_ERR_OUT_OF_RANGE : vxk_vox_load_into_world(world, data, size, far, o);
     uint64_t hash_after = vxk_world_terrain_hash(world);
@@ -1203,7 +1204,7 @@ static int test_arguments(void)
     vxk_voxel_grid g;
     CHECK_OK(vxk_vox_load_grids(b.p, b.n, NULL, &scene));
     CHECK_OK(vxk_vox_scene_flatten(&scene, &g, NULL));
-    int32_t extent = VXK_MAX(g.size_x, VXK_MAX(g.size_y, g.size_z));
+    int32_t extent = VXK_MAX(g.size.x, VXK_MAX(g.size.y, g.size.z));
     vxk_voxel_grid_free(&g);
     vxk_vox_scene_free(&scene);
     o = vxk_default_vox_options();
@@ -1404,7 +1405,7 @@ static int test_vox_edges(void)
     VXK_CHECK_EQ_INT(vxk_vox_scene_flatten(&scene, NULL, &origin), VXK_ERR_INVALID_ARGUMENT);
     memset(&grid, CANARY, sizeof(grid));
     VXK_CHECK_EQ_INT(vxk_vox_scene_flatten(NULL, &grid, &origin), VXK_ERR_INVALID_ARGUMENT);
-    VXK_CHECK(grid.voxels == NULL && grid.size_x == 0);
+    VXK_CHECK(grid.voxels == NULL && grid.size.x == 0);
     memset(&scene, 0, sizeof(scene));
     VXK_CHECK_EQ_INT(vxk_vox_scene_flatten(&scene, &grid, &origin), VXK_ERR_INVALID_ARGUMENT);
     VXK_CHECK(origin.x == 7 && origin.y == 7 && origin.z == 7);

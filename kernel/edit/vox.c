@@ -658,7 +658,7 @@ static vxk_status build_scene(vox_parse* ps, vxk_vox_scene* out)
     for (uint32_t i = 0; i < ps->model_count; ++i) {
         const vox_model* m = &ps->models[i];
         vxk_voxel_grid* g = &out->models[i];
-        vxk_status st = vxk_voxel_grid_create(g, m->size[0], m->size[2], m->size[1]);
+        vxk_status st = vxk_voxel_grid_create(g, (vxk_int3){m->size[0], m->size[2], m->size[1]});
         if (st != VXK_OK)
             return st;
         // Grid index x + sx*(z_vxk + sz_vxk*y_vxk) with z_vxk = vox y and y_vxk = vox z.
@@ -843,7 +843,7 @@ static int64_t floor_half(int64_t v)
 static void instance_box(const vxk_vox_instance* inst, const vxk_voxel_grid* g, int64_t lo[3],
                          int64_t hi[3])
 {
-    const int64_t size[3] = {g->size_x, g->size_y, g->size_z};
+    const int64_t size[3] = {g->size.x, g->size.y, g->size.z};
     const int64_t t[3] = {inst->translation.x, inst->translation.y, inst->translation.z};
     for (int i = 0; i < 3; ++i) {
         int64_t extent = 1;
@@ -888,15 +888,15 @@ vxk_status vxk_vox_scene_flatten(const vxk_vox_scene* scene, vxk_voxel_grid* out
     if (bytes > in->max_bytes || writes > in->max_bytes)
         return VXK_ERR_OUT_OF_RANGE;
     vxk_voxel_grid grid;
-    vxk_status st =
-        vxk_voxel_grid_create(&grid, (int32_t)extent[0], (int32_t)extent[1], (int32_t)extent[2]);
+    vxk_status st = vxk_voxel_grid_create(
+        &grid, (vxk_int3){(int32_t)extent[0], (int32_t)extent[1], (int32_t)extent[2]});
     if (st != VXK_OK)
         return st;
     for (uint32_t i = 0; i < scene->instance_count; ++i) {
         const vxk_vox_instance* inst = &scene->instances[i];
         const vox_model* m = &in->models[inst->model];
         const vxk_voxel_grid* g = &scene->models[inst->model];
-        const int64_t size[3] = {g->size_x, g->size_y, g->size_z};
+        const int64_t size[3] = {g->size.x, g->size.y, g->size.z};
         const int64_t t[3] = {inst->translation.x - lo[0], inst->translation.y - lo[1],
                               inst->translation.z - lo[2]};
         for (uint32_t v = 0; v < m->count; ++v) {
@@ -956,8 +956,8 @@ vxk_status vxk_vox_load_into_world(vxk_world* world, const void* data, size_t si
     vxk_status st = vxk_vox_load_flat(data, size, &local, &grid, NULL);
     if (st != VXK_OK)
         return st;
-    int64_t end[3] = {(int64_t)offset.x + grid.size_x - 1, (int64_t)offset.y + grid.size_y - 1,
-                      (int64_t)offset.z + grid.size_z - 1};
+    int64_t end[3] = {(int64_t)offset.x + grid.size.x - 1, (int64_t)offset.y + grid.size.y - 1,
+                      (int64_t)offset.z + grid.size.z - 1};
     for (int k = 0; k < 3; ++k)
         if (end[k] > INT32_MAX)
             st = VXK_ERR_OUT_OF_RANGE;

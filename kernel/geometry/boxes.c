@@ -133,7 +133,7 @@ typedef struct grid_bits {
 
 static inline const uint64_t* grid_row(const grid_bits* g, uint32_t y, uint32_t z)
 {
-    return g->rows + ((size_t)z + (size_t)g->grid->size_z * y) * g->words;
+    return g->rows + ((size_t)z + (size_t)g->grid->size.z * y) * g->words;
 }
 
 // True when bits [x0, x1) of row are all set.
@@ -176,7 +176,7 @@ static bool layer_row_ok(const grid_bits* g, uint32_t y, uint32_t z, uint32_t x0
     if (g->mode != VXK_BOXES_PER_MATERIAL)
         return true;
     const uint8_t* voxels =
-        g->grid->voxels + (size_t)g->grid->size_x * ((size_t)z + (size_t)g->grid->size_z * y);
+        g->grid->voxels + (size_t)g->grid->size.x * ((size_t)z + (size_t)g->grid->size.z * y);
     for (uint32_t x = x0; x < x1; ++x)
         if (voxels[x] != material)
             return false;
@@ -215,13 +215,13 @@ void vxk_box_list_free(vxk_box_list* list)
 vxk_status vxk_boxes_grid(vxk_box_list* list, const vxk_voxel_grid* grid, const uint8_t* solid,
                           vxk_boxes_mode mode)
 {
-    if (!list || !grid || !grid->voxels || grid->size_x <= 0 || grid->size_y <= 0 ||
-        grid->size_z <= 0 || (unsigned)mode >= VXK_BOXES_MODE_COUNT)
+    if (!list || !grid || !grid->voxels || grid->size.x <= 0 || grid->size.y <= 0 ||
+        grid->size.z <= 0 || (unsigned)mode >= VXK_BOXES_MODE_COUNT)
         return VXK_ERR_INVALID_ARGUMENT;
-    if (grid->size_x > 65535 || grid->size_y > 65535 || grid->size_z > 65535)
+    if (grid->size.x > 65535 || grid->size.y > 65535 || grid->size.z > 65535)
         return VXK_ERR_OUT_OF_RANGE; // box coordinates are 16-bit
-    uint32_t size_x = (uint32_t)grid->size_x, size_y = (uint32_t)grid->size_y;
-    uint32_t size_z = (uint32_t)grid->size_z;
+    uint32_t size_x = (uint32_t)grid->size.x, size_y = (uint32_t)grid->size.y;
+    uint32_t size_z = (uint32_t)grid->size.z;
     grid_bits g;
     g.words = (size_x + 63) / 64;
     g.grid = grid;

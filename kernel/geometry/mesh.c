@@ -14,21 +14,18 @@ void vxk_mesh_free(vxk_mesh* mesh)
     memset(mesh, 0, sizeof(*mesh));
 }
 
-vxk_status vxk_voxel_grid_create(vxk_voxel_grid* grid, int32_t size_x, int32_t size_y,
-                                 int32_t size_z)
+vxk_status vxk_voxel_grid_create(vxk_voxel_grid* grid, vxk_int3 size)
 {
     if (!grid)
         return VXK_ERR_INVALID_ARGUMENT;
-    if (size_x <= 0 || size_y <= 0 || size_z <= 0 || size_x > 4096 || size_y > 4096 ||
-        size_z > 4096)
+    if (size.x <= 0 || size.y <= 0 || size.z <= 0 || size.x > 4096 || size.y > 4096 ||
+        size.z > 4096)
         return VXK_ERR_OUT_OF_RANGE;
-    size_t bytes = (size_t)size_x * (size_t)size_y * (size_t)size_z;
+    size_t bytes = (size_t)size.x * (size_t)size.y * (size_t)size.z;
     uint8_t* voxels = (uint8_t*)vxk_calloc(bytes);
     if (!voxels)
         return VXK_ERR_OUT_OF_MEMORY;
-    grid->size_x = size_x;
-    grid->size_y = size_y;
-    grid->size_z = size_z;
+    grid->size = size;
     grid->voxels = voxels;
     return VXK_OK;
 }
@@ -37,6 +34,6 @@ void vxk_voxel_grid_free(vxk_voxel_grid* grid)
 {
     if (!grid || !grid->voxels)
         return;
-    vxk_free(grid->voxels, (size_t)grid->size_x * (size_t)grid->size_y * (size_t)grid->size_z);
+    vxk_free(grid->voxels, (size_t)grid->size.x * (size_t)grid->size.y * (size_t)grid->size.z);
     memset(grid, 0, sizeof(*grid));
 }

@@ -84,7 +84,7 @@ typedef struct vxk_vox_instance {
 typedef struct vxk_vox_scene {
     int32_t version; // the file's version field (150, 200, ...)
     uint32_t model_count;
-    vxk_voxel_grid* models; // material ids, vxk axes (size_y = vox size z)
+    vxk_voxel_grid* models; // material ids, vxk axes (size.y = vox size z)
     uint32_t instance_count;
     vxk_vox_instance* instances;
     bool has_scene_graph;             // false: side-by-side placement (see top of file)
