@@ -44,9 +44,9 @@ static vxk_status stage_masks(step_context* ctx)
 static void stage_caches(step_context* ctx)
 {
     vxk_narrow_cache* cache = vxk_narrow_cache_get(ctx->world);
-    if (ctx->dirty_count)
+    if (ctx->near_count)
         ctx->stats.cache_entries_dropped =
-            vxk_narrow_cache_invalidate(cache, ctx->dirty, ctx->dirty_count);
+            vxk_narrow_cache_invalidate(cache, ctx->near, ctx->near_count);
 }
 
 static double seconds_since(uint64_t* mark)

@@ -139,8 +139,8 @@ static int test_quantized_equals_float(void)
         for (uint32_t i = 0; i < chunks.count; ++i) {
             vxk_int3 c = chunks.coords[i];
             vxk_narrow_chunk q, f;
-            VXK_CHECK_EQ_INT(vxk_narrow_build_chunk(world, c.x, c.y, c.z, &q), VXK_OK);
-            VXK_CHECK_EQ_INT(vxk_narrow_build_chunk_float(world, c.x, c.y, c.z, &f), VXK_OK);
+            VXK_CHECK_EQ_INT(vxk_narrow_build_chunk(world, &q, c), VXK_OK);
+            VXK_CHECK_EQ_INT(vxk_narrow_build_chunk_float(world, &f, c), VXK_OK);
             VXK_CHECK_EQ_U64(q.quad_count, f.quad_count);
             VXK_CHECK(!f.quantized && f.tree16.nodes == NULL);
             if (q.quad_count == 0) {
@@ -233,7 +233,7 @@ static void worker_loop(shared_state* s, uint64_t seed)
         const vxk_narrow_chunk* data = NULL;
         vxk_narrow_ref* ref = &refs[it % 4];
         vxk_narrow_release(ref); // keep up to 4 pins alive at a time
-        if (vxk_narrow_acquire(s->world, c.x, c.y, c.z, &data, ref) != VXK_OK || !data) {
+        if (vxk_narrow_acquire(s->world, &data, ref, c) != VXK_OK || !data) {
             atomic_fetch_add(&s->failures, 1);
             continue;
         }
@@ -288,8 +288,7 @@ static int run_concurrent(int mode, uint32_t workers, size_t budget)
     vxk_narrow_chunk* fresh = (vxk_narrow_chunk*)calloc(chunks.count, sizeof(*fresh));
     _Atomic uint64_t* first = (_Atomic uint64_t*)calloc(chunks.count, sizeof(*first));
     for (uint32_t i = 0; i < chunks.count; ++i)
-        VXK_CHECK(vxk_narrow_build_chunk(world, chunks.coords[i].x, chunks.coords[i].y,
-                                         chunks.coords[i].z, &fresh[i]) == VXK_OK);
+        VXK_CHECK(vxk_narrow_build_chunk(world, &fresh[i], chunks.coords[i]) == VXK_OK);
     bool big = budget >= ((size_t)64 << 20);
     shared_state s = {world, &chunks, fresh, first, big, 0, VXK_TEST_SLOW ? 600 : 4000};
     if (mode == 0) {
@@ -368,14 +367,15 @@ static int test_edit_rebuilds(void)
     int32_t cx = -1, cy = 0, cz = -2; // a surface chunk
     const vxk_narrow_chunk* before = NULL;
     vxk_narrow_ref before_ref = {0};
-    VXK_CHECK(vxk_narrow_acquire(world, cx, cy, cz, &before, &before_ref) == VXK_OK && before);
+    VXK_CHECK(vxk_narrow_acquire(world, &before, &before_ref, (vxk_int3){cx, cy, cz}) == VXK_OK &&
+              before);
     vxk_narrow_chunk before_copy;
-    VXK_CHECK(vxk_narrow_build_chunk(world, cx, cy, cz, &before_copy) == VXK_OK);
+    VXK_CHECK(vxk_narrow_build_chunk(world, &before_copy, (vxk_int3){cx, cy, cz}) == VXK_OK);
     uint64_t serial = before->build_serial;
     // Same version again: no rebuild.
     const vxk_narrow_chunk* again = NULL;
     vxk_narrow_ref again_ref = {0};
-    VXK_CHECK(vxk_narrow_acquire(world, cx, cy, cz, &again, &again_ref) == VXK_OK);
+    VXK_CHECK(vxk_narrow_acquire(world, &again, &again_ref, (vxk_int3){cx, cy, cz}) == VXK_OK);
     VXK_CHECK(again == before && again->build_serial == serial);
     vxk_narrow_release(&again_ref);
 
@@ -386,18 +386,19 @@ static int test_edit_rebuilds(void)
         {{-8 + 8, 8, -16 + 3}, {-8 + 8, 8, -16 + 3}}, // +x+y edge neighbour, one voxel
     };
     for (int e = 0; e < 3; ++e) {
-        uint64_t old_stamp = vxk_narrow_stamp(world, cx, cy, cz);
+        uint64_t old_stamp = vxk_narrow_stamp(world, (vxk_int3){cx, cy, cz});
         VXK_CHECK_EQ_INT(vxk_world_fill_box(world, vxk_test_box(boxes[e][0], boxes[e][1]),
                                             e == 1 ? 0 : VXK_MAT_METAL),
                          VXK_OK);
-        VXK_CHECK(vxk_narrow_stamp(world, cx, cy, cz) != old_stamp);
+        VXK_CHECK(vxk_narrow_stamp(world, (vxk_int3){cx, cy, cz}) != old_stamp);
         const vxk_narrow_chunk* after = NULL;
         vxk_narrow_ref after_ref = {0};
-        VXK_CHECK(vxk_narrow_acquire(world, cx, cy, cz, &after, &after_ref) == VXK_OK && after);
+        VXK_CHECK(vxk_narrow_acquire(world, &after, &after_ref, (vxk_int3){cx, cy, cz}) == VXK_OK &&
+                  after);
         VXK_CHECK(after->build_serial > serial);
         serial = after->build_serial;
         vxk_narrow_chunk fresh;
-        VXK_CHECK(vxk_narrow_build_chunk(world, cx, cy, cz, &fresh) == VXK_OK);
+        VXK_CHECK(vxk_narrow_build_chunk(world, &fresh, (vxk_int3){cx, cy, cz}) == VXK_OK);
         VXK_CHECK(same_data(after, &fresh) == 0);
         vxk_narrow_free_chunk(&fresh);
         vxk_narrow_release(&after_ref);
@@ -411,7 +412,7 @@ static int test_edit_rebuilds(void)
     VXK_CHECK_EQ_INT(vxk_world_fill_box(world, vxk_test_box(lo, hi), 0), VXK_OK);
     const vxk_narrow_chunk* gone = (const vxk_narrow_chunk*)1;
     vxk_narrow_ref gone_ref = {0};
-    VXK_CHECK(vxk_narrow_acquire(world, cx, cy, cz, &gone, &gone_ref) == VXK_OK);
+    VXK_CHECK(vxk_narrow_acquire(world, &gone, &gone_ref, (vxk_int3){cx, cy, cz}) == VXK_OK);
     VXK_CHECK(gone == NULL && gone_ref.entry == NULL);
     vxk_narrow_stats st;
     vxk_narrow_cache_stats(vxk_narrow_cache_get(world), &st);
@@ -439,9 +440,7 @@ static int test_lru_order(void)
         uint32_t k = step < n ? step : (uint32_t)(vxk_test_rand(&rng) % n);
         const vxk_narrow_chunk* d;
         vxk_narrow_ref ref = {0};
-        VXK_CHECK(vxk_narrow_acquire(world, chunks.coords[k].x, chunks.coords[k].y,
-                                     chunks.coords[k].z, &d, &ref) == VXK_OK &&
-                  d);
+        VXK_CHECK(vxk_narrow_acquire(world, &d, &ref, chunks.coords[k]) == VXK_OK && d);
         stamps[k] = d->stamp;
         last_use[k] = ++clock;
         vxk_narrow_release(&ref);
@@ -453,8 +452,7 @@ static int test_lru_order(void)
             oldest = k;
     const vxk_narrow_chunk* pinned;
     vxk_narrow_ref pin = {0};
-    VXK_CHECK(vxk_narrow_acquire(world, chunks.coords[oldest].x, chunks.coords[oldest].y,
-                                 chunks.coords[oldest].z, &pinned, &pin) == VXK_OK);
+    VXK_CHECK(vxk_narrow_acquire(world, &pinned, &pin, chunks.coords[oldest]) == VXK_OK);
     last_use[oldest] = ++clock;
     vxk_narrow_stats st;
     vxk_narrow_cache_stats(cache, &st);
@@ -467,8 +465,7 @@ static int test_lru_order(void)
         // Every evicted chunk was used before every resident one (the pinned one aside).
         uint64_t newest_evicted = 0, oldest_resident = UINT64_MAX;
         for (uint32_t k = 0; k < n; ++k) {
-            bool resident = vxk_narrow_cache_contains(cache, chunks.coords[k].x, chunks.coords[k].y,
-                                                      chunks.coords[k].z, stamps[k]);
+            bool resident = vxk_narrow_cache_contains(cache, chunks.coords[k], stamps[k]);
             if (k == oldest) {
                 VXK_CHECK(resident);
                 continue;
@@ -538,7 +535,7 @@ static int test_grid_and_epochs(void)
                      ++x) {
                     const uint64_t* a = NULL;
                     const uint64_t* b = NULL;
-                    uint8_t ta = vxk_ray_grid_peek(grid, x, y, z, &a);
+                    uint8_t ta = vxk_ray_grid_peek(grid, (vxk_int3){x, y, z}, &a);
                     uint8_t tb = vxk_broadphase_peek(world, (vxk_int3){x, y, z}, &b);
                     VXK_CHECK_EQ_INT(ta, tb);
                     vxk_broadphase_entry e;
@@ -555,12 +552,11 @@ static int test_grid_and_epochs(void)
             for (int rep = 0; rep < 2; ++rep) {
                 const vxk_narrow_chunk* data = NULL;
                 vxk_narrow_ref ref = {0};
-                VXK_CHECK_EQ_INT(
-                    vxk_narrow_acquire_current(cache, world, c.x, c.y, c.z, &data, &ref), VXK_OK);
+                VXK_CHECK_EQ_INT(vxk_narrow_acquire_current(cache, world, &data, &ref, c), VXK_OK);
                 VXK_CHECK(data);
-                VXK_CHECK_EQ_U64(data->stamp, vxk_narrow_stamp(world, c.x, c.y, c.z));
+                VXK_CHECK_EQ_U64(data->stamp, vxk_narrow_stamp(world, c));
                 vxk_narrow_chunk fresh;
-                VXK_CHECK(vxk_narrow_build_chunk(world, c.x, c.y, c.z, &fresh) == VXK_OK);
+                VXK_CHECK(vxk_narrow_build_chunk(world, &fresh, c) == VXK_OK);
                 VXK_CHECK(same_data(data, &fresh) == 0);
                 if (rep == 0)
                     VXK_CHECK(solid_bits_match(world, data) == 0);
@@ -614,12 +610,11 @@ static int test_ray_slots(void)
     for (uint32_t i = 0; i < chunks.count; ++i) {
         vxk_int3 c = chunks.coords[i];
         uint64_t cell = 0;
-        VXK_CHECK(vxk_ray_grid_cell(grid, c.x, c.y, c.z, &cell));
+        VXK_CHECK(vxk_ray_grid_cell(grid, c, &cell));
         const vxk_narrow_chunk* data = NULL;
         vxk_narrow_ref ref = {0};
         VXK_CHECK(!vxk_narrow_acquire_slot(cache, grid, cell, epoch, &data, &ref));
-        VXK_CHECK_EQ_INT(vxk_narrow_acquire_current(cache, world, c.x, c.y, c.z, &data, &ref),
-                         VXK_OK);
+        VXK_CHECK_EQ_INT(vxk_narrow_acquire_current(cache, world, &data, &ref, c), VXK_OK);
         VXK_CHECK(data);
         vxk_narrow_publish(grid, cell, epoch, &ref);
         const vxk_narrow_chunk* again = NULL;
@@ -631,7 +626,7 @@ static int test_ray_slots(void)
         VXK_CHECK(!vxk_narrow_acquire_slot(cache, grid, cell, epoch + 1, &again, &ref2));
         VXK_CHECK(again == data && ref2.entry == ref.entry);
         vxk_narrow_chunk fresh;
-        VXK_CHECK(vxk_narrow_build_chunk(world, c.x, c.y, c.z, &fresh) == VXK_OK);
+        VXK_CHECK(vxk_narrow_build_chunk(world, &fresh, c) == VXK_OK);
         VXK_CHECK(same_data(again, &fresh) == 0);
         vxk_narrow_free_chunk(&fresh);
         vxk_narrow_release(&ref2);
@@ -648,15 +643,16 @@ static int test_ray_slots(void)
              ++z)
             for (int32_t x = grid->min[0];
                  x < grid->min[0] + (int32_t)grid->size[0] && !found_empty; ++x) {
-                if (vxk_narrow_stamp(world, x, y, z) != 0)
+                if (vxk_narrow_stamp(world, (vxk_int3){x, y, z}) != 0)
                     continue;
                 found_empty = true;
                 uint64_t cell = 0;
-                VXK_CHECK(vxk_ray_grid_cell(grid, x, y, z, &cell));
+                VXK_CHECK(vxk_ray_grid_cell(grid, (vxk_int3){x, y, z}, &cell));
                 const vxk_narrow_chunk* data = NULL;
                 vxk_narrow_ref ref = {0};
-                VXK_CHECK_EQ_INT(vxk_narrow_acquire_current(cache, world, x, y, z, &data, &ref),
-                                 VXK_OK);
+                VXK_CHECK_EQ_INT(
+                    vxk_narrow_acquire_current(cache, world, &data, &ref, (vxk_int3){x, y, z}),
+                    VXK_OK);
                 VXK_CHECK(!data && !ref.entry);
                 vxk_narrow_publish(grid, cell, epoch, &ref);
                 data = (const vxk_narrow_chunk*)&ref; // any non-NULL value
@@ -671,17 +667,17 @@ static int test_ray_slots(void)
     // a's slot (still pointing there) is refused, b's own slot works once published.
     vxk_int3 a = chunks.coords[0], b = chunks.coords[1];
     uint64_t cell_a = 0, cell_b = 0;
-    VXK_CHECK(vxk_ray_grid_cell(grid, a.x, a.y, a.z, &cell_a));
-    VXK_CHECK(vxk_ray_grid_cell(grid, b.x, b.y, b.z, &cell_b));
+    VXK_CHECK(vxk_ray_grid_cell(grid, a, &cell_a));
+    VXK_CHECK(vxk_ray_grid_cell(grid, b, &cell_b));
     const vxk_narrow_chunk* data = NULL;
     vxk_narrow_ref ref = {0};
-    VXK_CHECK_EQ_INT(vxk_narrow_acquire_current(cache, world, a.x, a.y, a.z, &data, &ref), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_narrow_acquire_current(cache, world, &data, &ref, a), VXK_OK);
     void* entry_a = ref.entry;
     vxk_narrow_publish(grid, cell_a, epoch, &ref);
     vxk_narrow_release(&ref);
     vxk_narrow_cache_clear(cache);
     VXK_CHECK(!vxk_narrow_acquire_slot(cache, grid, cell_a, epoch, &data, &ref));
-    VXK_CHECK_EQ_INT(vxk_narrow_acquire_current(cache, world, b.x, b.y, b.z, &data, &ref), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_narrow_acquire_current(cache, world, &data, &ref, b), VXK_OK);
     VXK_CHECK(ref.entry == entry_a); // recycled (the free list's last entry)
     VXK_CHECK(data->coord.x == b.x && data->coord.y == b.y && data->coord.z == b.z);
     vxk_narrow_ref stale = {0};
@@ -694,7 +690,7 @@ static int test_ray_slots(void)
     // entry and builds anew, the pinned data stays the old build until released (then freed).
     VXK_CHECK(vxk_narrow_acquire_slot(cache, grid, cell_b, epoch, &data, &ref));
     vxk_narrow_chunk old_build;
-    VXK_CHECK(vxk_narrow_build_chunk(world, b.x, b.y, b.z, &old_build) == VXK_OK);
+    VXK_CHECK(vxk_narrow_build_chunk(world, &old_build, b) == VXK_OK);
     int64_t lo[3] = {8 * (int64_t)b.x + 3, 8 * (int64_t)b.y + 3, 8 * (int64_t)b.z + 3};
     int64_t hi[3] = {lo[0] + 1, lo[1] + 1, lo[2] + 1};
     uint8_t fill = data->solid[3] & (1ull << (3 + 8 * 3)) ? 0 : VXK_MAT_METAL;
@@ -704,8 +700,7 @@ static int test_ray_slots(void)
     VXK_CHECK(!vxk_narrow_acquire_slot(cache, grid, cell_b, epoch2, &stale_data, &stale));
     const vxk_narrow_chunk* rebuilt = NULL;
     vxk_narrow_ref ref_new = {0};
-    VXK_CHECK_EQ_INT(vxk_narrow_acquire_current(cache, world, b.x, b.y, b.z, &rebuilt, &ref_new),
-                     VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_narrow_acquire_current(cache, world, &rebuilt, &ref_new, b), VXK_OK);
     VXK_CHECK(rebuilt != data && ref_new.entry != ref.entry);
     VXK_CHECK(same_data(data, &old_build) == 0);
     VXK_CHECK(rebuilt->stamp != old_build.stamp);

@@ -122,8 +122,7 @@ static int brute_build(const vxk_world* world, brute_world* b)
     b->count = cc.count;
     uint32_t quads = 0;
     for (uint32_t i = 0; i < cc.count; ++i) {
-        VXK_CHECK(vxk_narrow_build_chunk(world, coords[i].x, coords[i].y, coords[i].z,
-                                         &b->chunks[i]) == VXK_OK);
+        VXK_CHECK(vxk_narrow_build_chunk(world, &b->chunks[i], coords[i]) == VXK_OK);
         quads += b->chunks[i].quad_count;
     }
     b->tris = (double*)malloc((size_t)quads * 2 * 9 * sizeof(double));

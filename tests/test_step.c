@@ -138,9 +138,9 @@ static int test_cache_stage_drops_neighbourhood(void)
     for (int32_t cz = -6; cz < 6; ++cz)
         for (int32_t cy = -2; cy < 1; ++cy)
             for (int32_t cx = -6; cx < 6; ++cx) {
-                uint64_t stamp = vxk_narrow_stamp(world, cx, cy, cz);
+                uint64_t stamp = vxk_narrow_stamp(world, (vxk_int3){cx, cy, cz});
                 cached[cz + 6][cy + 2][cx + 6] =
-                    vxk_narrow_cache_contains(cache, cx, cy, cz, stamp);
+                    vxk_narrow_cache_contains(cache, (vxk_int3){cx, cy, cz}, stamp);
                 total += cached[cz + 6][cy + 2][cx + 6];
             }
     VXK_CHECK(total > 20);
@@ -164,8 +164,8 @@ static int test_cache_stage_drops_neighbourhood(void)
                 bool near = cz >= 1 && cz <= 3 && cy >= -2 && cy <= 0 && cx >= 0 && cx <= 2;
                 if (near || !cached[cz + 6][cy + 2][cx + 6])
                     continue;
-                uint64_t stamp = vxk_narrow_stamp(world, cx, cy, cz);
-                VXK_CHECK_MSG(vxk_narrow_cache_contains(cache, cx, cy, cz, stamp),
+                uint64_t stamp = vxk_narrow_stamp(world, (vxk_int3){cx, cy, cz});
+                VXK_CHECK_MSG(vxk_narrow_cache_contains(cache, (vxk_int3){cx, cy, cz}, stamp),
                               "chunk (%d, %d, %d) dropped", cx, cy, cz);
             }
     vxk_world_destroy(world);

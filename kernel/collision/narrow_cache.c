@@ -145,18 +145,17 @@ static vxk_status build_float(vxk_narrow_chunk* out, const vxk_quad* quads, uint
     return VXK_OK;
 }
 
-static vxk_status build_chunk(const vxk_world* world, int32_t cx, int32_t cy, int32_t cz,
-                              bool allow_quantized, vxk_narrow_chunk* out)
+static vxk_status build_chunk(const vxk_world* world, vxk_int3 chunk, bool allow_quantized,
+                              vxk_narrow_chunk* out)
 {
     memset(out, 0, sizeof(*out));
-    out->coord = (vxk_int3){cx, cy, cz};
-    out->stamp = vxk_narrow_stamp(world, cx, cy, cz);
+    out->coord = chunk;
+    out->stamp = vxk_narrow_stamp(world, chunk);
     uint64_t water[8];
-    vxk_terrain_chunk_bits(&world->terrain, (vxk_int3){cx, cy, cz}, out->solid, water);
+    vxk_terrain_chunk_bits(&world->terrain, chunk, out->solid, water);
     vxk_quad quads[VXK_MESHER_MAX_QUADS];
     uint32_t count = 0;
-    vxk_status status =
-        vxk_chunk_mesh(world, quads, VXK_MESHER_MAX_QUADS, &count, (vxk_int3){cx, cy, cz});
+    vxk_status status = vxk_chunk_mesh(world, quads, VXK_MESHER_MAX_QUADS, &count, chunk);
     if (status != VXK_OK)
         return status;
     if (count) {
@@ -181,16 +180,15 @@ static vxk_status build_chunk(const vxk_world* world, int32_t cx, int32_t cy, in
     return VXK_OK;
 }
 
-vxk_status vxk_narrow_build_chunk(const vxk_world* world, int32_t cx, int32_t cy, int32_t cz,
-                                  vxk_narrow_chunk* out)
+vxk_status vxk_narrow_build_chunk(const vxk_world* world, vxk_narrow_chunk* out, vxk_int3 chunk)
 {
-    return build_chunk(world, cx, cy, cz, true, out);
+    return build_chunk(world, chunk, true, out);
 }
 
-vxk_status vxk_narrow_build_chunk_float(const vxk_world* world, int32_t cx, int32_t cy, int32_t cz,
-                                        vxk_narrow_chunk* out)
+vxk_status vxk_narrow_build_chunk_float(const vxk_world* world, vxk_narrow_chunk* out,
+                                        vxk_int3 chunk)
 {
-    return build_chunk(world, cx, cy, cz, false, out);
+    return build_chunk(world, chunk, false, out);
 }
 
 void vxk_narrow_free_chunk(vxk_narrow_chunk* chunk)
@@ -209,9 +207,9 @@ void vxk_narrow_free_chunk(vxk_narrow_chunk* chunk)
 
 // ---- stamps -----------------------------------------------------------------------------------
 
-uint64_t vxk_narrow_stamp(const vxk_world* world, int32_t cx, int32_t cy, int32_t cz)
+uint64_t vxk_narrow_stamp(const vxk_world* world, vxk_int3 chunk)
 {
-    const vxk_chunk* self = vxk_terrain_find(&world->terrain, (vxk_int3){cx, cy, cz});
+    const vxk_chunk* self = vxk_terrain_find(&world->terrain, chunk);
     if (!self)
         return 0;
     // Face and edge neighbours (offsets with one or two nonzero components); an absent one
@@ -224,8 +222,8 @@ uint64_t vxk_narrow_stamp(const vxk_world* world, int32_t cx, int32_t cy, int32_
                 int nonzero = (dx != 0) + (dy != 0) + (dz != 0);
                 if (nonzero == 0 || nonzero == 3)
                     continue;
-                const vxk_chunk* n =
-                    vxk_terrain_find(&world->terrain, (vxk_int3){cx + dx, cy + dy, cz + dz});
+                const vxk_chunk* n = vxk_terrain_find(
+                    &world->terrain, (vxk_int3){chunk.x + dx, chunk.y + dy, chunk.z + dz});
                 uint64_t v = n ? ((uint64_t)n->version << 1 | 1u) : 0u;
                 h = (h ^ v) * 0x94D049BB133111EBull;
                 h ^= h >> 29;
@@ -380,12 +378,12 @@ static narrow_entry** bucket_of(narrow_shard* shard, uint64_t h)
     return &shard->buckets[(h >> 6) & (shard->bucket_count - 1)];
 }
 
-static narrow_entry* shard_find(narrow_shard* shard, uint64_t h, int32_t x, int32_t y, int32_t z)
+static narrow_entry* shard_find(narrow_shard* shard, uint64_t h, vxk_int3 chunk)
 {
     if (!shard->bucket_count)
         return NULL;
     for (narrow_entry* e = *bucket_of(shard, h); e; e = e->next)
-        if (e->data.coord.x == x && e->data.coord.y == y && e->data.coord.z == z)
+        if (e->data.coord.x == chunk.x && e->data.coord.y == chunk.y && e->data.coord.z == chunk.z)
             return e;
     return NULL;
 }
@@ -511,7 +509,7 @@ static void cache_evict(vxk_narrow_cache* cache, uint64_t target, bool count_as_
         pthread_mutex_lock(&shard->lock);
         // The entry may have been pinned, touched or dropped since the scan: recheck it is still
         // in the table, unpinned and untouched.
-        bool present = shard_find(shard, h, e->data.coord.x, e->data.coord.y, e->data.coord.z) == e;
+        bool present = shard_find(shard, h, e->data.coord) == e;
         bool evict = present && atomic_load(&e->pins) == 0 &&
                      atomic_load(&e->last_use) == candidates[i].last_use;
         bool free_now = evict && entry_detach(shard, e);
@@ -536,24 +534,16 @@ uint64_t vxk_narrow_cache_invalidate(vxk_narrow_cache* cache, const vxk_int3* ch
 {
     uint64_t dropped = 0;
     for (uint32_t i = 0; i < count; ++i) {
-        for (int d = 0; d < 27; ++d) {
-            int64_t x = (int64_t)chunks[i].x + d % 3 - 1;
-            int64_t y = (int64_t)chunks[i].y + d / 3 % 3 - 1;
-            int64_t z = (int64_t)chunks[i].z + d / 9 - 1;
-            if (x < INT32_MIN || x > INT32_MAX || y < INT32_MIN || y > INT32_MAX || z < INT32_MIN ||
-                z > INT32_MAX)
-                continue;
-            uint64_t h = vxk_chunk_map_hash((vxk_int3){(int32_t)x, (int32_t)y, (int32_t)z});
-            narrow_shard* shard = shard_of(cache, h);
-            pthread_mutex_lock(&shard->lock);
-            narrow_entry* e = shard_find(shard, h, (int32_t)x, (int32_t)y, (int32_t)z);
-            // A pinned entry (a ray in flight, or a build) is detached: its last user frees it.
-            bool free_now = e && entry_detach(shard, e);
-            pthread_mutex_unlock(&shard->lock);
-            dropped += e != NULL;
-            if (free_now)
-                entry_free(e);
-        }
+        uint64_t h = vxk_chunk_map_hash(chunks[i]);
+        narrow_shard* shard = shard_of(cache, h);
+        pthread_mutex_lock(&shard->lock);
+        narrow_entry* e = shard_find(shard, h, chunks[i]);
+        // A pinned entry (a ray in flight, or a build) is detached: its last user frees it.
+        bool free_now = e && entry_detach(shard, e);
+        pthread_mutex_unlock(&shard->lock);
+        dropped += e != NULL;
+        if (free_now)
+            entry_free(e);
     }
     atomic_fetch_add_explicit(&cache->stale, dropped, memory_order_relaxed);
     return dropped;
@@ -584,13 +574,12 @@ void vxk_narrow_cache_stats(const vxk_narrow_cache* ccache, vxk_narrow_stats* ou
     out->packets = atomic_load(&cache->packets);
 }
 
-bool vxk_narrow_cache_contains(vxk_narrow_cache* cache, int32_t cx, int32_t cy, int32_t cz,
-                               uint64_t stamp)
+bool vxk_narrow_cache_contains(vxk_narrow_cache* cache, vxk_int3 chunk, uint64_t stamp)
 {
-    uint64_t h = vxk_chunk_map_hash((vxk_int3){cx, cy, cz});
+    uint64_t h = vxk_chunk_map_hash(chunk);
     narrow_shard* shard = shard_of(cache, h);
     pthread_mutex_lock(&shard->lock);
-    narrow_entry* e = shard_find(shard, h, cx, cy, cz);
+    narrow_entry* e = shard_find(shard, h, chunk);
     bool found = e && e->data.stamp == stamp && atomic_load(&e->state) == ENTRY_READY;
     pthread_mutex_unlock(&shard->lock);
     return found;
@@ -615,14 +604,13 @@ static vxk_status wait_ready(vxk_narrow_cache* cache, narrow_entry* e)
 
 // A build for a thread that would otherwise wait on its own unfinished build further up its
 // stack (a job run while the builder waited): private, never in the table.
-static vxk_status build_private(vxk_narrow_cache* cache, const vxk_world* world, int32_t cx,
-                                int32_t cy, int32_t cz, const vxk_narrow_chunk** out,
-                                vxk_narrow_ref* ref)
+static vxk_status build_private(vxk_narrow_cache* cache, const vxk_world* world, vxk_int3 chunk,
+                                const vxk_narrow_chunk** out, vxk_narrow_ref* ref)
 {
     narrow_entry* e = entry_new(cache);
     if (!e)
         return VXK_ERR_OUT_OF_MEMORY;
-    vxk_status status = vxk_narrow_build_chunk(world, cx, cy, cz, &e->data);
+    vxk_status status = vxk_narrow_build_chunk(world, &e->data, chunk);
     if (status != VXK_OK) {
         entry_free(e);
         return status;
@@ -650,12 +638,12 @@ static vxk_status acquire_hit(vxk_narrow_cache* cache, narrow_shard* shard, narr
     ++shard->hits;
     bool own_build = atomic_load_explicit(&e->state, memory_order_acquire) == ENTRY_BUILDING &&
                      pthread_equal(e->builder, pthread_self());
-    int32_t cx = e->data.coord.x, cy = e->data.coord.y, cz = e->data.coord.z;
+    vxk_int3 chunk = e->data.coord;
     pthread_mutex_unlock(&shard->lock);
     if (own_build) {
         vxk_narrow_ref pin = {e};
         vxk_narrow_release(&pin);
-        return build_private(cache, world, cx, cy, cz, out, ref);
+        return build_private(cache, world, chunk, out, ref);
     }
     vxk_status status = wait_ready(cache, e);
     if (status != VXK_OK) {
@@ -670,18 +658,18 @@ static vxk_status acquire_hit(vxk_narrow_cache* cache, narrow_shard* shard, narr
 
 // epoch: the terrain epoch the caller computed stamp at (0: unknown); recorded on the entry so
 // that later acquires at the same epoch skip the stamp.
-static vxk_status acquire_stamped(vxk_narrow_cache* cache, const vxk_world* world, int32_t cx,
-                                  int32_t cy, int32_t cz, uint64_t stamp, uint32_t epoch,
-                                  const vxk_narrow_chunk** out, vxk_narrow_ref* ref)
+static vxk_status acquire_stamped(vxk_narrow_cache* cache, const vxk_world* world, vxk_int3 chunk,
+                                  uint64_t stamp, uint32_t epoch, const vxk_narrow_chunk** out,
+                                  vxk_narrow_ref* ref)
 {
     VXK_ASSERT(stamp != 0);
-    uint64_t h = vxk_chunk_map_hash((vxk_int3){cx, cy, cz});
+    uint64_t h = vxk_chunk_map_hash(chunk);
     narrow_shard* shard = shard_of(cache, h);
     uint64_t now = atomic_fetch_add_explicit(&cache->tick, 1, memory_order_relaxed) + 1;
     narrow_entry* stale = NULL;
 
     pthread_mutex_lock(&shard->lock);
-    narrow_entry* e = shard_find(shard, h, cx, cy, cz);
+    narrow_entry* e = shard_find(shard, h, chunk);
     if (e && e->data.stamp == stamp)
         return acquire_hit(cache, shard, e, now, epoch, world, out, ref);
     if (e) {
@@ -692,7 +680,7 @@ static vxk_status acquire_stamped(vxk_narrow_cache* cache, const vxk_world* worl
     }
     narrow_entry* fresh = entry_new(cache);
     if (fresh)
-        fresh->data.coord = (vxk_int3){cx, cy, cz};
+        fresh->data.coord = chunk;
     if (!fresh || !shard_insert(shard, h, fresh)) {
         pthread_mutex_unlock(&shard->lock);
         if (fresh)
@@ -723,7 +711,7 @@ static vxk_status acquire_stamped(vxk_narrow_cache* cache, const vxk_world* worl
 
     // Build without any lock held; waiters spin on fresh->state.
     vxk_narrow_chunk built;
-    vxk_status status = vxk_narrow_build_chunk(world, cx, cy, cz, &built);
+    vxk_status status = vxk_narrow_build_chunk(world, &built, chunk);
     VXK_ASSERT(status != VXK_OK || built.stamp == stamp);
     uint64_t serial = atomic_fetch_add_explicit(&cache->serial, 1, memory_order_relaxed) + 1;
     atomic_fetch_add_explicit(&cache->builds, 1, memory_order_relaxed);
@@ -762,45 +750,45 @@ static vxk_status acquire_stamped(vxk_narrow_cache* cache, const vxk_world* worl
     return VXK_OK;
 }
 
-vxk_status vxk_narrow_acquire_stamped(vxk_narrow_cache* cache, const vxk_world* world, int32_t cx,
-                                      int32_t cy, int32_t cz, uint64_t stamp,
-                                      const vxk_narrow_chunk** out, vxk_narrow_ref* ref)
+vxk_status vxk_narrow_acquire_stamped(vxk_narrow_cache* cache, const vxk_world* world,
+                                      const vxk_narrow_chunk** out, vxk_narrow_ref* ref,
+                                      vxk_int3 chunk, uint64_t stamp)
 {
-    return acquire_stamped(cache, world, cx, cy, cz, stamp, 0, out, ref);
+    return acquire_stamped(cache, world, chunk, stamp, 0, out, ref);
 }
 
-vxk_status vxk_narrow_acquire_current(vxk_narrow_cache* cache, const vxk_world* world, int32_t cx,
-                                      int32_t cy, int32_t cz, const vxk_narrow_chunk** out,
-                                      vxk_narrow_ref* ref)
+vxk_status vxk_narrow_acquire_current(vxk_narrow_cache* cache, const vxk_world* world,
+                                      const vxk_narrow_chunk** out, vxk_narrow_ref* ref,
+                                      vxk_int3 chunk)
 {
     *out = NULL;
     ref->entry = NULL;
     uint32_t epoch = vxk_terrain_epoch(&world->terrain);
-    uint64_t h = vxk_chunk_map_hash((vxk_int3){cx, cy, cz});
+    uint64_t h = vxk_chunk_map_hash(chunk);
     narrow_shard* shard = shard_of(cache, h);
     pthread_mutex_lock(&shard->lock);
-    narrow_entry* e = shard_find(shard, h, cx, cy, cz);
+    narrow_entry* e = shard_find(shard, h, chunk);
     if (e && atomic_load_explicit(&e->checked_epoch, memory_order_relaxed) == epoch) {
         // No terrain write since the stamp was confirmed: the data is current.
         uint64_t now = atomic_fetch_add_explicit(&cache->tick, 1, memory_order_relaxed) + 1;
         return acquire_hit(cache, shard, e, now, 0, world, out, ref);
     }
     pthread_mutex_unlock(&shard->lock);
-    uint64_t stamp = vxk_narrow_stamp(world, cx, cy, cz);
+    uint64_t stamp = vxk_narrow_stamp(world, chunk);
     if (!stamp)
         return VXK_OK;
-    return acquire_stamped(cache, world, cx, cy, cz, stamp, epoch, out, ref);
+    return acquire_stamped(cache, world, chunk, stamp, epoch, out, ref);
 }
 
-vxk_status vxk_narrow_acquire(const vxk_world* world, int32_t cx, int32_t cy, int32_t cz,
-                              const vxk_narrow_chunk** out, vxk_narrow_ref* ref)
+vxk_status vxk_narrow_acquire(const vxk_world* world, const vxk_narrow_chunk** out,
+                              vxk_narrow_ref* ref, vxk_int3 chunk)
 {
     *out = NULL;
     ref->entry = NULL;
-    uint64_t stamp = vxk_narrow_stamp(world, cx, cy, cz);
+    uint64_t stamp = vxk_narrow_stamp(world, chunk);
     if (!stamp)
         return VXK_OK;
-    return acquire_stamped(vxk_narrow_cache_get(world), world, cx, cy, cz, stamp,
+    return acquire_stamped(vxk_narrow_cache_get(world), world, chunk, stamp,
                            vxk_terrain_epoch(&world->terrain), out, ref);
 }
 

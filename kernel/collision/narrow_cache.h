@@ -86,26 +86,26 @@ vxk_narrow_cache* vxk_narrow_cache_get(const vxk_world* world);
 // The version stamp of a chunk's narrowphase data: 0 when the chunk has no terrain entry (no
 // geometry), else a nonzero digest of the versions of the chunk and its 18 face and edge
 // neighbours (19 map lookups).
-uint64_t vxk_narrow_stamp(const vxk_world* world, int32_t cx, int32_t cy, int32_t cz);
+uint64_t vxk_narrow_stamp(const vxk_world* world, vxk_int3 chunk);
 
-// Pins the current narrowphase data of chunk (cx, cy, cz), building it if needed. On VXK_OK,
+// Pins the current narrowphase data of a chunk, building it if needed. On VXK_OK,
 // *out is the data (NULL when the chunk has no terrain entry: no geometry, nothing pinned) and
 // *ref must be released. Errors: VXK_ERR_OUT_OF_MEMORY (nothing pinned). Thread-safe against
 // other acquires/releases; the terrain must not be written meanwhile. Cost: one shard lock on a
 // hit; a mesh + kD build on a miss.
-vxk_status vxk_narrow_acquire(const vxk_world* world, int32_t cx, int32_t cy, int32_t cz,
-                              const vxk_narrow_chunk** out, vxk_narrow_ref* ref);
+vxk_status vxk_narrow_acquire(const vxk_world* world, const vxk_narrow_chunk** out,
+                              vxk_narrow_ref* ref, vxk_int3 chunk);
 // Same with a known stamp (vxk_narrow_stamp of the chunk, nonzero).
-vxk_status vxk_narrow_acquire_stamped(vxk_narrow_cache* cache, const vxk_world* world, int32_t cx,
-                                      int32_t cy, int32_t cz, uint64_t stamp,
-                                      const vxk_narrow_chunk** out, vxk_narrow_ref* ref);
+vxk_status vxk_narrow_acquire_stamped(vxk_narrow_cache* cache, const vxk_world* world,
+                                      const vxk_narrow_chunk** out, vxk_narrow_ref* ref,
+                                      vxk_int3 chunk, uint64_t stamp);
 // Same as vxk_narrow_acquire, but an entry whose stamp was confirmed at the current terrain epoch
 // (vxk_terrain_epoch; every write call changes it) is handed out without recomputing the stamp:
 // one shard lock and no map lookups on a hit. Other entries are revalidated by stamp once per
 // epoch. Same contract and errors as vxk_narrow_acquire.
-vxk_status vxk_narrow_acquire_current(vxk_narrow_cache* cache, const vxk_world* world, int32_t cx,
-                                      int32_t cy, int32_t cz, const vxk_narrow_chunk** out,
-                                      vxk_narrow_ref* ref);
+vxk_status vxk_narrow_acquire_current(vxk_narrow_cache* cache, const vxk_world* world,
+                                      const vxk_narrow_chunk** out, vxk_narrow_ref* ref,
+                                      vxk_int3 chunk);
 // Unpins; safe on a zeroed ref. Lock-free.
 void vxk_narrow_release(vxk_narrow_ref* ref);
 
@@ -136,11 +136,10 @@ void vxk_narrow_count_rays(vxk_narrow_cache* cache, uint64_t hits, uint64_t pack
 // Builds a chunk's narrowphase data outside the cache (tests compare against it): the quantized
 // tree, or the float one when the quads exceed the quantized tree's limits. Errors:
 // VXK_ERR_OUT_OF_MEMORY (*out zeroed but for coord and stamp).
-vxk_status vxk_narrow_build_chunk(const vxk_world* world, int32_t cx, int32_t cy, int32_t cz,
-                                  vxk_narrow_chunk* out);
+vxk_status vxk_narrow_build_chunk(const vxk_world* world, vxk_narrow_chunk* out, vxk_int3 chunk);
 // Same, always with the float fallback (tests compare the two structures).
-vxk_status vxk_narrow_build_chunk_float(const vxk_world* world, int32_t cx, int32_t cy, int32_t cz,
-                                        vxk_narrow_chunk* out);
+vxk_status vxk_narrow_build_chunk_float(const vxk_world* world, vxk_narrow_chunk* out,
+                                        vxk_int3 chunk);
 // The chunk's closest hit (vxk_kdtree_raycast / vxk_kdtree16_raycast contract; the ray in
 // chunk-local voxel units) and any-hit query, through whichever structure it holds. A chunk
 // without quads misses.
@@ -161,15 +160,15 @@ void vxk_narrow_free_chunk(vxk_narrow_chunk* chunk);
 void vxk_narrow_cache_set_budget(vxk_narrow_cache* cache, size_t bytes);
 // Drops every unpinned entry (a cold cache for benchmarks). Thread-safe.
 void vxk_narrow_cache_clear(vxk_narrow_cache* cache);
-// Drops the entries whose data writes to `chunks` may have changed: each chunk's and its 26
-// neighbours' (a chunk's mesh reads its 10^3 box). Entries in use are detached and freed by their
-// last user. Returns the entries dropped (also counted in stale). The step's cache stage
-// (step.c). Thread-safe; cost: 27 lookups per chunk.
+// Drops the entries of the given chunks: the step's cache stage (step.c) passes the
+// neighbourhood of the written chunks (vxk_chunk_neighbourhood: a chunk's mesh reads its 10^3
+// box, so a write reaches the entries of its 26 neighbours). Entries in use are detached and
+// freed by their last user. Returns the entries dropped (also counted in stale). Thread-safe;
+// cost: one shard lock and lookup per chunk.
 uint64_t vxk_narrow_cache_invalidate(vxk_narrow_cache* cache, const vxk_int3* chunks,
                                      uint32_t count);
 void vxk_narrow_cache_stats(const vxk_narrow_cache* cache, vxk_narrow_stats* out);
 // Whether (chunk, stamp) is resident (tests: LRU order).
-bool vxk_narrow_cache_contains(vxk_narrow_cache* cache, int32_t cx, int32_t cy, int32_t cz,
-                               uint64_t stamp);
+bool vxk_narrow_cache_contains(vxk_narrow_cache* cache, vxk_int3 chunk, uint64_t stamp);
 
 #endif

@@ -89,13 +89,12 @@ static inline bool vxk_ray_grid_busy(const vxk_ray_grid* g, const int32_t c[3])
     return (g->busy[b >> 6] >> (b & 63)) & 1u;
 }
 
-// The index of chunk cell (cx, cy, cz) in the grid's arrays; false outside the grid.
-static inline bool vxk_ray_grid_cell(const vxk_ray_grid* g, int32_t cx, int32_t cy, int32_t cz,
-                                     uint64_t* cell)
+// The index of a chunk's cell in the grid's arrays; false outside the grid.
+static inline bool vxk_ray_grid_cell(const vxk_ray_grid* g, vxk_int3 chunk, uint64_t* cell)
 {
-    uint64_t x = (uint64_t)((int64_t)cx - g->min[0]);
-    uint64_t y = (uint64_t)((int64_t)cy - g->min[1]);
-    uint64_t z = (uint64_t)((int64_t)cz - g->min[2]);
+    uint64_t x = (uint64_t)((int64_t)chunk.x - g->min[0]);
+    uint64_t y = (uint64_t)((int64_t)chunk.y - g->min[1]);
+    uint64_t z = (uint64_t)((int64_t)chunk.z - g->min[2]);
     if (x >= g->size[0] || y >= g->size[1] || z >= g->size[2])
         return false;
     *cell = vxk_ray_grid_index(x, y, z, g->bricks[0], g->bricks[2]);
@@ -103,11 +102,11 @@ static inline bool vxk_ray_grid_cell(const vxk_ray_grid* g, int32_t cx, int32_t 
 }
 
 // vxk_broadphase_peek through the grid. Cost: a bounds check and one load.
-static inline uint8_t vxk_ray_grid_peek(const vxk_ray_grid* g, int32_t cx, int32_t cy, int32_t cz,
+static inline uint8_t vxk_ray_grid_peek(const vxk_ray_grid* g, vxk_int3 chunk,
                                         const uint64_t** solid)
 {
     uint64_t i;
-    if (!vxk_ray_grid_cell(g, cx, cy, cz, &i))
+    if (!vxk_ray_grid_cell(g, chunk, &i))
         return 0;
     uintptr_t cell = g->cells[i];
     *solid = (const uint64_t*)(cell & ~(uintptr_t)3);

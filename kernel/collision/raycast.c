@@ -379,7 +379,7 @@ static inline uint8_t chunk_peek(const ray_context* ctx, const vxk_ray_grid* gri
                                  int32_t cy, int32_t cz, const uint64_t** solid)
 {
     if (grid)
-        return vxk_ray_grid_peek(grid, cx, cy, cz, solid);
+        return vxk_ray_grid_peek(grid, (vxk_int3){cx, cy, cz}, solid);
     return vxk_broadphase_peek(ctx->world, (vxk_int3){cx, cy, cz}, solid);
 }
 
@@ -640,7 +640,7 @@ static vxk_status memo_get(ray_context* ctx, int32_t cx, int32_t cy, int32_t cz,
     vxk_narrow_chunk* owned = NULL;
     // The grid's slot first (no lock); on a miss the cache, whose answer the slot then keeps.
     uint64_t cell = 0;
-    bool in_grid = ctx->grid && vxk_ray_grid_cell(ctx->grid, cx, cy, cz, &cell);
+    bool in_grid = ctx->grid && vxk_ray_grid_cell(ctx->grid, (vxk_int3){cx, cy, cz}, &cell);
     if (__builtin_expect(ctx->near_edge, 0) && edge_chunk(cx, cy, cz)) {
         vxk_status status = edge_chunk_build(ctx->world, cx, cy, cz, &owned);
         if (status != VXK_OK)
@@ -651,7 +651,7 @@ static vxk_status memo_get(ray_context* ctx, int32_t cx, int32_t cy, int32_t cz,
         ++ctx->slot_hits;
     } else {
         vxk_status status =
-            vxk_narrow_acquire_current(ctx->cache, ctx->world, cx, cy, cz, &data, &ref);
+            vxk_narrow_acquire_current(ctx->cache, ctx->world, &data, &ref, (vxk_int3){cx, cy, cz});
         if (status != VXK_OK)
             return status;
         if (in_grid)
