@@ -504,9 +504,9 @@ static void memo_init(ray_memo* m, memo_slot* slots, uint32_t capacity, uint32_t
 // leaves int32 (vxk_chunk_mesh refuses it), so the cache cannot build its data. A ray builds
 // it itself (the voxels past the range are air) and keeps it for the call or batch piece, in the
 // memo slot that would have held the pin.
-static bool edge_chunk(int32_t cx, int32_t cy, int32_t cz)
+static bool edge_chunk(vxk_int3 chunk)
 {
-    const int32_t c[3] = {cx, cy, cz};
+    const int32_t c[3] = {chunk.x, chunk.y, chunk.z};
     bool edge = false;
     for (int a = 0; a < 3; ++a)
         edge |= c[a] == (INT32_MAX >> 3) || c[a] == (INT32_MIN >> 3);
@@ -522,15 +522,14 @@ static void edge_chunk_free(vxk_narrow_chunk* data)
 }
 
 // The data of an edge chunk: NULL (and VXK_OK) when it has no terrain entry.
-static vxk_status edge_chunk_build(const vxk_world* world, int32_t cx, int32_t cy, int32_t cz,
-                                   vxk_narrow_chunk** out)
+static vxk_status edge_chunk_build(const vxk_world* world, vxk_narrow_chunk** out, vxk_int3 chunk)
 {
     *out = NULL;
-    if (!vxk_terrain_find(&world->terrain, (vxk_int3){cx, cy, cz}))
+    if (!vxk_terrain_find(&world->terrain, chunk))
         return VXK_OK;
     vxk_quad quads[VXK_MESHER_MAX_QUADS];
     uint8_t box[VXK_MESHER_BOX_VOXELS], solid_kind[256];
-    const int32_t c[3] = {cx, cy, cz};
+    const int32_t c[3] = {chunk.x, chunk.y, chunk.z};
     for (int y = 0; y < VXK_MESHER_BOX; ++y)
         for (int z = 0; z < VXK_MESHER_BOX; ++z)
             for (int x = 0; x < VXK_MESHER_BOX; ++x) {
@@ -553,9 +552,9 @@ static vxk_status edge_chunk_build(const vxk_world* world, int32_t cx, int32_t c
         vxk_free(data, sizeof(*data));
         return status != VXK_OK ? status : VXK_ERR_OUT_OF_MEMORY;
     }
-    data->coord = (vxk_int3){cx, cy, cz};
+    data->coord = chunk;
     uint64_t water[8];
-    vxk_terrain_chunk_bits(&world->terrain, (vxk_int3){cx, cy, cz}, data->solid, water);
+    vxk_terrain_chunk_bits(&world->terrain, chunk, data->solid, water);
     vxk_mesh mesh = {0};
     if (count) {
         data->quads = (vxk_quad*)vxk_alloc((size_t)count * sizeof(vxk_quad));
@@ -641,8 +640,8 @@ static vxk_status memo_get(ray_context* ctx, int32_t cx, int32_t cy, int32_t cz,
     // The grid's slot first (no lock); on a miss the cache, whose answer the slot then keeps.
     uint64_t cell = 0;
     bool in_grid = ctx->grid && vxk_ray_grid_cell(ctx->grid, (vxk_int3){cx, cy, cz}, &cell);
-    if (__builtin_expect(ctx->near_edge, 0) && edge_chunk(cx, cy, cz)) {
-        vxk_status status = edge_chunk_build(ctx->world, cx, cy, cz, &owned);
+    if (__builtin_expect(ctx->near_edge, 0) && edge_chunk((vxk_int3){cx, cy, cz})) {
+        vxk_status status = edge_chunk_build(ctx->world, &owned, (vxk_int3){cx, cy, cz});
         if (status != VXK_OK)
             return status;
         data = owned;
