@@ -6,6 +6,7 @@
 #include "test.h"
 
 #include <vxk/simd.h>
+#include <vxk/simd4.h>
 #include <vxk/simd_kernels.h>
 
 #include <float.h>
@@ -87,6 +88,27 @@ static vxk_u64x4_lanes lanes_of_u64(vxk_u64x4 v)
     vxk_u64x4_lanes r;
     vxk_u64x4_store(r.lane, v);
     return r;
+}
+
+static vxk_f32x4_lanes lanes_of_f32x4(vxk_f32x4 v)
+{
+    vxk_f32x4_lanes r;
+    vxk_f32x4_store(r.lane, v);
+    return r;
+}
+
+static vxk_mask4_lanes lanes_of_mask4(vxk_mask4 m)
+{
+    vxk_mask4_lanes r;
+    memcpy(&r, &m, sizeof(r));
+    return r;
+}
+
+static vxk_mask4 mask4_of_lanes(vxk_mask4_lanes l)
+{
+    vxk_mask4 m;
+    memcpy(&m, &l, sizeof(m));
+    return m;
 }
 
 // ---- wide operations ------------------------------------------------------------------------
@@ -202,6 +224,132 @@ static int test_f32x8_ops(void)
         vxk_f32x8_lanes back = vxk_f32x8_load_scalar(out);
         VXK_CHECK(check_exact("store", &back, &a, 32) == 0);
     }
+    return 0;
+}
+
+static int check_arith4(const char* name, vxk_f32x4_lanes got, vxk_f32x4_lanes want,
+                        vxk_f32x4_lanes a, vxk_f32x4_lanes b)
+{
+    for (int i = 0; i < 4; ++i) {
+        VXK_CHECK_MSG(same_arith_f32(got.lane[i], want.lane[i]),
+                      "%s lane %d: %a op %a = %a (simd) vs %a (scalar)", name, i, a.lane[i],
+                      b.lane[i], got.lane[i], want.lane[i]);
+    }
+    return 0;
+}
+
+static int test_f32x4_ops(void)
+{
+    uint64_t s = vxk_test_seed(13);
+    // load3 reads exactly 12 bytes: a heap block of 3 floats lets ASan catch a wider read
+    float* triple = (float*)malloc(3 * sizeof(float));
+    VXK_CHECK(triple != NULL);
+    for (int it = 0; it < ITERATIONS; ++it) {
+        vxk_f32x4_lanes a, b;
+        for (int i = 0; i < 4; ++i) {
+            a.lane[i] = rand_any_f32(&s);
+            uint32_t tie = rand_below(&s, 16);
+            b.lane[i] = tie == 0 ? a.lane[i] : tie == 1 ? -a.lane[i] : rand_any_f32(&s);
+        }
+        vxk_f32x4 va = vxk_f32x4_load(a.lane), vb = vxk_f32x4_load(b.lane);
+        vxk_f32x4_lanes got, want;
+#define CHECK_EXACT4(name, simd, twin) \
+    got = lanes_of_f32x4(simd);        \
+    want = twin;                       \
+    VXK_CHECK(check_exact(name, &got, &want, 16) == 0);
+
+        VXK_CHECK(check_exact("load/store", lanes_of_f32x4(va).lane, a.lane, 16) == 0);
+        CHECK_EXACT4("load", va, vxk_f32x4_load_scalar(a.lane))
+        memcpy(triple, b.lane, 3 * sizeof(float));
+        CHECK_EXACT4("load3", vxk_f32x4_load3(triple), vxk_f32x4_load3_scalar(triple))
+        CHECK_EXACT4("set", vxk_f32x4_set(a.lane[0], b.lane[1], a.lane[2], b.lane[3]),
+                     vxk_f32x4_set_scalar(a.lane[0], b.lane[1], a.lane[2], b.lane[3]))
+        CHECK_EXACT4("broadcast", vxk_f32x4_broadcast(b.lane[2]),
+                     vxk_f32x4_broadcast_scalar(b.lane[2]))
+        CHECK_EXACT4("zero", vxk_f32x4_zero(), vxk_f32x4_zero_scalar())
+
+        VXK_CHECK(check_arith4("add", lanes_of_f32x4(vxk_f32x4_add(va, vb)),
+                               vxk_f32x4_add_scalar(a, b), a, b) == 0);
+        VXK_CHECK(check_arith4("sub", lanes_of_f32x4(vxk_f32x4_sub(va, vb)),
+                               vxk_f32x4_sub_scalar(a, b), a, b) == 0);
+        VXK_CHECK(check_arith4("mul", lanes_of_f32x4(vxk_f32x4_mul(va, vb)),
+                               vxk_f32x4_mul_scalar(a, b), a, b) == 0);
+        VXK_CHECK(check_arith4("div", lanes_of_f32x4(vxk_f32x4_div(va, vb)),
+                               vxk_f32x4_div_scalar(a, b), a, b) == 0);
+
+        // min/max/bitwise/abs/shuffles return input bits: exact, NaNs included.
+        CHECK_EXACT4("min", vxk_f32x4_min(va, vb), vxk_f32x4_min_scalar(a, b))
+        CHECK_EXACT4("max", vxk_f32x4_max(va, vb), vxk_f32x4_max_scalar(a, b))
+        CHECK_EXACT4("and", vxk_f32x4_and(va, vb), vxk_f32x4_and_scalar(a, b))
+        CHECK_EXACT4("or", vxk_f32x4_or(va, vb), vxk_f32x4_or_scalar(a, b))
+        CHECK_EXACT4("andnot", vxk_f32x4_andnot(va, vb), vxk_f32x4_andnot_scalar(a, b))
+        CHECK_EXACT4("abs", vxk_f32x4_abs(vb), vxk_f32x4_abs_scalar(b))
+        CHECK_EXACT4("interleave_lo", vxk_f32x4_interleave_lo(va, vb),
+                     vxk_f32x4_interleave_lo_scalar(a, b))
+        CHECK_EXACT4("interleave_hi", vxk_f32x4_interleave_hi(va, vb),
+                     vxk_f32x4_interleave_hi_scalar(a, b))
+        CHECK_EXACT4("dup_high", vxk_f32x4_dup_high(va), vxk_f32x4_dup_high_scalar(a))
+
+        vxk_mask4_lanes mg, mw;
+#define CHECK_CMP4(op)                           \
+    mg = lanes_of_mask4(vxk_f32x4_##op(va, vb)); \
+    mw = vxk_f32x4_##op##_scalar(a, b);          \
+    VXK_CHECK(check_exact(#op, &mg, &mw, 16) == 0);
+        CHECK_CMP4(cmplt)
+        CHECK_CMP4(cmple)
+        CHECK_CMP4(cmpgt)
+        CHECK_CMP4(cmpge)
+        CHECK_CMP4(cmpeq)
+#undef CHECK_CMP4
+
+        // Masks: comparison masks and arbitrary bits (movemask and store_sign read only the
+        // sign bit); masks applied to floats by the bitwise float operations.
+        vxk_mask4_lanes m1 = vxk_f32x4_cmple_scalar(a, b), m2;
+        for (int i = 0; i < 4; ++i)
+            m2.lane[i] = rand_u32(&s);
+        vxk_mask4 vm1 = mask4_of_lanes(m1), vm2 = mask4_of_lanes(m2);
+        mg = lanes_of_mask4(vxk_mask4_zeros());
+        mw = vxk_mask4_zeros_scalar();
+        VXK_CHECK(check_exact("mask zeros", &mg, &mw, 16) == 0);
+        mg = lanes_of_mask4(vxk_mask4_ones());
+        mw = vxk_mask4_ones_scalar();
+        VXK_CHECK(check_exact("mask ones", &mg, &mw, 16) == 0);
+        mg = lanes_of_mask4(vxk_mask4_and(vm1, vm2));
+        mw = vxk_mask4_and_scalar(m1, m2);
+        VXK_CHECK(check_exact("mask and", &mg, &mw, 16) == 0);
+        mg = lanes_of_mask4(vxk_mask4_or(vm1, vm2));
+        mw = vxk_mask4_or_scalar(m1, m2);
+        VXK_CHECK(check_exact("mask or", &mg, &mw, 16) == 0);
+        mg = lanes_of_mask4(vxk_mask4_andnot(vm2, vm1));
+        mw = vxk_mask4_andnot_scalar(m2, m1);
+        VXK_CHECK(check_exact("mask andnot", &mg, &mw, 16) == 0);
+        VXK_CHECK_EQ_U64(vxk_mask4_movemask(vm1), vxk_mask4_movemask_scalar(m1));
+        VXK_CHECK_EQ_U64(vxk_mask4_movemask(vm2), vxk_mask4_movemask_scalar(m2));
+        uint32_t stored[4], stored_twin[4];
+        vxk_mask4_store(stored, vm2);
+        vxk_mask4_store_scalar(stored_twin, m2);
+        VXK_CHECK(check_exact("mask store", stored, stored_twin, 16) == 0);
+        vxk_mask4_store_sign(stored, vm2);
+        vxk_mask4_store_sign_scalar(stored_twin, m2);
+        VXK_CHECK(check_exact("mask store_sign", stored, stored_twin, 16) == 0);
+        vxk_mask4_store_sign(stored, vm1);
+        vxk_mask4_store_sign_scalar(stored_twin, m1);
+        VXK_CHECK(check_exact("mask store_sign cmp", stored, stored_twin, 16) == 0);
+        vxk_f32x4_lanes fm1;
+        memcpy(&fm1, &m1, sizeof(fm1));
+        CHECK_EXACT4("and mask", vxk_f32x4_and(vm1, va), vxk_f32x4_and_scalar(fm1, a))
+        CHECK_EXACT4("andnot mask", vxk_f32x4_andnot(vb, vm1), vxk_f32x4_andnot_scalar(b, fm1))
+#undef CHECK_EXACT4
+
+        float out[4];
+        vxk_f32x4_store(out, vb);
+        vxk_f32x4_lanes back;
+        memcpy(back.lane, out, sizeof(out));
+        VXK_CHECK(check_exact("store", &back, &b, 16) == 0);
+        vxk_f32x4_store_scalar(out, a);
+        VXK_CHECK(check_exact("store twin", out, a.lane, 16) == 0);
+    }
+    free(triple);
     return 0;
 }
 
@@ -1187,6 +1335,7 @@ int main(void)
 {
     fprintf(stderr, "SIMDe backend: %s\n", VXK_SIMD_NATIVE ? "native AVX2" : "portable");
     VXK_RUN(test_f32x8_ops);
+    VXK_RUN(test_f32x4_ops);
     VXK_RUN(test_u64x4_ops);
     VXK_RUN(test_bits_kernels);
     VXK_RUN(test_ray8_aabb_twins);
