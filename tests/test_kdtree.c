@@ -878,68 +878,6 @@ static int test_rectangles(void)
     return 0;
 }
 
-// Packets: vxk_kdtree16_raycast8 equals vxk_kdtree16_raycast lane by lane, byte for byte, for
-// coherent packets (one origin, jittered directions), incoherent ones (the random rays of the
-// other tests: axis-aligned, grazing, inside) and random lane masks; lanes outside the mask are
-// untouched.
-static int test_packets(void)
-{
-    uint64_t s = vxk_test_seed(8080);
-    uint32_t lanes_checked = 0, lanes_hit = 0;
-    for (int round = 0; round < 24; ++round) {
-        test_mesh m;
-        make_round_mesh(&m, &s, round,
-                        (vxk_int3){(int32_t)(vxk_test_rand(&s) % 200) - 100, 3, -30});
-        vxk_kdtree16 q;
-        VXK_CHECK_EQ_INT(vxk_kdtree16_build(&q, &m.mesh, NULL, 0), VXK_OK);
-        vxk_aabb b = mesh_bounds(&m.mesh);
-        for (uint32_t i = 0; i < scaled(600); ++i) {
-            vxk_kdtree_ray rays[8];
-            bool coherent = i % 2 == 0;
-            vxk_kdtree_ray base = random_ray(&s, &m.mesh, b);
-            for (int l = 0; l < 8; ++l) {
-                rays[l] = coherent ? base : random_ray(&s, &m.mesh, b);
-                if (coherent && l > 0) {
-                    rays[l].dir.x += vxk_test_randf(&s, -0.05f, 0.05f);
-                    rays[l].dir.y += vxk_test_randf(&s, -0.05f, 0.05f);
-                    rays[l].dir.z += vxk_test_randf(&s, -0.05f, 0.05f);
-                }
-            }
-            uint32_t lanes = i % 5 == 0 ? (uint32_t)(vxk_test_rand(&s) & 0xFFu) : 0xFFu;
-            vxk_kdtree_hit packet[8], single;
-            memset(packet, 0xA5, sizeof(packet));
-            uint32_t found = vxk_kdtree16_raycast8(&q, packet, rays, lanes);
-            for (int l = 0; l < 8; ++l) {
-                if (!((lanes >> l) & 1u)) {
-                    unsigned char untouched[sizeof(vxk_kdtree_hit)];
-                    memset(untouched, 0xA5, sizeof(untouched));
-                    VXK_CHECK(memcmp(&packet[l], untouched, sizeof(untouched)) == 0);
-                    VXK_CHECK(!((found >> l) & 1u));
-                    continue;
-                }
-                bool hit = vxk_kdtree16_raycast(&q, &single, &rays[l], NULL);
-                VXK_CHECK_MSG(hit == (((found >> l) & 1u) != 0), "round %d ray %u lane %d", round,
-                              i, l);
-                VXK_CHECK_MSG(memcmp(&single, &packet[l], sizeof(single)) == 0,
-                              "round %d ray %u lane %d: t %.9g vs %.9g, prim %u vs %u", round, i, l,
-                              (double)packet[l].t, (double)single.t, packet[l].primitive,
-                              single.primitive);
-                ++lanes_checked;
-                lanes_hit += hit;
-            }
-        }
-        vxk_kdtree16_free(&q);
-        tm_free(&m);
-    }
-    VXK_CHECK(lanes_hit > lanes_checked / 10 && lanes_hit < lanes_checked);
-    vxk_kdtree_hit h[8];
-    vxk_kdtree_ray r[8] = {{{0, 0, 0}, {1, 0, 0}, 1.0f}};
-    VXK_CHECK_EQ_INT(vxk_kdtree16_raycast8(NULL, h, r, 1), 0);
-    VXK_CHECK(h[0].primitive == VXK_KD_NO_PRIMITIVE);
-    VXK_CHECK_EQ_INT(vxk_kdtree16_raycast8(NULL, NULL, r, 1), 0);
-    return 0;
-}
-
 // Rays parallel to a plane of the voxel lattice and within a few ulps of it (a flat axis): the
 // primitive test's rounding may accept a face that lies just past the ray, and the trees must
 // then visit it too, so that float and quantized trees still equal brute force exactly.
@@ -1173,8 +1111,8 @@ static void make_box_surface(test_mesh* m, const int32_t lo[3], const int32_t si
 // four), on the box's own edges and at its corners, from 10 to 20 units away and towards a point
 // inside the box. The float ray passes within an ulp or so of the point, and must hit the
 // surface there (t within 1e-5 of 1: its direction is the rounded origin to the point): in the
-// float tree, the quantized tree (leaves of rectangles), its packet traversal, a brute-force scan
-// with vxk_kdtree_intersect_quad, and two trees holding the two halves of the surface at different
+// float tree, the quantized tree (leaves of rectangles), a brute-force scan with
+// vxk_kdtree_intersect_quad, and two trees holding the two halves of the surface at different
 // shifts queried in one vxk_kdtree_frame (faces meeting across trees).
 static int test_watertight_quads(void)
 {
@@ -1199,7 +1137,6 @@ static int test_watertight_quads(void)
         VXK_CHECK_EQ_INT(vxk_kdtree_build(&fa, &half_a.mesh, NULL, 0), VXK_OK);
         VXK_CHECK_EQ_INT(vxk_kdtree16_build(&qb, &half_b.mesh, NULL, 0), VXK_OK);
         for (uint32_t i = 0; i < scaled(4000); i += 8) {
-            vxk_kdtree_ray packet[8];
             for (int l = 0; l < 8; ++l, ++rays) {
                 // a lattice point on the surface: one coordinate on a face, the others whole
                 double p[3];
@@ -1225,7 +1162,6 @@ static int test_watertight_quads(void)
                     {o[0], o[1], o[2]},
                     {(float)(p[0] - o[0]), (float)(p[1] - o[1]), (float)(p[2] - o[2])},
                     2.0f};
-                packet[l] = r;
                 vxk_kdtree_hit hf, hq, hb;
                 bool got_f = vxk_kdtree_raycast(&f, &hf, &r, NULL);
                 bool got_q = vxk_kdtree16_raycast(&q, &hq, &r, NULL);
@@ -1259,10 +1195,6 @@ static int test_watertight_quads(void)
                 VXK_CHECK(vxk_kdtree16_raycast_framed(&qb, NULL, &rb, &frame, true, NULL) ==
                           got_b2);
             }
-            vxk_kdtree_hit hits[8];
-            VXK_CHECK_EQ_INT(vxk_kdtree16_raycast8(&q, hits, packet, 0xFFu), 0xFF);
-            for (int l = 0; l < 8; ++l)
-                VXK_CHECK(fabsf(hits[l].t - 1.0f) < 1e-5f);
         }
         vxk_kdtree_free(&f);
         vxk_kdtree_free(&fa);
@@ -1286,7 +1218,6 @@ int main(void)
     VXK_RUN(test_build_in_storage);
     VXK_RUN(test_quads_vs_triangles);
     VXK_RUN(test_rectangles);
-    VXK_RUN(test_packets);
     VXK_RUN(test_flat_rays);
     VXK_RUN(test_validator_catches_corruption);
     VXK_RUN(test_bad_input_and_edges);

@@ -1,6 +1,6 @@
 // test_kdtree_edge.c: the kD trees' validation contract (query results are tested in
 // test_kdtree.c): bad meshes, scratch and queries are refused or find nothing and write nothing,
-// for the float and the 16-bit tree and its 8-ray packets; builds out of memory leave the tree
+// for the float and the 16-bit tree; builds out of memory leave the tree
 // untouched and leak nothing.
 #include <float.h>
 #include <math.h>
@@ -126,32 +126,6 @@ static int test_kdtree_edges(void)
     vxk_kdtree_ray nan_ray = {{f_nan(), 0.5f, -1.0f}, {0, 0, 1}, 10.0f};
     VXK_CHECK(!vxk_kdtree16_raycast(&t16, &hit, &nan_ray, NULL));
     VXK_CHECK(!vxk_kdtree16_raycast_any(&t16, &nan_ray, NULL));
-    // packets: hostile lanes miss, lanes outside bits 0-7 and outside the mask are ignored
-    vxk_kdtree_ray packet[8];
-    vxk_kdtree_hit packet_hits[8];
-    for (int l = 0; l < 8; ++l)
-        packet[l] = (vxk_kdtree_ray){{0.5f, 0.5f, -1.0f}, {0, 0, 1}, 10.0f};
-    packet[1] = nan_ray;
-    packet[2].dir = (vxk_vec3){0, 0, 0};
-    packet[3].tmax = -1.0f;
-    packet[4].dir.z = INFINITY;
-    memset(packet_hits, CANARY, sizeof(packet_hits));
-    uint32_t found = vxk_kdtree16_raycast8(&t16, packet_hits, packet, 0x1FFu & ~0x80u);
-    VXK_CHECK((found & 0x1Eu) == 0);
-    for (int l = 1; l <= 4; ++l)
-        VXK_CHECK(packet_hits[l].primitive == VXK_KD_NO_PRIMITIVE);
-    VXK_CHECK(all_canary(&packet_hits[7], sizeof(packet_hits[7])));
-    for (int l = 0; l < 7; ++l) {
-        if (l >= 1 && l <= 4)
-            continue;
-        vxk_kdtree_hit single;
-        bool h = vxk_kdtree16_raycast(&t16, &single, &packet[l], NULL);
-        VXK_CHECK(h == (((found >> l) & 1u) != 0));
-        VXK_CHECK(memcmp(&single, &packet_hits[l], sizeof(single)) == 0);
-    }
-    VXK_CHECK_EQ_U64(vxk_kdtree16_raycast8(&t16, NULL, packet, 0xFF), 0);
-    VXK_CHECK_EQ_U64(vxk_kdtree16_raycast8(&t16, packet_hits, NULL, 0xFF), 0);
-    VXK_CHECK_EQ_U64(vxk_kdtree16_raycast8(&t16, packet_hits, packet, 0), 0);
     vxk_kdtree16_free(&t16);
     vxk_kdtree16_free(NULL);
     VXK_CHECK_EQ_U64(vxk_allocated_bytes(), before);

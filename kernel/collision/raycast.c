@@ -108,9 +108,10 @@ typedef struct ray_bounds {
 // chunk's data fetches it for all and slab-tests all 8 rays at once against the box of the chunk's
 // solid voxels (which holds every face of the chunk), thickened; lanes that miss the box skip
 // that chunk's kD query, which could not hit. The lanes' own traversals are unchanged. (Querying
-// a chunk's tree for all lanes at once, vxk_kdtree16_raycast8, was measured 6 % slower than the
-// lanes' own queries once the leaves were tested 8 quads at a time: a lane's leaf test is one
-// vector kernel either way, and the packet's masks and segments cost more than shared nodes save.)
+// a chunk's tree for all lanes at once, a packet traversal since removed, was measured 6 % slower
+// than the lanes' own queries once the leaves were tested 8 quads at a time: a lane's leaf test is
+// one vector kernel either way, and the packet's masks and segments cost more than shared nodes
+// save.)
 typedef struct packet_chunk {
     int32_t x, y, z;
     uint32_t lanes; // bit i: lane i's slab test hit the chunk's box

@@ -1,6 +1,6 @@
 // kdtree16.c: the 16-bit quantized variant of the loose kD tree (seed 000, "Loose kD tree"; layout
 // in vxk/kdtree16.h): grid quantization and welding, the build through the float builder's rules,
-// leaves of up to 16 quads tested 8 at a time, the 8-ray packet traversal, and validation.
+// leaves of up to 16 quads tested 8 at a time, and validation.
 #include "kdtree_internal.h"
 
 _Static_assert(sizeof(vxk_kdtree16_node) == 6, "the quantized kD node is 6 bytes");
@@ -102,119 +102,6 @@ static inline __attribute__((always_inline)) int kd_ray_leaf(const kd_view* view
     if (!kd_slotted(view, true))
         return -1;
     return leaf_quads8(view, tests, leaf, any, best) ? 1 : 0;
-}
-
-// ---- packet traversal ---------------------------------------------------------------------------
-
-// A packet stack entry: the node, the lanes that reach it, and each lane's segment.
-typedef struct kd_packet_entry {
-    uint32_t node, mask;
-    float tmin[8], tmax[8];
-} kd_packet_entry;
-
-// Up to 8 rays through the tree together: every lane follows the single-ray traversal's rules
-// (the same segments, pruning against its own best hit, the same primitive tests), and nodes and
-// primitives are fetched once for all lanes that reach them. The visiting order is the first
-// live lane's; any order finds every lane's closest hit (pruning never drops a node that could
-// hold a hit at or before the lane's current best), so each lane's result equals its single ray's.
-static inline __attribute__((always_inline)) uint32_t kd_raycast8(const kd_view* view, bool q16,
-                                                                  vxk_kdtree_hit hits[8],
-                                                                  const vxk_kdtree_ray rays[8],
-                                                                  uint32_t lanes)
-{
-    kd_begin lane[8];
-    kd_tests tests[8];
-    vxk_kdtree_hit best[8];
-    uint32_t live = 0;
-    for (uint32_t l = 0; l < 8; ++l) {
-        if (!((lanes >> l) & 1u))
-            continue;
-        best[l] = (vxk_kdtree_hit){rays[l].tmax, 0.0f, 0.0f, VXK_KD_NO_PRIMITIVE};
-        if (view->primitive_count && kd_ray_begin(view, &rays[l], &lane[l])) {
-            kd_tests_init(&tests[l], view, &rays[l], &lane[l], NULL);
-            live |= 1u << l;
-        }
-    }
-    kd_packet_entry stack[VXK_KD_MAX_DEPTH + 1];
-    uint32_t sp = 0;
-    if (live) {
-        stack[0].node = 0;
-        stack[0].mask = live;
-        for (uint32_t l = 0; l < 8; ++l) {
-            stack[0].tmin[l] = (live >> l) & 1u ? lane[l].tmin : 0.0f;
-            stack[0].tmax[l] = (live >> l) & 1u ? lane[l].tmax : 0.0f;
-        }
-        sp = 1;
-    }
-    while (sp) {
-        const kd_packet_entry e = stack[--sp];
-        uint32_t m = 0;
-        float seg_max[8];
-        for (uint32_t rest = e.mask; rest; rest &= rest - 1) {
-            uint32_t l = (uint32_t)__builtin_ctz(rest);
-            if (e.tmin[l] > best[l].t)
-                continue;
-            m |= 1u << l;
-            seg_max[l] = VXK_MIN(e.tmax[l], best[l].t);
-        }
-        if (!m)
-            continue;
-        kd_decoded n = kd_decode(view, q16, e.node);
-        if (n.axis == VXK_KD_LEAF && kd_slotted(view, q16)) {
-            // each lane's leaf test as its single ray's (one vector test per lane)
-            for (uint32_t rest = m; rest; rest &= rest - 1) {
-                uint32_t l = (uint32_t)__builtin_ctz(rest);
-                leaf_quads8(view, &tests[l], &n, false, &best[l]);
-            }
-            continue;
-        }
-        if (n.axis == VXK_KD_LEAF) {
-            for (uint32_t k = 0; k < n.child; ++k) {
-                uint32_t slot;
-                uint32_t prim = VXK_KD_NO_PRIMITIVE;
-                for (uint32_t rest = m; rest; rest &= rest - 1) {
-                    uint32_t l = (uint32_t)__builtin_ctz(rest);
-                    float t, u, v;
-                    if (!kd_test_prim(view, q16, &tests[l], &n, k, best[l].t, &t, &u, &v))
-                        continue;
-                    if (prim == VXK_KD_NO_PRIMITIVE)
-                        prim = kd_leaf_prim(view, q16, &n, k, &slot);
-                    if (kd_better(t, prim, &best[l]))
-                        best[l] = (vxk_kdtree_hit){t, u, v, prim};
-                }
-            }
-            continue;
-        }
-        kd_packet_entry child[2] = {{n.child, 0, {0}, {0}}, {n.child + 1, 0, {0}, {0}}};
-        bool right_first = false;
-        for (uint32_t rest = m; rest; rest &= rest - 1) {
-            uint32_t l = (uint32_t)__builtin_ctz(rest);
-            kd_children c = kd_split(&lane[l], &n, e.tmin[l], seg_max[l]);
-            // the first live lane's near child is taken first
-            if (rest == m)
-                right_first = c.near;
-            uint32_t far = c.near ^ 1u;
-            child[c.near].mask |= (uint32_t)c.reach_near << l;
-            child[c.near].tmin[l] = e.tmin[l];
-            child[c.near].tmax[l] = c.near_max;
-            child[far].mask |= (uint32_t)c.reach_far << l;
-            child[far].tmin[l] = c.far_min;
-            child[far].tmax[l] = seg_max[l];
-        }
-        uint32_t later = right_first ? 0u : 1u, sooner = later ^ 1u;
-        if (child[later].mask)
-            stack[sp++] = child[later];
-        if (child[sooner].mask)
-            stack[sp++] = child[sooner];
-    }
-    uint32_t found = 0;
-    for (uint32_t l = 0; l < 8; ++l) {
-        if (!((lanes >> l) & 1u))
-            continue;
-        hits[l] = best[l];
-        found |= (best[l].primitive != VXK_KD_NO_PRIMITIVE) << l;
-    }
-    return found;
 }
 
 // ---- quantization and build ---------------------------------------------------------------------
@@ -697,23 +584,6 @@ bool vxk_kdtree16_raycast(const vxk_kdtree16* tree, vxk_kdtree_hit* hit, const v
                           void* scratch)
 {
     return q16_raycast(tree, hit, ray, NULL, scratch);
-}
-
-uint32_t vxk_kdtree16_raycast8(const vxk_kdtree16* tree, vxk_kdtree_hit hits[8],
-                               const vxk_kdtree_ray rays[8], uint32_t lanes)
-{
-    lanes &= 0xFFu;
-    if (!hits || !rays || !lanes)
-        return 0;
-    if (!tree || !tree->nodes) {
-        for (uint32_t l = 0; l < 8; ++l)
-            if ((lanes >> l) & 1u)
-                hits[l] = (vxk_kdtree_hit){rays[l].tmax, 0.0f, 0.0f, VXK_KD_NO_PRIMITIVE};
-        return 0;
-    }
-    prefetch16(tree);
-    kd_view view = view_of16(tree);
-    return KD_BY_CORNERS(view, kd_raycast8(&view, true, hits, rays, lanes));
 }
 
 bool vxk_kdtree16_raycast_any(const vxk_kdtree16* tree, const vxk_kdtree_ray* ray, void* scratch)

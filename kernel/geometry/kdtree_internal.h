@@ -335,9 +335,9 @@ kd_test_prim(const kd_view* view, bool q16, const kd_tests* tests, const kd_deco
 #define KD_RAY_EPS 1.0e-4f
 
 // A ray ready for traversal: reciprocals, per-axis widening, near sides, and its segment clipped
-// to the root bounds. The single-ray and the packet traversal share it (and kd_split), so their
-// lanes compute the same values. An axis is flat when its component is zero or so small that its
-// reciprocal overflows (it moves the ray by nothing a float can hold); its tests are on positions.
+// to the root bounds. Both trees' traversals share it (and kd_split). An axis is flat when its
+// component is zero or so small that its reciprocal overflows (it moves the ray by nothing a float
+// can hold); its tests are on positions.
 typedef struct kd_begin {
     float o[4], inv[4], eps[4]; // lane 3 unused
     float inv_raw[4];           // 1 / dir, infinite on a flat axis (inv has 0 there)

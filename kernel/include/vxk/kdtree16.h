@@ -92,14 +92,6 @@ bool vxk_kdtree16_raycast_any(const vxk_kdtree16* tree, const vxk_kdtree_ray* ra
 bool vxk_kdtree16_raycast_framed(const vxk_kdtree16* tree, vxk_kdtree_hit* hit,
                                  const vxk_kdtree_ray* ray, const vxk_kdtree_frame* frame, bool any,
                                  void* scratch);
-// Closest hits of up to 8 rays at once (a packet): for every lane i set in `lanes` (bits 0-7),
-// hits[i] is exactly what vxk_kdtree16_raycast(tree, &hits[i], &rays[i], NULL) writes; other
-// slots are untouched. The lanes traverse the tree together, each by the single ray's rules,
-// fetching every node and primitive once for all lanes that reach it: it pays for coherent rays
-// (one origin region and direction octant). Returns the mask of lanes that hit; NULL hits or
-// rays give 0. Thread-safe.
-uint32_t vxk_kdtree16_raycast8(const vxk_kdtree16* tree, vxk_kdtree_hit hits[8],
-                               const vxk_kdtree_ray rays[8], uint32_t lanes);
 // Invariants of the quantized tree against its dequantized geometry, with the errors of
 // vxk_kdtree_validate.
 vxk_status vxk_kdtree16_validate(const vxk_kdtree16* tree);
