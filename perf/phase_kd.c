@@ -171,8 +171,8 @@ static double median(const double* v, int n)
 }
 
 // Median over reps of num[r] / den[r]: paired measurements taken back to back, so a load change
-// on the machine shifts both sides of each ratio.
-static double median_ratio(const double* num, const double* den, int n)
+// on the machine shifts both sides of each ratio. (Only the peer ratios use it.)
+static __attribute__((unused)) double median_ratio(const double* num, const double* den, int n)
 {
     double r[64];
     for (int i = 0; i < n && i < 64; ++i)
