@@ -88,22 +88,6 @@ bool vxk_chunk_map_reserve(vxk_chunk_map* map, uint32_t count)
     return rehash(map, (uint32_t)capacity);
 }
 
-uint32_t vxk_chunk_map_find(const vxk_chunk_map* map, vxk_int3 key)
-{
-    if (map->count == 0)
-        return VXK_CHUNK_MAP_EMPTY;
-    uint32_t mask = map->capacity - 1;
-    uint32_t i = slot_home(map, key);
-    for (;;) {
-        const vxk_chunk_map_slot* s = &map->slots[i];
-        if (s->value == VXK_CHUNK_MAP_EMPTY)
-            return VXK_CHUNK_MAP_EMPTY;
-        if (key_equal(s->key, key))
-            return s->value;
-        i = (i + 1) & mask;
-    }
-}
-
 bool vxk_chunk_map_insert(vxk_chunk_map* map, vxk_int3 key, uint32_t value)
 {
     VXK_ASSERT(value != VXK_CHUNK_MAP_EMPTY);

@@ -56,8 +56,23 @@ void vxk_chunk_map_clear(vxk_chunk_map* map);
 // Cost O(capacity) when it grows (every entry is re-placed), O(1) otherwise.
 bool vxk_chunk_map_reserve(vxk_chunk_map* map, uint32_t count);
 
-// Returns the value stored for key, or VXK_CHUNK_MAP_EMPTY when absent. Expected O(1).
-uint32_t vxk_chunk_map_find(const vxk_chunk_map* map, vxk_int3 key);
+// Returns the value stored for key, or VXK_CHUNK_MAP_EMPTY when absent. Expected O(1). Inline:
+// queries call it per chunk, and a call would pass the 12-byte key packed in two registers.
+static inline uint32_t vxk_chunk_map_find(const vxk_chunk_map* map, vxk_int3 key)
+{
+    if (map->count == 0)
+        return VXK_CHUNK_MAP_EMPTY;
+    uint32_t mask = map->capacity - 1;
+    uint32_t i = (uint32_t)vxk_chunk_map_hash(key) & mask;
+    for (;;) {
+        const vxk_chunk_map_slot* s = &map->slots[i];
+        if (s->value == VXK_CHUNK_MAP_EMPTY)
+            return VXK_CHUNK_MAP_EMPTY;
+        if (s->key.x == key.x && s->key.y == key.y && s->key.z == key.z)
+            return s->value;
+        i = (i + 1) & mask;
+    }
+}
 
 // Inserts key -> value, or replaces the value when the key is present.
 // Precondition: value != VXK_CHUNK_MAP_EMPTY. Grows (doubling) when the load would pass 3/4.

@@ -89,11 +89,6 @@ static inline vxk_chunk* chunk_at(const vxk_terrain* t, vxk_int3 chunk)
     return index == VXK_CHUNK_MAP_EMPTY ? NULL : &t->chunks[index];
 }
 
-const vxk_chunk* vxk_terrain_find(const vxk_terrain* t, vxk_int3 chunk)
-{
-    return chunk_at(t, chunk);
-}
-
 void vxk_terrain_chunk_bits(const vxk_terrain* t, vxk_int3 chunk, uint64_t solid[8],
                             uint64_t water[8])
 {
