@@ -752,6 +752,31 @@ static int test_mesher_and_boxes(void)
     return group_end(start);
 }
 
+// ---- voxel_types.h ------------------------------------------------------------------------------
+
+static int test_voxel_types(void)
+{
+    group_start start = group_begin();
+    uint8_t solid[256] = {0};
+    solid[1] = 1;
+    static uint8_t voxels[4 * 4 * 4], types[4 * 4 * 4];
+    memset(voxels, 1, sizeof(voxels)); // a full cube: an inside too
+    vxk_voxel_grid grid = {{4, 4, 4}, voxels}, wide = {{257, 1, 1}, voxels};
+    const vxk_int_box box = {{1, 1, 1}, {2, 2, 2}};
+    EXPECT(VXK_OK, vxk_voxel_types_compute(types, &grid, solid));
+    EXPECT(VXK_ERR_INVALID_ARGUMENT, vxk_voxel_types_compute(NULL, &grid, solid));
+    EXPECT(VXK_ERR_OUT_OF_RANGE, vxk_voxel_types_compute(types, &wide, solid));
+    EXPECT_NO_MEMORY(vxk_voxel_types_compute(types, &grid, solid));
+    EXPECT(VXK_OK, vxk_voxel_types_update(types, &grid, solid, box));
+    EXPECT(VXK_ERR_INVALID_ARGUMENT, vxk_voxel_types_update(types, &grid, NULL, box));
+    EXPECT(VXK_ERR_INVALID_ARGUMENT,
+           vxk_voxel_types_update(types, &grid, solid, (vxk_int_box){{2, 0, 0}, {1, 0, 0}}));
+    EXPECT(VXK_ERR_OUT_OF_RANGE,
+           vxk_voxel_types_update(types, &grid, solid, (vxk_int_box){{0, 0, 0}, {4, 0, 0}}));
+    EXPECT_NO_MEMORY(vxk_voxel_types_update(types, &grid, solid, box));
+    return group_end(start);
+}
+
 // ---- kdtree.h -----------------------------------------------------------------------------------
 
 // Builder 0 (vxk_kdtree_build), 1 (vxk_kdtree_build_in) or 2 (vxk_kdtree16_build) on a mesh; the
@@ -979,6 +1004,7 @@ int main(void)
     VXK_RUN(test_vox);
     VXK_RUN(test_broadphase);
     VXK_RUN(test_mesher_and_boxes);
+    VXK_RUN(test_voxel_types);
     VXK_RUN(test_kdtree);
     VXK_RUN(test_obj);
     VXK_RUN(test_raycast);
