@@ -1,0 +1,623 @@
+// body_bvh.c: a BVH over object boxes for body pair finding. Follows Jesper Enschede's game BVH
+// (32-byte nodes, one aligned pool of 2N nodes, left child doubling as first object in leaves),
+// built with binned SAH (Wald, "On fast construction of SAH-based BVHs", 2007) or the article's
+// longest-axis midpoint split, refitted bottom-up and rebuilt when its SAH cost has grown.
+//
+// Layout: the root is node 0, node 1 stays empty, and every split takes the next two nodes, so
+// siblings always share one 64-byte line and children sit after their parent (refit runs the
+// pool backwards). Leaves hold at most LEAF_MAX objects. The build is single-threaded.
+#include "body_bvh.h"
+
+#include "core.h"
+
+#include <stdlib.h>
+
+#define BIN_COUNT 12
+#define LEAF_MAX 4
+#define PAIRS_GRAIN 64
+#define LOCAL_STACK 64
+
+static bool box_overlaps(const vxk_aabb* a, const vxk_aabb* b)
+{
+    return a->min.x <= b->max.x && b->min.x <= a->max.x && a->min.y <= b->max.y &&
+           b->min.y <= a->max.y && a->min.z <= b->max.z && b->min.z <= a->max.z;
+}
+
+static vxk_aabb box_union(vxk_aabb a, vxk_aabb b)
+{
+    return (vxk_aabb){
+        {VXK_MIN(a.min.x, b.min.x), VXK_MIN(a.min.y, b.min.y), VXK_MIN(a.min.z, b.min.z)},
+        {VXK_MAX(a.max.x, b.max.x), VXK_MAX(a.max.y, b.max.y), VXK_MAX(a.max.z, b.max.z)}};
+}
+
+// In double: float extents of huge boxes overflow, their products even more so.
+static double box_area(const vxk_aabb* b)
+{
+    double dx = (double)b->max.x - b->min.x, dy = (double)b->max.y - b->min.y,
+           dz = (double)b->max.z - b->min.z;
+    return 2.0 * (dx * dy + dy * dz + dz * dx);
+}
+
+static vxk_status check_box(const vxk_aabb* b)
+{
+    if (!vxk_vec3_is_finite(b->min) || !vxk_vec3_is_finite(b->max))
+        return VXK_ERR_NOT_FINITE;
+    if (b->min.x > b->max.x || b->min.y > b->max.y || b->min.z > b->max.z)
+        return VXK_ERR_INVALID_ARGUMENT;
+    return VXK_OK;
+}
+
+static vxk_status check_boxes(const vxk_aabb* boxes, uint32_t count)
+{
+    vxk_status worst = VXK_OK;
+    for (uint32_t i = 0; i < count; ++i) {
+        vxk_status st = check_box(&boxes[i]);
+        if (st == VXK_ERR_NOT_FINITE)
+            return st;
+        if (st != VXK_OK)
+            worst = st;
+    }
+    return worst;
+}
+
+vxk_aabb vxk_bvh_swept_box(vxk_aabb box, vxk_vec3 velocity, float dt, float margin)
+{
+    vxk_vec3 d = {velocity.x * dt, velocity.y * dt, velocity.z * dt};
+    vxk_aabb moved = {{box.min.x + d.x, box.min.y + d.y, box.min.z + d.z},
+                      {box.max.x + d.x, box.max.y + d.y, box.max.z + d.z}};
+    vxk_aabb swept = box_union(box, moved);
+    swept.min = (vxk_vec3){swept.min.x - margin, swept.min.y - margin, swept.min.z - margin};
+    swept.max = (vxk_vec3){swept.max.x + margin, swept.max.y + margin, swept.max.z + margin};
+    return swept;
+}
+
+// ---- build -------------------------------------------------------------------------------------
+
+typedef struct build_ctx {
+    vxk_bvh_node* nodes;
+    uint32_t* ids;
+    const vxk_aabb* boxes;
+    const vxk_vec3* centroids; // by id; halves summed, so huge boxes cannot overflow
+    vxk_bvh_build_kind kind;
+} build_ctx;
+
+static float axis_of(vxk_vec3 v, int axis)
+{
+    return axis == 0 ? v.x : axis == 1 ? v.y : v.z;
+}
+
+static void range_bounds(const build_ctx* b, uint32_t first, uint32_t count, vxk_aabb* bounds,
+                         vxk_aabb* centroid_bounds)
+{
+    vxk_aabb box = b->boxes[b->ids[first]];
+    vxk_vec3 c = b->centroids[b->ids[first]];
+    vxk_aabb cb = {c, c};
+    for (uint32_t k = first + 1; k < first + count; ++k) {
+        box = box_union(box, b->boxes[b->ids[k]]);
+        c = b->centroids[b->ids[k]];
+        cb = box_union(cb, (vxk_aabb){c, c});
+    }
+    *bounds = box;
+    *centroid_bounds = cb;
+}
+
+static int bin_of(float c, double lo, double scale)
+{
+    int bin = (int)(((double)c - lo) * scale);
+    return bin < 0 ? 0 : bin >= BIN_COUNT ? BIN_COUNT - 1 : bin;
+}
+
+// Partitions ids[first .. first + count) into those left of the split and the rest; returns the
+// left count. side: 0 = midpoint (c < split), 1 = bins (bin < plane).
+static uint32_t partition(build_ctx* b, uint32_t first, uint32_t count, int axis, int by_bins,
+                          double lo, double scale, int plane, double split)
+{
+    uint32_t i = first, j = first + count;
+    while (i < j) {
+        float c = axis_of(b->centroids[b->ids[i]], axis);
+        bool left = by_bins ? bin_of(c, lo, scale) < plane : (double)c < split;
+        if (left) {
+            ++i;
+        } else {
+            uint32_t t = b->ids[i];
+            b->ids[i] = b->ids[--j];
+            b->ids[j] = t;
+        }
+    }
+    return i - first;
+}
+
+// Returns the left count of the split of a node, or 0 to keep it a leaf.
+static uint32_t split_node(build_ctx* b, const vxk_bvh_node* node, const vxk_aabb* cb)
+{
+    uint32_t first = node->left_first, count = node->count;
+    if (count <= 1)
+        return 0;
+    double ext[3] = {(double)cb->max.x - cb->min.x, (double)cb->max.y - cb->min.y,
+                     (double)cb->max.z - cb->min.z};
+    double lo[3] = {cb->min.x, cb->min.y, cb->min.z};
+    if (ext[0] == 0.0 && ext[1] == 0.0 && ext[2] == 0.0)
+        return count <= LEAF_MAX ? 0 : count / 2; // identical centroids: any cut is as good
+
+    if (b->kind == VXK_BVH_BUILD_MIDPOINT) {
+        if (count <= LEAF_MAX)
+            return 0;
+        int axis = ext[1] > ext[0] ? 1 : 0;
+        axis = ext[2] > ext[axis] ? 2 : axis;
+        uint32_t left =
+            partition(b, first, count, axis, 0, 0.0, 0.0, 0, lo[axis] + ext[axis] * 0.5);
+        return left == 0 || left == count ? count / 2 : left;
+    }
+
+    double best_cost = 0.0;
+    int best_axis = -1, best_plane = 0;
+    for (int axis = 0; axis < 3; ++axis) {
+        if (ext[axis] == 0.0)
+            continue;
+        double scale = BIN_COUNT / ext[axis];
+        uint32_t bin_count[BIN_COUNT] = {0};
+        vxk_aabb bin_box[BIN_COUNT];
+        for (uint32_t k = first; k < first + count; ++k) {
+            uint32_t id = b->ids[k];
+            int bin = bin_of(axis_of(b->centroids[id], axis), lo[axis], scale);
+            bin_box[bin] = bin_count[bin] ? box_union(bin_box[bin], b->boxes[id]) : b->boxes[id];
+            ++bin_count[bin];
+        }
+        double left_cost[BIN_COUNT];
+        uint32_t n = 0;
+        vxk_aabb acc = {{0, 0, 0}, {0, 0, 0}};
+        for (int i = 0; i < BIN_COUNT - 1; ++i) {
+            if (bin_count[i])
+                acc = n ? box_union(acc, bin_box[i]) : bin_box[i];
+            n += bin_count[i];
+            left_cost[i] = n ? box_area(&acc) * n : -1.0; // planes after bin i
+        }
+        n = 0;
+        for (int i = BIN_COUNT - 1; i > 0; --i) {
+            if (bin_count[i])
+                acc = n ? box_union(acc, bin_box[i]) : bin_box[i];
+            n += bin_count[i];
+            if (n == 0 || n == count || left_cost[i - 1] < 0.0)
+                continue;
+            double cost = left_cost[i - 1] + box_area(&acc) * n;
+            if (best_axis < 0 || cost < best_cost ||
+                (cost == best_cost &&
+                 (axis < best_axis || (axis == best_axis && i < best_plane)))) {
+                best_cost = cost;
+                best_axis = axis;
+                best_plane = i;
+            }
+        }
+    }
+    if (best_axis < 0)
+        return count <= LEAF_MAX ? 0 : count / 2;
+    // Leaf cost count * area against traversal area + children; only small nodes may stay leaves.
+    double area = box_area(&node->box);
+    if (count <= LEAF_MAX && best_cost >= area * (count - 1.0))
+        return 0;
+    uint32_t left = partition(b, first, count, best_axis, 1, lo[best_axis],
+                              BIN_COUNT / ext[best_axis], best_plane, 0.0);
+    return left == 0 || left == count ? count / 2 : left;
+}
+
+static void free_storage(vxk_bvh_node* nodes, uint32_t* ids, vxk_aabb* boxes, uint32_t capacity)
+{
+    vxk_free_aligned64(nodes, (size_t)capacity * 2 * sizeof(vxk_bvh_node));
+    vxk_free(ids, (size_t)capacity * sizeof(uint32_t));
+    vxk_free(boxes, (size_t)capacity * sizeof(vxk_aabb));
+}
+
+vxk_status vxk_bvh_build(vxk_bvh* bvh, const vxk_aabb* boxes, uint32_t count,
+                         vxk_bvh_build_kind kind)
+{
+    if (!bvh || (!boxes && count > 0) || (unsigned)kind >= VXK_BVH_BUILD_KIND_COUNT ||
+        count > (1u << 30))
+        return VXK_ERR_INVALID_ARGUMENT;
+    vxk_status st = check_boxes(boxes, count);
+    if (st != VXK_OK)
+        return st;
+    if (count == 0) {
+        bvh->object_count = 0;
+        bvh->node_count = 0;
+        bvh->depth = 0;
+        bvh->kind = kind;
+        bvh->build_cost = 0.0;
+        return VXK_OK;
+    }
+
+    // Scratch: centroids by id, then the work stack of (node, depth).
+    size_t scratch_size = (size_t)count * (sizeof(vxk_vec3) + 2 * sizeof(uint32_t));
+    uint8_t* scratch = (uint8_t*)vxk_alloc(scratch_size);
+    if (!scratch)
+        return VXK_ERR_OUT_OF_MEMORY;
+    vxk_bvh_node* nodes = bvh->nodes;
+    uint32_t* ids = bvh->object_ids;
+    vxk_aabb* box_copy = bvh->boxes;
+    bool fresh = bvh->capacity < count;
+    if (fresh) {
+        nodes = (vxk_bvh_node*)vxk_alloc_aligned64((size_t)count * 2 * sizeof(vxk_bvh_node));
+        ids = (uint32_t*)vxk_alloc((size_t)count * sizeof(uint32_t));
+        box_copy = (vxk_aabb*)vxk_alloc((size_t)count * sizeof(vxk_aabb));
+        if (!nodes || !ids || !box_copy) {
+            // Partly allocated: free each piece by its own size.
+            vxk_free_aligned64(nodes, (size_t)count * 2 * sizeof(vxk_bvh_node));
+            vxk_free(ids, (size_t)count * sizeof(uint32_t));
+            vxk_free(box_copy, (size_t)count * sizeof(vxk_aabb));
+            vxk_free(scratch, scratch_size);
+            return VXK_ERR_OUT_OF_MEMORY;
+        }
+        free_storage(bvh->nodes, bvh->object_ids, bvh->boxes, bvh->capacity);
+        bvh->nodes = nodes;
+        bvh->object_ids = ids;
+        bvh->boxes = box_copy;
+        bvh->capacity = count;
+    }
+
+    vxk_vec3* centroids = (vxk_vec3*)scratch;
+    uint32_t* stack = (uint32_t*)(scratch + (size_t)count * sizeof(vxk_vec3));
+    memcpy(box_copy, boxes, (size_t)count * sizeof(vxk_aabb));
+    for (uint32_t i = 0; i < count; ++i) {
+        const vxk_aabb* bx = &boxes[i];
+        centroids[i] =
+            (vxk_vec3){0.5f * bx->min.x + 0.5f * bx->max.x, 0.5f * bx->min.y + 0.5f * bx->max.y,
+                       0.5f * bx->min.z + 0.5f * bx->max.z};
+        ids[i] = i;
+    }
+
+    build_ctx b = {nodes, ids, box_copy, centroids, kind};
+    vxk_aabb cb;
+    nodes[0].left_first = 0;
+    nodes[0].count = count;
+    range_bounds(&b, 0, count, &nodes[0].box, &cb);
+    memset(&nodes[1], 0, sizeof(nodes[1]));
+    uint32_t node_count = 2, depth = 0, top = 0;
+    stack[top++] = 0;
+    stack[top++] = 0;
+    while (top) {
+        uint32_t node_depth = stack[--top], index = stack[--top];
+        vxk_bvh_node* node = &nodes[index];
+        depth = VXK_MAX(depth, node_depth);
+        if (index != 0)
+            range_bounds(&b, node->left_first, node->count, &node->box, &cb);
+        uint32_t left = split_node(&b, node, &cb);
+        if (left == 0)
+            continue;
+        uint32_t child = node_count;
+        node_count += 2;
+        VXK_ASSERT(node_count <= 2 * count);
+        nodes[child] = (vxk_bvh_node){node->box, node->left_first, left};
+        nodes[child + 1] = (vxk_bvh_node){node->box, node->left_first + left, node->count - left};
+        node->left_first = child;
+        node->count = 0;
+        // Right below left, so the left subtree is built (and numbered) first. At most one
+        // pending node per object, two words each.
+        stack[top++] = child + 1;
+        stack[top++] = node_depth + 1;
+        stack[top++] = child;
+        stack[top++] = node_depth + 1;
+        VXK_ASSERT(top <= 2 * count);
+    }
+    vxk_free(scratch, scratch_size);
+
+    bvh->object_count = count;
+    bvh->node_count = node_count;
+    bvh->depth = depth;
+    bvh->kind = kind;
+    bvh->build_cost = vxk_bvh_cost(bvh);
+    return VXK_OK;
+}
+
+// ---- refit, cost, update -----------------------------------------------------------------------
+
+vxk_status vxk_bvh_refit(vxk_bvh* bvh, const vxk_aabb* boxes)
+{
+    if (!bvh || (!boxes && bvh->object_count > 0))
+        return VXK_ERR_INVALID_ARGUMENT;
+    vxk_status st = check_boxes(boxes, bvh->object_count);
+    if (st != VXK_OK)
+        return st;
+    if (bvh->object_count == 0)
+        return VXK_OK;
+    memcpy(bvh->boxes, boxes, (size_t)bvh->object_count * sizeof(vxk_aabb));
+    vxk_bvh_node* nodes = bvh->nodes;
+    for (uint32_t i = bvh->node_count; i-- > 0;) {
+        if (i == 1)
+            continue;
+        vxk_bvh_node* node = &nodes[i];
+        if (node->count) {
+            vxk_aabb box = boxes[bvh->object_ids[node->left_first]];
+            for (uint32_t k = 1; k < node->count; ++k)
+                box = box_union(box, boxes[bvh->object_ids[node->left_first + k]]);
+            node->box = box;
+        } else {
+            node->box = box_union(nodes[node->left_first].box, nodes[node->left_first + 1].box);
+        }
+    }
+    return VXK_OK;
+}
+
+double vxk_bvh_cost(const vxk_bvh* bvh)
+{
+    if (!bvh || bvh->object_count == 0)
+        return 0.0;
+    double sum = 0.0;
+    for (uint32_t i = 0; i < bvh->node_count; ++i) {
+        if (i == 1)
+            continue;
+        const vxk_bvh_node* node = &bvh->nodes[i];
+        sum += box_area(&node->box) * (node->count ? node->count : 1);
+    }
+    double root = box_area(&bvh->nodes[0].box);
+    return root > 0.0 ? sum / root : sum;
+}
+
+vxk_status vxk_bvh_update(vxk_bvh* bvh, const vxk_aabb* boxes, uint32_t count,
+                          double max_cost_ratio, bool* rebuilt)
+{
+    if (rebuilt)
+        *rebuilt = false;
+    if (!bvh || !(max_cost_ratio >= 1.0) || max_cost_ratio - max_cost_ratio != 0.0)
+        return VXK_ERR_INVALID_ARGUMENT;
+    if (count != bvh->object_count) {
+        vxk_status st = vxk_bvh_build(bvh, boxes, count, bvh->kind);
+        if (st == VXK_OK && rebuilt)
+            *rebuilt = true;
+        return st;
+    }
+    vxk_status st = vxk_bvh_refit(bvh, boxes);
+    if (st != VXK_OK)
+        return st;
+    if (vxk_bvh_cost(bvh) <= max_cost_ratio * bvh->build_cost)
+        return VXK_OK;
+    st = vxk_bvh_build(bvh, boxes, count, bvh->kind);
+    if (st == VXK_OK && rebuilt)
+        *rebuilt = true;
+    return st;
+}
+
+// ---- queries -----------------------------------------------------------------------------------
+
+// A traversal stack for the tree: local when the tree is shallow, else through the hook.
+typedef struct trav_stack {
+    uint32_t local[LOCAL_STACK];
+    uint32_t* items;
+    size_t bytes;
+} trav_stack;
+
+static bool stack_init(trav_stack* s, const vxk_bvh* bvh)
+{
+    s->items = s->local;
+    s->bytes = 0;
+    if (bvh->depth + 1 <= LOCAL_STACK)
+        return true;
+    s->bytes = (size_t)(bvh->depth + 1) * sizeof(uint32_t);
+    s->items = (uint32_t*)vxk_alloc(s->bytes);
+    return s->items != NULL;
+}
+
+static void stack_free(trav_stack* s)
+{
+    if (s->bytes)
+        vxk_free(s->items, s->bytes);
+}
+
+static int compare_u32(const void* a, const void* b)
+{
+    uint32_t x = *(const uint32_t*)a, y = *(const uint32_t*)b;
+    return (x > y) - (x < y);
+}
+
+vxk_status vxk_bvh_query(const vxk_bvh* bvh, uint32_t* ids, uint32_t capacity, uint32_t* count,
+                         vxk_aabb box)
+{
+    if (count)
+        *count = 0;
+    if (!bvh || !count || (!ids && capacity > 0))
+        return VXK_ERR_INVALID_ARGUMENT;
+    vxk_status st = check_box(&box);
+    if (st != VXK_OK)
+        return st;
+    if (bvh->object_count == 0)
+        return VXK_OK;
+    trav_stack stack;
+    if (!stack_init(&stack, bvh))
+        return VXK_ERR_OUT_OF_MEMORY;
+    uint32_t found = 0;
+#define QUERY_EMIT(id)         \
+    do {                       \
+        if (found < capacity)  \
+            ids[found] = (id); \
+        ++found;               \
+    } while (0)
+    uint32_t* items = stack.items;
+    {
+        uint32_t top = 0;
+        items[top++] = 0;
+        while (top) {
+            const vxk_bvh_node* node = &bvh->nodes[items[--top]];
+            if (!box_overlaps(&node->box, &box))
+                continue;
+            if (node->count == 0) {
+                items[top++] = node->left_first + 1;
+                items[top++] = node->left_first;
+                continue;
+            }
+            for (uint32_t k = node->left_first; k < node->left_first + node->count; ++k) {
+                uint32_t id = bvh->object_ids[k];
+                if (box_overlaps(&bvh->boxes[id], &box))
+                    QUERY_EMIT(id);
+            }
+        }
+    }
+#undef QUERY_EMIT
+    stack_free(&stack);
+    *count = found;
+    if (found > capacity)
+        return VXK_ERR_CAPACITY;
+    qsort(ids, found, sizeof(uint32_t), compare_u32);
+    return VXK_OK;
+}
+
+typedef struct pair_piece {
+    vxk_bvh_pair* pairs;
+    uint32_t count, capacity;
+    vxk_status status;
+} pair_piece;
+
+typedef struct pairs_ctx {
+    const vxk_bvh* bvh;
+    pair_piece* pieces;
+    uint32_t max_pairs;
+} pairs_ctx;
+
+static void sort_partners(vxk_bvh_pair* pairs, uint32_t n)
+{
+    for (uint32_t i = 1; i < n; ++i) { // short lists: insertion sort on b
+        vxk_bvh_pair p = pairs[i];
+        uint32_t j = i;
+        for (; j > 0 && pairs[j - 1].b > p.b; --j)
+            pairs[j] = pairs[j - 1];
+        pairs[j] = p;
+    }
+}
+
+static int compare_pair_b(const void* a, const void* b)
+{
+    uint32_t x = ((const vxk_bvh_pair*)a)->b, y = ((const vxk_bvh_pair*)b)->b;
+    return (x > y) - (x < y);
+}
+
+static void pairs_piece(void* user, uint32_t begin, uint32_t end, uint32_t thread)
+{
+    (void)thread;
+    pairs_ctx* ctx = (pairs_ctx*)user;
+    const vxk_bvh* bvh = ctx->bvh;
+    pair_piece* piece = &ctx->pieces[begin / PAIRS_GRAIN];
+    trav_stack stack;
+    if (!stack_init(&stack, bvh)) {
+        piece->status = VXK_ERR_OUT_OF_MEMORY;
+        return;
+    }
+#define PAIRS_EMIT(id)                                                        \
+    do {                                                                      \
+        if (piece->count == piece->capacity) {                                \
+            uint32_t grown = piece->capacity ? piece->capacity * 2 : 64;      \
+            if (piece->count >= ctx->max_pairs) {                             \
+                piece->status = VXK_ERR_CAPACITY;                             \
+                goto done;                                                    \
+            }                                                                 \
+            if (grown > ctx->max_pairs || grown < piece->capacity)            \
+                grown = VXK_MAX(ctx->max_pairs, piece->capacity + 1);         \
+            vxk_bvh_pair* p = (vxk_bvh_pair*)vxk_realloc(                     \
+                piece->pairs, (size_t)piece->capacity * sizeof(vxk_bvh_pair), \
+                (size_t)grown * sizeof(vxk_bvh_pair));                        \
+            if (!p) {                                                         \
+                piece->status = VXK_ERR_OUT_OF_MEMORY;                        \
+                goto done;                                                    \
+            }                                                                 \
+            piece->pairs = p;                                                 \
+            piece->capacity = grown;                                          \
+        }                                                                     \
+        piece->pairs[piece->count++] = (vxk_bvh_pair){a, (id)};               \
+    } while (0)
+    for (uint32_t a = begin; a < end; ++a) {
+        uint32_t first = piece->count;
+        const vxk_aabb* box = &bvh->boxes[a];
+        uint32_t top = 0;
+        stack.items[top++] = 0;
+        while (top) {
+            const vxk_bvh_node* node = &bvh->nodes[stack.items[--top]];
+            if (!box_overlaps(&node->box, box))
+                continue;
+            if (node->count == 0) {
+                stack.items[top++] = node->left_first + 1;
+                stack.items[top++] = node->left_first;
+                continue;
+            }
+            for (uint32_t k = node->left_first; k < node->left_first + node->count; ++k) {
+                uint32_t id = bvh->object_ids[k];
+                if (id > a && box_overlaps(&bvh->boxes[id], box))
+                    PAIRS_EMIT(id);
+            }
+        }
+        uint32_t n = piece->count - first;
+        if (n <= 32)
+            sort_partners(piece->pairs + first, n);
+        else
+            qsort(piece->pairs + first, n, sizeof(vxk_bvh_pair), compare_pair_b);
+    }
+#undef PAIRS_EMIT
+done:
+    stack_free(&stack);
+}
+
+void vxk_bvh_pairs_free(vxk_bvh_pair* pairs, uint32_t count)
+{
+    vxk_free(pairs, (size_t)count * sizeof(vxk_bvh_pair));
+}
+
+vxk_status vxk_bvh_pairs(const vxk_bvh* bvh, vxk_jobs* jobs, vxk_bvh_pair** out, uint32_t* count,
+                         uint32_t max_pairs)
+{
+    if (out)
+        *out = NULL;
+    if (count)
+        *count = 0;
+    if (!bvh || !out || !count)
+        return VXK_ERR_INVALID_ARGUMENT;
+    uint32_t n = bvh->object_count;
+    if (n < 2)
+        return VXK_OK;
+    uint32_t piece_count = vxk_parallel_for_pieces(n, PAIRS_GRAIN);
+    size_t pieces_size = (size_t)piece_count * sizeof(pair_piece);
+    pair_piece* pieces = (pair_piece*)vxk_calloc(pieces_size);
+    if (!pieces)
+        return VXK_ERR_OUT_OF_MEMORY;
+    pairs_ctx ctx = {bvh, pieces, max_pairs};
+    if (jobs) {
+        vxk_parallel_for(jobs, "bvh_pairs", n, PAIRS_GRAIN, pairs_piece, &ctx);
+    } else {
+        for (uint32_t begin = 0; begin < n; begin += PAIRS_GRAIN)
+            pairs_piece(&ctx, begin, VXK_MIN(n, begin + PAIRS_GRAIN), 0);
+    }
+
+    // Merged in piece order: each piece covers a run of ids and is sorted, so the whole is.
+    vxk_status st = VXK_OK;
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < piece_count; ++i) {
+        if (pieces[i].status == VXK_ERR_OUT_OF_MEMORY)
+            st = VXK_ERR_OUT_OF_MEMORY;
+        else if (pieces[i].status != VXK_OK && st == VXK_OK)
+            st = pieces[i].status;
+        total += pieces[i].count;
+    }
+    if (st == VXK_OK && total > max_pairs)
+        st = VXK_ERR_CAPACITY;
+    vxk_bvh_pair* merged = NULL;
+    if (st == VXK_OK && total > 0) {
+        merged = (vxk_bvh_pair*)vxk_alloc((size_t)total * sizeof(vxk_bvh_pair));
+        if (!merged)
+            st = VXK_ERR_OUT_OF_MEMORY;
+    }
+    uint64_t at = 0;
+    for (uint32_t i = 0; i < piece_count; ++i) {
+        if (merged && pieces[i].count)
+            memcpy(merged + at, pieces[i].pairs, (size_t)pieces[i].count * sizeof(vxk_bvh_pair));
+        at += pieces[i].count;
+        vxk_free(pieces[i].pairs, (size_t)pieces[i].capacity * sizeof(vxk_bvh_pair));
+    }
+    vxk_free(pieces, pieces_size);
+    if (st != VXK_OK)
+        return st;
+    *out = merged;
+    *count = (uint32_t)total;
+    return VXK_OK;
+}
+
+void vxk_bvh_free(vxk_bvh* bvh)
+{
+    if (!bvh)
+        return;
+    free_storage(bvh->nodes, bvh->object_ids, bvh->boxes, bvh->capacity);
+    memset(bvh, 0, sizeof(*bvh));
+}
