@@ -752,6 +752,38 @@ static int test_mesher_and_boxes(void)
     return group_end(start);
 }
 
+// ---- mass.h -------------------------------------------------------------------------------------
+
+static int test_mass(void)
+{
+    group_start start = group_begin();
+    vxk_mass_properties p;
+    float density[256] = {0};
+    density[VXK_MAT_STONE] = 2.5f;
+    uint8_t voxels[8] = {VXK_MAT_STONE};
+    vxk_voxel_grid grid = {{2, 2, 2}, voxels}, wide = {{257, 1, 1}, voxels};
+    EXPECT(VXK_OK, vxk_mass_from_grid(&p, &grid, density, 0.5f));
+    EXPECT(VXK_ERR_INVALID_ARGUMENT, vxk_mass_from_grid(&p, &grid, NULL, 0.5f));
+    EXPECT(VXK_ERR_NOT_FINITE, vxk_mass_from_grid(&p, &grid, density, INFINITY));
+    EXPECT(VXK_ERR_OUT_OF_RANGE, vxk_mass_from_grid(&p, &grid, density, 0.0f));
+    EXPECT(VXK_ERR_OUT_OF_RANGE, vxk_mass_from_grid(&p, &wide, density, 0.5f));
+    EXPECT_NO_MEMORY(vxk_mass_from_grid(&p, &grid, density, 0.5f));
+    density[VXK_MAT_STONE] = nanf("");
+    EXPECT(VXK_ERR_NOT_FINITE, vxk_mass_from_grid(&p, &grid, density, 0.5f));
+    density[VXK_MAT_STONE] = 0.0f; // zero total mass
+    EXPECT(VXK_ERR_OUT_OF_RANGE, vxk_mass_from_grid(&p, &grid, density, 0.5f));
+    const vxk_vec3 half = {1, 2, 3}, flat = {1, 0, 3}, bad = {1, INFINITY, 3};
+    EXPECT(VXK_OK, vxk_mass_box(&p, half, 1.0f));
+    EXPECT(VXK_ERR_INVALID_ARGUMENT, vxk_mass_box(NULL, half, 1.0f));
+    EXPECT(VXK_ERR_NOT_FINITE, vxk_mass_box(&p, bad, 1.0f));
+    EXPECT(VXK_ERR_OUT_OF_RANGE, vxk_mass_box(&p, flat, 1.0f));
+    EXPECT(VXK_OK, vxk_mass_sphere(&p, 2.0f, 1.0f));
+    EXPECT(VXK_ERR_INVALID_ARGUMENT, vxk_mass_sphere(NULL, 2.0f, 1.0f));
+    EXPECT(VXK_ERR_NOT_FINITE, vxk_mass_sphere(&p, 2.0f, nanf("")));
+    EXPECT(VXK_ERR_OUT_OF_RANGE, vxk_mass_sphere(&p, 2.0f, -1.0f));
+    return group_end(start);
+}
+
 // ---- voxel_types.h ------------------------------------------------------------------------------
 
 static int test_voxel_types(void)
@@ -1005,6 +1037,7 @@ int main(void)
     VXK_RUN(test_broadphase);
     VXK_RUN(test_mesher_and_boxes);
     VXK_RUN(test_voxel_types);
+    VXK_RUN(test_mass);
     VXK_RUN(test_kdtree);
     VXK_RUN(test_obj);
     VXK_RUN(test_raycast);

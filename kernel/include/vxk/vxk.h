@@ -14,6 +14,7 @@
 #include <vxk/mesher.h>
 #include <vxk/boxes.h>
 #include <vxk/voxel_types.h>
+#include <vxk/mass.h>
 #include <vxk/chunk_geometry.h>
 #include <vxk/kdtree.h>
 #include <vxk/kdtree16.h>
