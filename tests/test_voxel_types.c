@@ -314,7 +314,9 @@ static int update_rounds(vxk_int3 size, int edits, uint64_t seed)
         bool single = vxk_test_rand(&rng) % 2 == 0;
         for (int a = 0; a < 3; ++a) {
             lo[a] = (int32_t)(vxk_test_rand(&rng) % (uint64_t)s[a]);
-            int32_t extent = single ? 0 : (int32_t)(vxk_test_rand(&rng) % 6);
+            // Now and then a box large enough for update to redo every Inside normal.
+            uint64_t reach = e % 10 == 3 ? (uint64_t)s[a] : 6;
+            int32_t extent = single ? 0 : (int32_t)(vxk_test_rand(&rng) % reach);
             hi[a] = lo[a] + extent < s[a] ? lo[a] + extent : s[a] - 1;
         }
         box = (vxk_int_box){{lo[0], lo[1], lo[2]}, {hi[0], hi[1], hi[2]}};
@@ -356,6 +358,9 @@ static int test_update_matches_compute(void)
     VXK_CHECK(update_rounds((vxk_int3){17, 13, 19}, 500, 0x0bd1u) == 0);
     VXK_CHECK(update_rounds((vxk_int3){1, 5, 1}, 100, 0x0bd2u) == 0);
     VXK_CHECK(update_rounds((vxk_int3){70, 6, 5}, 150, 0x0bd3u) == 0);
+    // Large enough that small edits take the per-voxel path (the lines through the change mark
+    // few voxels), and big boxes the full pass.
+    VXK_CHECK(update_rounds((vxk_int3){40, 36, 38}, 120, 0x0bd4u) == 0);
     return 0;
 }
 

@@ -3,7 +3,8 @@
 // bit row of 64-bit words per (y, z); the six face-neighbour masks of a word come from shifts and
 // the neighbouring rows, and a 64-entry table maps a voxel's empty-neighbour pattern to its byte.
 // Inside normals: along each of the 26 directions every line of the grid is walked once, and the
-// solid runs on it give each voxel its exit distance in that direction.
+// solid runs on it give each voxel its exit distance in that direction. An update re-walks only
+// the Inside voxels on the 26 lines through the changed box, unless those cover much of the grid.
 #include <vxk/voxel_types.h>
 
 #include "core.h"
@@ -235,51 +236,125 @@ static vxk_status check_grid(const void* out, const vxk_voxel_grid* grid, const 
     return VXK_OK;
 }
 
-// Bit rows of grid, and the Inside scratch when the grid has Inside voxels; nothing on failure.
-static vxk_status prepare(types_grid* g, uint32_t** best, const vxk_voxel_grid* grid,
-                          const uint8_t* solid)
+static inline size_t voxel_index(const types_grid* g, int32_t x, int32_t y, int32_t z)
 {
-    g->sx = grid->size.x;
-    g->sy = grid->size.y;
-    g->sz = grid->size.z;
-    g->words = ((uint32_t)g->sx + 63) / 64;
-    g->rows_bytes = (size_t)g->sy * (size_t)g->sz * g->words * sizeof(uint64_t);
-    g->rows = (uint64_t*)vxk_alloc(g->rows_bytes);
-    if (!g->rows)
+    return (size_t)x + (size_t)g->sx * ((size_t)z + (size_t)g->sz * (size_t)y);
+}
+
+static inline bool in_box(vxk_int_box b, int32_t x, int32_t y, int32_t z)
+{
+    return x >= b.min.x && y >= b.min.y && z >= b.min.z && x <= b.max.x && y <= b.max.y &&
+           z <= b.max.z;
+}
+
+// Marks every voxel v with v + t*d in changed for some t >= 0 and some direction d: the voxels
+// whose walks along the 26 directions can cross the change. Returns how many were marked.
+static size_t mark_lines_into(const types_grid* g, uint64_t* marks, vxk_int_box changed)
+{
+    size_t marked = 0;
+    for (uint32_t k = 0; k < VXK_VOXEL_NORMAL_COUNT; ++k) {
+        const int8_t* d = k_normal_offsets[k];
+        for (int32_t y = changed.min.y; y <= changed.max.y; ++y) {
+            for (int32_t z = changed.min.z; z <= changed.max.z; ++z) {
+                for (int32_t x = changed.min.x; x <= changed.max.x; ++x) {
+                    if (in_box(changed, x + d[0], y + d[1], z + d[2]))
+                        continue; // on the walk of the cell after it
+                    for (int32_t px = x, py = y, pz = z; in_grid(g, px, py, pz);
+                         px -= d[0], py -= d[1], pz -= d[2]) {
+                        size_t i = voxel_index(g, px, py, pz);
+                        uint64_t bit = 1ull << (i & 63);
+                        marked += (marks[i >> 6] & bit) == 0;
+                        marks[i >> 6] |= bit;
+                    }
+                }
+            }
+        }
+    }
+    return marked;
+}
+
+// The normal index of an Inside voxel by walking the 26 directions, each only as far as it could
+// still beat the best exit so far.
+static uint32_t walk_inside_normal(const types_grid* g, int32_t x, int32_t y, int32_t z)
+{
+    uint32_t best = UINT32_MAX, best_k = 0;
+    for (uint32_t k = 0; k < VXK_VOXEL_NORMAL_COUNT; ++k) {
+        const int8_t* d = k_normal_offsets[k];
+        uint32_t length_squared = (uint32_t)(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+        for (int32_t n = 1; (uint32_t)(n * n) * length_squared < best; ++n) {
+            int32_t px = x + n * d[0], py = y + n * d[1], pz = z + n * d[2];
+            if (!in_grid(g, px, py, pz) || !solid_at(g, px, py, pz)) {
+                best = (uint32_t)(n * n) * length_squared;
+                best_k = k;
+                break;
+            }
+        }
+    }
+    return best_k;
+}
+
+// Types in box and the Inside normals a change in changed can move: all of them when whole (or
+// when the lines through changed cover much of the grid: one pass per direction is then cheaper),
+// else those of the marked voxels, walked one by one. Every allocation happens before out is
+// written.
+static vxk_status recompute(uint8_t* out, const vxk_voxel_grid* grid, const uint8_t* solid,
+                            vxk_int_box box, vxk_int_box changed, bool whole)
+{
+    types_grid g = {
+        grid->size.x, grid->size.y, grid->size.z, ((uint32_t)grid->size.x + 63) / 64, NULL, 0};
+    g.rows_bytes = (size_t)g.sy * (size_t)g.sz * g.words * sizeof(uint64_t);
+    g.rows = (uint64_t*)vxk_alloc(g.rows_bytes);
+    if (!g.rows)
         return VXK_ERR_OUT_OF_MEMORY;
-    build_rows(g, grid, solid);
-    *best = NULL;
-    if (has_inside(g)) {
-        *best =
-            (uint32_t*)vxk_alloc((size_t)g->sx * (size_t)g->sy * (size_t)g->sz * sizeof(uint32_t));
-        if (!*best) {
-            vxk_free(g->rows, g->rows_bytes);
+    build_rows(&g, grid, solid);
+    const size_t count = (size_t)g.sx * (size_t)g.sy * (size_t)g.sz;
+    const size_t marks_bytes = (count + 63) / 64 * sizeof(uint64_t);
+    uint64_t* marks = NULL;
+    size_t changed_count = (size_t)(changed.max.x - changed.min.x + 1) *
+                           (size_t)(changed.max.y - changed.min.y + 1) *
+                           (size_t)(changed.max.z - changed.min.z + 1);
+    bool sweep = whole || changed_count * 8 > count;
+    if (!sweep) {
+        marks = (uint64_t*)vxk_calloc(marks_bytes);
+        if (!marks) {
+            vxk_free(g.rows, g.rows_bytes);
+            return VXK_ERR_OUT_OF_MEMORY;
+        }
+        if (mark_lines_into(&g, marks, changed) > count / 8) {
+            vxk_free(marks, marks_bytes);
+            marks = NULL;
+            sweep = true;
+        }
+    }
+    uint32_t* best = NULL;
+    const size_t best_bytes = count * sizeof(uint32_t);
+    if (sweep && has_inside(&g)) {
+        best = (uint32_t*)vxk_alloc(best_bytes);
+        if (!best) {
+            vxk_free(g.rows, g.rows_bytes);
             return VXK_ERR_OUT_OF_MEMORY;
         }
     }
-    return VXK_OK;
-}
-
-static void finish(types_grid* g, uint32_t* best, uint8_t* out)
-{
-    if (best) {
-        inside_normals(g, out, best);
-        vxk_free(best, (size_t)g->sx * (size_t)g->sy * (size_t)g->sz * sizeof(uint32_t));
-    }
-    vxk_free(g->rows, g->rows_bytes);
-}
-
-// Types in box (the whole grid, or a changed box grown by 1) and every Inside normal.
-static vxk_status recompute(uint8_t* out, const vxk_voxel_grid* grid, const uint8_t* solid,
-                            vxk_int_box box)
-{
-    types_grid g;
-    uint32_t* best = NULL;
-    vxk_status status = prepare(&g, &best, grid, solid);
-    if (status != VXK_OK)
-        return status;
     type_box(&g, out, box);
-    finish(&g, best, out);
+    if (best) {
+        inside_normals(&g, out, best);
+        vxk_free(best, best_bytes);
+    }
+    if (marks) {
+        for (size_t w = 0; w < marks_bytes / sizeof(uint64_t); ++w) {
+            for (uint64_t bits = marks[w]; bits; bits &= bits - 1) {
+                size_t i = w * 64 + (size_t)__builtin_ctzll(bits);
+                if (vxk_voxel_type_of(out[i]) != VXK_VOXEL_INSIDE)
+                    continue;
+                int32_t x = (int32_t)(i % (size_t)g.sx);
+                int32_t z = (int32_t)(i / (size_t)g.sx % (size_t)g.sz);
+                int32_t y = (int32_t)(i / (size_t)g.sx / (size_t)g.sz);
+                out[i] = vxk_voxel_byte(VXK_VOXEL_INSIDE, walk_inside_normal(&g, x, y, z));
+            }
+        }
+        vxk_free(marks, marks_bytes);
+    }
+    vxk_free(g.rows, g.rows_bytes);
     return VXK_OK;
 }
 
@@ -290,7 +365,8 @@ vxk_status vxk_voxel_types_compute(uint8_t* out, const vxk_voxel_grid* grid,
     if (status != VXK_OK)
         return status;
     const vxk_int3 s = grid->size;
-    return recompute(out, grid, solid, (vxk_int_box){{0, 0, 0}, {s.x - 1, s.y - 1, s.z - 1}});
+    const vxk_int_box whole = {{0, 0, 0}, {s.x - 1, s.y - 1, s.z - 1}};
+    return recompute(out, grid, solid, whole, whole, true);
 }
 
 vxk_status vxk_voxel_types_update(uint8_t* types, const vxk_voxel_grid* grid,
@@ -312,5 +388,5 @@ vxk_status vxk_voxel_types_update(uint8_t* types, const vxk_voxel_grid* grid,
                          {changed.max.x + 1 < s.x ? changed.max.x + 1 : s.x - 1,
                           changed.max.y + 1 < s.y ? changed.max.y + 1 : s.y - 1,
                           changed.max.z + 1 < s.z ? changed.max.z + 1 : s.z - 1}};
-    return recompute(types, grid, solid, grown);
+    return recompute(types, grid, solid, grown, changed, false);
 }

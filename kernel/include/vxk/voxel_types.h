@@ -96,15 +96,21 @@ vxk_status vxk_voxel_types_compute(uint8_t* out, const vxk_voxel_grid* grid,
 // types must hold the bytes vxk_voxel_types_compute gave for the grid before the change; after
 // the call they equal what it gives now. changed: inclusive voxel box inside the grid.
 // What is recomputed: types and surface normals in changed grown by 1 on each side (clamped to
-// the grid), the reach of the face-neighbour rule; the normals of Inside voxels over the whole
-// grid, because an exit can lie up to 256 voxels away along any of 26 lines, so one changed
-// voxel can move the nearest exit of voxels anywhere on those lines.
+// the grid), the reach of the face-neighbour rule. An Inside normal depends on the cells along
+// its 26 walks, which reach up to 256 voxels away, so the bound for it is lines, not a box: the
+// Inside voxels v with v + t*d in changed (t >= 0, d one of the 26 directions) are re-walked, each
+// walk stopping once it cannot beat the best exit found. When changed holds more than 1/8 of the
+// grid's voxels, or those lines cover more than 1/8 of them, every Inside normal is recomputed
+// instead, as vxk_voxel_types_compute does. Either way the result equals a full compute.
 // Errors (types untouched): NULL types, grid, grid->voxels or solid ->
 // VXK_ERR_INVALID_ARGUMENT; a size <= 0 or above VXK_VOXEL_TYPES_MAX_SIZE ->
 // VXK_ERR_OUT_OF_RANGE; changed with max < min on an axis -> VXK_ERR_INVALID_ARGUMENT; changed
 // not inside the grid -> VXK_ERR_OUT_OF_RANGE; VXK_ERR_OUT_OF_MEMORY.
-// Thread-safe for distinct types buffers. Cost: the bit rows of the whole grid, the box's
-// neighbour tests, and with Inside voxels the 26 line passes of vxk_voxel_types_compute.
+// Allocates for the call: the bit rows, one bit per voxel for the lines and, on the full path, 4
+// bytes per voxel. Thread-safe for distinct types buffers. Cost: the bit rows of the whole grid,
+// the grown box's neighbour tests, marking the 26 lines through changed's boundary cells (at most
+// 256 voxels each), and per marked Inside voxel 26 walks no longer than its exit distance; or
+// the full path's 26 line passes.
 vxk_status vxk_voxel_types_update(uint8_t* types, const vxk_voxel_grid* grid,
                                   const uint8_t solid[256], vxk_int_box changed);
 
