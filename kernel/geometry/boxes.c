@@ -5,6 +5,22 @@
 
 #include "core.h"
 
+// A box of the compound (16-bit fields; callers keep coordinates below 2^16).
+static inline vxk_voxel_box make_box(uint32_t x0, uint32_t y0, uint32_t z0, uint32_t sx,
+                                     uint32_t sy, uint32_t sz, vxk_boxes_mode mode,
+                                     uint8_t material)
+{
+    vxk_voxel_box box = {0};
+    box.x = (uint16_t)x0;
+    box.y = (uint16_t)y0;
+    box.z = (uint16_t)z0;
+    box.size_x = (uint16_t)sx;
+    box.size_y = (uint16_t)sy;
+    box.size_z = (uint16_t)sz;
+    box.material = mode == VXK_BOXES_PER_MATERIAL ? material : 0;
+    return box;
+}
+
 static const uint64_t k_column_bits = 0x0101010101010101ull; // bit 8*z for every z
 
 static inline uint32_t ctz64(uint64_t v)
@@ -90,15 +106,7 @@ static uint32_t boxes_chunk(vxk_voxel_box* out, const uint8_t* voxels, const uin
                 ((low_bits(sx) << x0) * k_column_bits) & (low_bits(8 * sz) << (8 * z0));
             for (uint32_t y = y0; y < y0 + sy; ++y)
                 free_bits[y] &= ~box_bits;
-            vxk_voxel_box box = {0};
-            box.x = (uint16_t)x0;
-            box.y = (uint16_t)y0;
-            box.z = (uint16_t)z0;
-            box.size_x = (uint16_t)sx;
-            box.size_y = (uint16_t)sy;
-            box.size_z = (uint16_t)sz;
-            box.material = mode == VXK_BOXES_PER_MATERIAL ? material : 0;
-            out[count++] = box;
+            out[count++] = make_box(x0, y0, z0, sx, sy, sz, mode, material);
         }
     }
     return count;
@@ -280,15 +288,7 @@ vxk_status vxk_boxes_grid(vxk_box_list* list, const vxk_voxel_grid* grid, const 
                 for (uint32_t y = y0; y < y0 + sy; ++y)
                     for (uint32_t z = z0; z < z0 + sz; ++z)
                         row_clear((uint64_t*)grid_row(&g, y, z), x0, x0 + sx);
-                vxk_voxel_box box = {0};
-                box.x = (uint16_t)x0;
-                box.y = (uint16_t)y0;
-                box.z = (uint16_t)z0;
-                box.size_x = (uint16_t)sx;
-                box.size_y = (uint16_t)sy;
-                box.size_z = (uint16_t)sz;
-                box.material = mode == VXK_BOXES_PER_MATERIAL ? material : 0;
-                status = list_push(list, box);
+                status = list_push(list, make_box(x0, y0, z0, sx, sy, sz, mode, material));
                 if (status != VXK_OK)
                     break;
             }

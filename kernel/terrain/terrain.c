@@ -460,6 +460,46 @@ static void free_stash(uint8_t** stash, uint32_t count)
     vxk_free(stash, (size_t)count * sizeof(uint8_t*));
 }
 
+// One pass of a box write over its chunks: the plan (returns the payload blocks the write
+// needs), or with apply the apply (takes blocks from stash, counting them in *used). Chunks are
+// visited in (y, z, x) order, or the existing ones in map slot order for a sparse air fill.
+static uint32_t box_pass(vxk_terrain* t, vxk_int_box box, const box_source* s,
+                         const vxk_int3* existing, uint32_t existing_count, bool sparse_air,
+                         const int32_t c0[3], const int32_t c1[3], bool apply, uint8_t** stash,
+                         uint32_t* used)
+{
+    uint32_t needed = 0;
+    chunk_region r;
+    if (sparse_air) {
+        for (uint32_t i = 0; i < existing_count; ++i) {
+            region_of(&r, box, existing[i]);
+            if (apply)
+                region_apply(t, s, &r, stash, used);
+            else
+                needed += region_needs_payload(t, s, &r);
+        }
+        return needed;
+    }
+    for (int32_t cy = c0[1];; ++cy) {
+        for (int32_t cz = c0[2];; ++cz) {
+            for (int32_t cx = c0[0];; ++cx) {
+                region_of(&r, box, (vxk_int3){cx, cy, cz});
+                if (apply)
+                    region_apply(t, s, &r, stash, used);
+                else
+                    needed += region_needs_payload(t, s, &r);
+                if (cx == c1[0])
+                    break;
+            }
+            if (cz == c1[2])
+                break;
+        }
+        if (cy == c1[1])
+            break;
+    }
+    return needed;
+}
+
 // Applies a box write: plan (count payloads, reserve), allocate, then apply without failure.
 // Chunks are visited in (cy, cz, cx) order, or, for an air fill over a box with more chunk
 // positions than the terrain has chunks, the existing chunks inside it in map slot order.
@@ -496,29 +536,8 @@ static vxk_status box_write(vxk_terrain* t, vxk_int_box box, const box_source* s
     uint64_t extra = s->ids || s->constant != VXK_MAT_AIR ? touched : 0;
 
     // Plan: count the payload blocks this write needs.
-    uint32_t needed = 0;
-    chunk_region r;
-    if (sparse_air) {
-        for (uint32_t i = 0; i < existing_count; ++i) {
-            region_of(&r, box, existing[i]);
-            needed += region_needs_payload(t, s, &r);
-        }
-    } else {
-        for (int32_t cy = c0[1];; ++cy) {
-            for (int32_t cz = c0[2];; ++cz) {
-                for (int32_t cx = c0[0];; ++cx) {
-                    region_of(&r, box, (vxk_int3){cx, cy, cz});
-                    needed += region_needs_payload(t, s, &r);
-                    if (cx == c1[0])
-                        break;
-                }
-                if (cz == c1[2])
-                    break;
-            }
-            if (cy == c1[1])
-                break;
-        }
-    }
+    uint32_t needed =
+        box_pass(t, box, s, existing, existing_count, sparse_air, c0, c1, false, NULL, NULL);
     uint8_t** stash = NULL;
     if (needed) {
         stash = (uint8_t**)vxk_calloc((size_t)needed * sizeof(uint8_t*));
@@ -542,27 +561,7 @@ static vxk_status box_write(vxk_terrain* t, vxk_int_box box, const box_source* s
 
     begin_write(t);
     uint32_t used = 0;
-    if (sparse_air) {
-        for (uint32_t i = 0; i < existing_count; ++i) {
-            region_of(&r, box, existing[i]);
-            region_apply(t, s, &r, stash, &used);
-        }
-    } else {
-        for (int32_t cy = c0[1];; ++cy) {
-            for (int32_t cz = c0[2];; ++cz) {
-                for (int32_t cx = c0[0];; ++cx) {
-                    region_of(&r, box, (vxk_int3){cx, cy, cz});
-                    region_apply(t, s, &r, stash, &used);
-                    if (cx == c1[0])
-                        break;
-                }
-                if (cz == c1[2])
-                    break;
-            }
-            if (cy == c1[1])
-                break;
-        }
-    }
+    box_pass(t, box, s, existing, existing_count, sparse_air, c0, c1, true, stash, &used);
     VXK_ASSERT(used == needed);
     vxk_free(stash, (size_t)needed * sizeof(uint8_t*));
     vxk_free(existing, existing_bytes);
