@@ -544,8 +544,7 @@ static vxk_status edge_chunk_build(const vxk_world* world, vxk_narrow_chunk** ou
                                  world, (vxk_int3){(int32_t)v[0], (int32_t)v[1], (int32_t)v[2]})
                            : 0;
             }
-    for (int i = 0; i < 256; ++i)
-        solid_kind[i] = vxk_terrain_kind(&world->terrain, (uint8_t)i) == VXK_MATERIAL_SOLID;
+    vxk_chunk_solid_table(solid_kind, &world->materials);
     uint32_t count = 0;
     vxk_status status = vxk_quad_mesh_chunk(quads, VXK_MESHER_MAX_QUADS, &count, box, solid_kind);
     vxk_narrow_chunk* data = (vxk_narrow_chunk*)vxk_calloc(sizeof(vxk_narrow_chunk));
