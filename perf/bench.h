@@ -87,5 +87,6 @@ void vxk_bench_broadphase(vxk_bench* b);
 void vxk_bench_ray(vxk_bench* b);
 void vxk_bench_vox(vxk_bench* b);
 void vxk_bench_kd(vxk_bench* b);
+void vxk_bench_step(vxk_bench* b);
 
 #endif

@@ -28,6 +28,7 @@ static const phase_entry g_phases[] = {
     {"mesh", vxk_bench_mesh, "greedy mesher and box compounds"},
     {"kd", vxk_bench_kd, "loose kD tree build and queries (vs Bullet)"},
     {"ray", vxk_bench_ray, "world raycasts through the lazy cache (vs Embree)"},
+    {"step", vxk_bench_step, "rigid bodies dropped on terrain, vxk_world_step (vs Bullet)"},
 };
 #define PHASE_COUNT (sizeof(g_phases) / sizeof(g_phases[0]))
 

@@ -1,0 +1,83 @@
+// peer_bullet_step.h: the step benchmark's shared declarations. Bullet's rigid-body world
+// (btDiscreteDynamicsWorld + btDbvtBroadphase + btSequentialImpulseConstraintSolver, the setup of
+// the Roblox terrain-physics article's prototype) behind a C interface, built only when Bullet is
+// found (VXK_HAVE_BULLET); and the scene runner of perf/phase_step.c that perf/bench_step.c calls
+// (always built).
+#ifndef VXK_PEER_BULLET_STEP_H
+#define VXK_PEER_BULLET_STEP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <vxk/base.h>
+#include <vxk/jobs.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// ---- the Bullet peer (peer_bullet_step.cpp) ------------------------------------------------
+
+typedef struct vxk_bullet_step_world vxk_bullet_step_world;
+
+// An empty world with that gravity. sleeping = 0 keeps every body awake for ever
+// (DISABLE_DEACTIVATION); 1 is Bullet's default (bodies at rest for 2 s deactivate). NULL on
+// failure.
+vxk_bullet_step_world* vxk_bullet_step_create(vxk_vec3 gravity, int sleeping);
+void vxk_bullet_step_destroy(vxk_bullet_step_world* world);
+
+// A static btBvhTriangleMeshShape (quantized BVH) over float xyz vertices and uint32 triangle
+// indices, which the world copies, as a static rigid body (mass 0). Returns 0 on success.
+int vxk_bullet_step_add_mesh(vxk_bullet_step_world* world, const float* vertices,
+                             uint32_t vertex_count, const uint32_t* indices,
+                             uint32_t triangle_count, float friction, float restitution);
+// A static btBoxShape centred at centre. Returns 0 on success.
+int vxk_bullet_step_add_ground_box(vxk_bullet_step_world* world, vxk_vec3 centre,
+                                   vxk_vec3 half_extents, float friction, float restitution);
+
+enum { VXK_BULLET_STEP_SPHERE = 0, VXK_BULLET_STEP_BOX = 1 };
+// A dynamic body: a sphere of radius size.x or a box of half extents size (one shape object is
+// shared by all bodies of the same shape and size), inertia from btCollisionShape's
+// calculateLocalInertia. Bodies are numbered 0, 1, ... in the order of creation. Returns 0 on
+// success.
+int vxk_bullet_step_add_body(vxk_bullet_step_world* world, int shape, vxk_vec3 size, float mass,
+                             vxk_transform pose, float friction, float restitution);
+
+// stepSimulation(dt, 0): one internal step of exactly dt.
+void vxk_bullet_step_step(vxk_bullet_step_world* world, float dt);
+
+// The pose of body i (its centre of mass: the shapes are centred) and whether it is active.
+void vxk_bullet_step_get_pose(const vxk_bullet_step_world* world, uint32_t i, vxk_transform* out);
+int vxk_bullet_step_is_awake(const vxk_bullet_step_world* world, uint32_t i);
+
+// Contact manifolds and contact points of the last step (the dispatcher's manifolds).
+void vxk_bullet_step_contacts(const vxk_bullet_step_world* world, uint32_t* manifolds,
+                              uint32_t* points);
+
+// ---- the scene runner (phase_step.c) -------------------------------------------------------
+
+struct vxk_bench;
+
+typedef struct vxk_step_options {
+    const char* scene;   // "drop", "pyramid" or "large_pyramid"
+    uint32_t bodies;     // drop: the number of bodies (0: 1,000)
+    uint32_t steps;      // steps measured (0: 600)
+    vxk_jobs* jobs;      // the scheduler of the threaded run of ours (NULL or 1 worker: none)
+    uint64_t seed;       // the drop scene's terrain and bodies
+    bool bullet;         // run Bullet (when built with it)
+    bool bullet_nosleep; // and again with deactivation off (bullet_nosleep_ms)
+    bool ours;           // run vxk
+    bool progress;       // progress lines (vxk_bench_progress)
+    const char* prefix;  // put before every figure key (NULL: none)
+} vxk_step_options;
+
+// Builds the scene, steps it on each engine (ours on one thread, then on o->jobs when it has
+// more than one worker, and Bullet), adds its figures and phases to b and writes the final
+// vxk_world_hash of ours (of the threaded run when there is one) to *ours_hash. Returns false when
+// a side failed (a message on stderr).
+bool vxk_step_scene_run(struct vxk_bench* b, const vxk_step_options* o, uint64_t* ours_hash);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
