@@ -3,6 +3,7 @@
 // handed to every stage that consumes them, and the stage timings. Each stage is a named function
 // here; its work lives in its own file (masks: collision/broadphase.c, caches:
 // collision/narrow_cache.c). The dynamics stages of the next issues slot in after these.
+#include "dynamics.h"
 #include "narrow_cache.h"
 #include "world_internal.h"
 
@@ -79,11 +80,16 @@ vxk_status vxk_world_step(vxk_world* world, float dt)
     ctx.stats.stage_seconds[VXK_STEP_MASKS] = seconds_since(&mark);
     stage_caches(&ctx);
     ctx.stats.stage_seconds[VXK_STEP_CACHES] = seconds_since(&mark);
+    if (dt > 0.0f) {
+        status = vxk_dynamics_step(world, ctx.arena, dt, &ctx.stats);
+        if (status != VXK_OK && ctx.stats.stage_seconds[VXK_STEP_SOLVE] == 0.0)
+            return status; // nothing moved
+    }
     ctx.stats.total_seconds = (double)(vxk_jobs_now_ns() - start) * 1e-9;
     ctx.stats.steps = world->step_stats.steps + 1;
     ctx.stats.arena_bytes = ctx.arena->total;
     world->step_stats = ctx.stats;
-    return VXK_OK;
+    return status;
 }
 
 void vxk_world_get_step_stats(const vxk_world* world, vxk_world_step_stats* out)

@@ -19,6 +19,13 @@ vxk_world_def vxk_default_world_def(void)
     def.materials = NULL;
     def.jobs = NULL;
     def.narrow_cache_bytes = (size_t)64 << 20;
+    def.gravity = (vxk_vec3){0.0f, -9.81f, 0.0f};
+    def.substeps = 4;
+    def.contact_hertz = 30.0f;
+    def.contact_damping_ratio = 10.0f;
+    def.contact_push_speed = 3.0f;
+    def.restitution_threshold = 1.0f;
+    def.linear_slop = 0.005f;
     return def;
 }
 
@@ -53,8 +60,11 @@ vxk_status vxk_world_create(const vxk_world_def* def, vxk_world** out)
     if (!(def->voxel_size > 0.0f) || !(1.0f / def->voxel_size >= FLT_MIN) ||
         !vxk_is_finite(1.0f / def->voxel_size))
         return VXK_ERR_OUT_OF_RANGE;
+    vxk_status status = vxk_dynamics_validate_def(def);
+    if (status != VXK_OK)
+        return status;
     if (def->materials) {
-        vxk_status status = vxk_material_table_validate(def->materials);
+        status = vxk_material_table_validate(def->materials);
         if (status != VXK_OK)
             return status;
     }
@@ -92,7 +102,7 @@ vxk_status vxk_world_create(const vxk_world_def* def, vxk_world** out)
     }
     // Every subsystem up front: readers find them all (and never cast const away to make one).
     if (vxk_broadphase_attach(world) != VXK_OK || vxk_narrow_cache_attach(world) != VXK_OK ||
-        vxk_rays_attach(world) != VXK_OK) {
+        vxk_rays_attach(world) != VXK_OK || vxk_dynamics_attach(world, def) != VXK_OK) {
         vxk_world_destroy(world);
         return VXK_ERR_OUT_OF_MEMORY;
     }
@@ -104,6 +114,8 @@ void vxk_world_destroy(vxk_world* world)
 {
     if (!world)
         return;
+    if (world->dynamics.destroy)
+        world->dynamics.destroy(world->dynamics.self);
     // Derived data first: it may refer to terrain chunks.
     if (world->rays.destroy)
         world->rays.destroy(world->rays.self);
@@ -243,10 +255,12 @@ void vxk_world_memory_stats(const vxk_world* world, vxk_world_memory* out)
         world->narrow.memory(world->narrow.self, out);
     if (world->rays.memory)
         world->rays.memory(world->rays.self, out);
+    if (world->dynamics.memory)
+        world->dynamics.memory(world->dynamics.self, out);
     out->step_bytes = world->step_arena.held;
     out->total_bytes = sizeof(*world) + out->map_bytes + out->chunk_entry_bytes + out->voxel_bytes +
                        out->occupancy_bytes + out->terrain_other_bytes + out->broadphase_bytes +
-                       out->narrow_bytes + out->step_bytes;
+                       out->narrow_bytes + out->step_bytes + out->body_bytes + out->contact_bytes;
 }
 
 // Digest over 8-byte little-endian words: chunk header, then the 512 voxel bytes of mixed chunks.

@@ -37,6 +37,7 @@ struct vxk_world {
     vxk_subsystem broadphase; // broadphase.c
     vxk_subsystem narrow;     // narrow_cache.c
     vxk_subsystem rays;       // raycast.c (the sparse ray index, ray counters)
+    vxk_subsystem dynamics;   // dynamics/body.c (bodies, contacts, the solver's buffers)
 };
 
 // The subsystems, created and attached by vxk_world_create (each in its own file); a reader never
@@ -44,6 +45,9 @@ struct vxk_world {
 vxk_status vxk_broadphase_attach(vxk_world* world);   // collision/broadphase.c
 vxk_status vxk_narrow_cache_attach(vxk_world* world); // collision/narrow_cache.c
 vxk_status vxk_rays_attach(vxk_world* world);         // collision/raycast.c
+// dynamics/body.c: the dynamics fields of a def (before anything is created), then the subsystem.
+vxk_status vxk_dynamics_validate_def(const vxk_world_def* def);
+vxk_status vxk_dynamics_attach(vxk_world* world, const vxk_world_def* def);
 
 // For the step (collision/broadphase.c). The chunks within one chunk of the given ones (sorted
 // by (y, z, x) and unique, as the terrain hands out its written chunks), sorted and unique, in

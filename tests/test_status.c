@@ -1011,6 +1011,154 @@ static int test_raycast(void)
 
 // ---- every listed status produced ---------------------------------------------------------------
 
+// ---- body.h -------------------------------------------------------------------------------------
+
+static int test_body(void)
+{
+    group_start start = group_begin();
+    vxk_world_def wdef = vxk_default_world_def(), wd = wdef;
+    vxk_world* w = NULL;
+    wd.substeps = 0;
+    EXPECT(VXK_ERR_OUT_OF_RANGE, vxk_world_create(&wd, &w));
+    wd = wdef;
+    wd.gravity.y = NAN;
+    EXPECT(VXK_ERR_NOT_FINITE, vxk_world_create(&wd, &w));
+    EXPECT(VXK_OK, vxk_world_create(&wdef, &w));
+    EXPECT(VXK_OK, vxk_world_fill_box(w, (vxk_int_box){{-8, -8, -8}, {7, -1, 7}}, VXK_MAT_STONE));
+
+    vxk_body_def def = vxk_default_body_def(), d = def;
+    vxk_body_id id, box_id, voxel_id, stat_id;
+    def.position = (vxk_vec3){0, 0.4f, 0};
+    EXPECT(VXK_OK, vxk_body_create(w, &def, &id));
+    EXPECT(VXK_ERR_INVALID_ARGUMENT, vxk_body_create(w, NULL, &id));
+    d = def;
+    d.cookie = 0;
+    EXPECT(VXK_ERR_BAD_DEF, vxk_body_create(w, &d, &id));
+    d = def;
+    d.linear_velocity.x = INFINITY;
+    EXPECT(VXK_ERR_NOT_FINITE, vxk_body_create(w, &d, &id));
+    d = def;
+    d.rotation.w = 0.9f;
+    EXPECT(VXK_ERR_OUT_OF_RANGE, vxk_body_create(w, &d, &id));
+    d = def;
+    d.shape = vxk_box_shape((vxk_vec3){0.5f, 0.5f, 0.5f}, 200);
+    EXPECT(VXK_ERR_BAD_MATERIAL, vxk_body_create(w, &d, &id));
+    d.shape.material = VXK_MAT_WOOD;
+    d.position = (vxk_vec3){2, 0.5f, 0};
+    EXPECT(VXK_OK, vxk_body_create(w, &d, &box_id));
+    d = def;
+    d.type = VXK_BODY_STATIC;
+    d.position = (vxk_vec3){-3, 1, 0};
+    EXPECT(VXK_OK, vxk_body_create(w, &d, &stat_id));
+    static uint8_t cells[4 * 4 * 4];
+    memset(cells, VXK_MAT_STONE, sizeof(cells));
+    vxk_voxel_grid grid = {{4, 4, 4}, cells};
+    d = def;
+    d.position = (vxk_vec3){0, 5, 4};
+    d.shape = vxk_voxel_shape(&grid, 0.25f);
+    EXPECT(VXK_OK, vxk_body_create(w, &d, &voxel_id));
+    EXPECT_NO_MEMORY(vxk_body_create(w, &d, &id));
+    // id is the sphere made first (index 0): the failed creates left it alone.
+    id = (vxk_body_id){0, 1};
+    VXK_CHECK(vxk_body_is_valid(w, id));
+
+    vxk_transform tf;
+    vxk_vec3 v, av;
+    void* user;
+    vxk_aabb aabb;
+    vxk_body_info info;
+    const vxk_body_id stale = {id.index, id.generation + 2};
+    EXPECT(VXK_OK, vxk_body_get_transform(w, id, &tf));
+    EXPECT(VXK_ERR_INVALID_ARGUMENT, vxk_body_get_transform(w, id, NULL));
+    EXPECT(VXK_ERR_STALE_ID, vxk_body_get_transform(w, stale, &tf));
+    EXPECT(VXK_OK, vxk_body_get_velocity(w, id, &v, &av));
+    EXPECT(VXK_ERR_INVALID_ARGUMENT, vxk_body_get_velocity(w, id, &v, NULL));
+    EXPECT(VXK_ERR_STALE_ID, vxk_body_get_velocity(w, stale, &v, &av));
+    EXPECT(VXK_OK, vxk_body_get_user_data(w, id, &user));
+    EXPECT(VXK_ERR_INVALID_ARGUMENT, vxk_body_get_user_data(NULL, id, &user));
+    EXPECT(VXK_ERR_STALE_ID, vxk_body_get_user_data(w, stale, &user));
+    EXPECT(VXK_OK, vxk_body_get_aabb(w, id, &aabb));
+    EXPECT(VXK_ERR_INVALID_ARGUMENT, vxk_body_get_aabb(w, id, NULL));
+    EXPECT(VXK_ERR_STALE_ID, vxk_body_get_aabb(w, stale, &aabb));
+    EXPECT(VXK_OK, vxk_body_get_info(w, id, &info));
+    EXPECT(VXK_ERR_INVALID_ARGUMENT, vxk_body_get_info(w, id, NULL));
+    EXPECT(VXK_ERR_STALE_ID, vxk_body_get_info(w, stale, &info));
+
+    const vxk_vec3 zero = {0, 0, 0}, one = {1, 0, 0}, bad = {0, NAN, 0};
+    const vxk_quat unit = {0, 0, 0, 1}, off = {0, 0, 0, 1.1f}, nan_q = {0, 0, NAN, 1};
+    EXPECT(VXK_OK, vxk_body_set_transform(w, id, (vxk_vec3){0, 0.6f, 0}, unit));
+    EXPECT(VXK_ERR_INVALID_ARGUMENT, vxk_body_set_transform(NULL, id, zero, unit));
+    EXPECT(VXK_ERR_STALE_ID, vxk_body_set_transform(w, stale, zero, unit));
+    EXPECT(VXK_ERR_NOT_FINITE, vxk_body_set_transform(w, id, zero, nan_q));
+    EXPECT(VXK_ERR_OUT_OF_RANGE, vxk_body_set_transform(w, id, zero, off));
+    EXPECT(VXK_OK, vxk_body_set_velocity(w, id, one, zero));
+    EXPECT(VXK_ERR_INVALID_ARGUMENT, vxk_body_set_velocity(NULL, id, one, zero));
+    EXPECT(VXK_ERR_STALE_ID, vxk_body_set_velocity(w, stale, one, zero));
+    EXPECT(VXK_ERR_NOT_FINITE, vxk_body_set_velocity(w, id, bad, zero));
+    EXPECT(VXK_ERR_OUT_OF_RANGE, vxk_body_set_velocity(w, stat_id, one, zero));
+    EXPECT(VXK_OK, vxk_body_set_user_data(w, id, &info));
+    EXPECT(VXK_ERR_INVALID_ARGUMENT, vxk_body_set_user_data(NULL, id, &info));
+    EXPECT(VXK_ERR_STALE_ID, vxk_body_set_user_data(w, stale, &info));
+
+    EXPECT(VXK_OK, vxk_body_apply_force(w, id, one, zero));
+    EXPECT(VXK_ERR_INVALID_ARGUMENT, vxk_body_apply_force(NULL, id, one, zero));
+    EXPECT(VXK_ERR_STALE_ID, vxk_body_apply_force(w, stale, one, zero));
+    EXPECT(VXK_ERR_NOT_FINITE, vxk_body_apply_force(w, id, one, bad));
+    EXPECT(VXK_OK, vxk_body_apply_force_to_center(w, id, one));
+    EXPECT(VXK_ERR_INVALID_ARGUMENT, vxk_body_apply_force_to_center(NULL, id, one));
+    EXPECT(VXK_ERR_STALE_ID, vxk_body_apply_force_to_center(w, stale, one));
+    EXPECT(VXK_ERR_NOT_FINITE, vxk_body_apply_force_to_center(w, id, bad));
+    EXPECT(VXK_OK, vxk_body_apply_torque(w, id, one));
+    EXPECT(VXK_ERR_INVALID_ARGUMENT, vxk_body_apply_torque(NULL, id, one));
+    EXPECT(VXK_ERR_STALE_ID, vxk_body_apply_torque(w, stale, one));
+    EXPECT(VXK_ERR_NOT_FINITE, vxk_body_apply_torque(w, id, bad));
+    EXPECT(VXK_OK, vxk_body_apply_impulse(w, id, one, zero));
+    EXPECT(VXK_ERR_INVALID_ARGUMENT, vxk_body_apply_impulse(NULL, id, one, zero));
+    EXPECT(VXK_ERR_STALE_ID, vxk_body_apply_impulse(w, stale, one, zero));
+    EXPECT(VXK_ERR_NOT_FINITE, vxk_body_apply_impulse(w, id, bad, zero));
+    EXPECT(VXK_OK, vxk_body_apply_angular_impulse(w, id, one));
+    EXPECT(VXK_ERR_INVALID_ARGUMENT, vxk_body_apply_angular_impulse(NULL, id, one));
+    EXPECT(VXK_ERR_STALE_ID, vxk_body_apply_angular_impulse(w, stale, one));
+    EXPECT(VXK_ERR_NOT_FINITE, vxk_body_apply_angular_impulse(w, id, bad));
+
+    uint8_t ids[8], out[8];
+    memset(ids, VXK_MAT_WOOD, sizeof(ids));
+    const vxk_int_box corner = {{0, 0, 0}, {1, 1, 1}}, past = {{3, 3, 3}, {4, 4, 4}},
+                      flipped = {{1, 0, 0}, {0, 1, 1}};
+    EXPECT(VXK_OK, vxk_body_set_voxels(w, voxel_id, corner, ids));
+    EXPECT(VXK_ERR_STALE_ID, vxk_body_set_voxels(w, stale, corner, ids));
+    EXPECT(VXK_ERR_INVALID_ARGUMENT, vxk_body_set_voxels(w, id, corner, ids)); // a sphere
+    EXPECT(VXK_ERR_INVALID_ARGUMENT, vxk_body_set_voxels(w, voxel_id, flipped, ids));
+    EXPECT(VXK_ERR_OUT_OF_RANGE, vxk_body_set_voxels(w, voxel_id, past, ids));
+    ids[3] = 199;
+    EXPECT(VXK_ERR_BAD_MATERIAL, vxk_body_set_voxels(w, voxel_id, corner, ids));
+    ids[3] = VXK_MAT_WOOD;
+    EXPECT_NO_MEMORY(vxk_body_set_voxels(w, voxel_id, corner, ids));
+    static uint8_t air[4 * 4 * 4];
+    EXPECT(VXK_ERR_OUT_OF_RANGE,
+           vxk_body_set_voxels(w, voxel_id, (vxk_int_box){{0, 0, 0}, {3, 3, 3}}, air));
+    EXPECT(VXK_OK, vxk_body_read_voxels(w, voxel_id, out, corner));
+    EXPECT(VXK_ERR_STALE_ID, vxk_body_read_voxels(w, stale, out, corner));
+    EXPECT(VXK_ERR_INVALID_ARGUMENT, vxk_body_read_voxels(w, voxel_id, NULL, corner));
+    EXPECT(VXK_ERR_OUT_OF_RANGE, vxk_body_read_voxels(w, voxel_id, out, past));
+    EXPECT(VXK_OK, vxk_body_read_voxel_types(w, voxel_id, out, corner));
+    EXPECT(VXK_ERR_STALE_ID, vxk_body_read_voxel_types(w, stale, out, corner));
+    EXPECT(VXK_ERR_INVALID_ARGUMENT, vxk_body_read_voxel_types(w, box_id, out, corner));
+    EXPECT(VXK_ERR_OUT_OF_RANGE, vxk_body_read_voxel_types(w, voxel_id, out, past));
+
+    EXPECT(VXK_OK, vxk_world_step(w, 1.0f / 60.0f));
+    EXPECT(VXK_ERR_INVALID_ARGUMENT, vxk_world_step(NULL, 1.0f / 60.0f));
+    EXPECT(VXK_ERR_NOT_FINITE, vxk_world_step(w, NAN));
+    EXPECT(VXK_ERR_OUT_OF_RANGE, vxk_world_step(w, -1.0f));
+    EXPECT_NO_MEMORY(vxk_world_step(w, 1.0f / 60.0f));
+
+    EXPECT(VXK_OK, vxk_body_destroy(w, box_id));
+    EXPECT(VXK_ERR_STALE_ID, vxk_body_destroy(w, box_id));
+    EXPECT(VXK_ERR_INVALID_ARGUMENT, vxk_body_destroy(NULL, id));
+    vxk_world_destroy(w);
+    return group_end(start);
+}
+
 static int test_every_status_produced(void)
 {
     int missing = 0;
@@ -1041,6 +1189,7 @@ int main(void)
     VXK_RUN(test_kdtree);
     VXK_RUN(test_obj);
     VXK_RUN(test_raycast);
+    VXK_RUN(test_body);
     VXK_RUN(test_every_status_produced);
     return vxk_test_finish();
 }

@@ -43,6 +43,17 @@ typedef struct vxk_vec3 {
     float x, y, z;
 } vxk_vec3;
 
+// A rotation: a unit quaternion, w the scalar part. Identity = {0, 0, 0, 1}.
+typedef struct vxk_quat {
+    float x, y, z, w;
+} vxk_quat;
+
+// A pose: position and rotation.
+typedef struct vxk_transform {
+    vxk_vec3 p;
+    vxk_quat q;
+} vxk_transform;
+
 typedef struct vxk_int3 {
     int32_t x, y, z;
 } vxk_int3;

@@ -6,6 +6,7 @@
 #include <vxk/id.h>
 #include <vxk/jobs.h>
 #include <vxk/world.h>
+#include <vxk/body.h>
 #include <vxk/worldgen.h>
 #include <vxk/voxel_grid.h>
 #include <vxk/vox.h>

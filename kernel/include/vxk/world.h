@@ -78,13 +78,27 @@ typedef struct vxk_world_def {
     const vxk_material_table* materials; // copied; NULL = vxk_default_material_table
     vxk_jobs* jobs;                      // NULL = run everything inline on the caller
     size_t narrow_cache_bytes;           // budget of the lazy mesh/kD cache (default 64 MiB)
+    // Dynamics (vxk/body.h). The solver is Box2D v3's soft step: each step runs `substeps`
+    // substeps of velocity integration, a soft contact solve, position integration and a relax
+    // solve, then restitution.
+    vxk_vec3 gravity;            // m/s^2 (default 0, -9.81, 0)
+    uint32_t substeps;           // 1..64 (default 4)
+    float contact_hertz;         // contact stiffness (default 30; capped at a quarter of the
+                                 // substep rate)
+    float contact_damping_ratio; // default 10
+    float contact_push_speed;    // the most speed at which overlap is pushed apart (default 3 m/s)
+    float restitution_threshold; // closing speeds below it do not bounce (default 1 m/s)
+    float linear_slop;           // overlap allowed at rest and the speculative base (default
+                                 // 0.005 m)
 } vxk_world_def;
 
 vxk_world_def vxk_default_world_def(void);
 // Creates an empty world. Errors (*out untouched): NULL def or out -> VXK_ERR_INVALID_ARGUMENT;
 // a def not made by vxk_default_world_def -> VXK_ERR_BAD_DEF; a NaN/Inf voxel size ->
 // VXK_ERR_NOT_FINITE; a voxel size <= 0 or whose reciprocal is not a normal float ->
-// VXK_ERR_OUT_OF_RANGE; a material table that fails validation -> the errors of
+// VXK_ERR_OUT_OF_RANGE; NaN or infinity in a dynamics field -> VXK_ERR_NOT_FINITE; substeps outside
+// 1..64, a negative hertz, damping ratio, push speed, threshold or slop -> VXK_ERR_OUT_OF_RANGE;
+// a material table that fails validation -> the errors of
 // vxk_material_table_validate; VXK_ERR_OUT_OF_MEMORY.
 vxk_status vxk_world_create(const vxk_world_def* def, vxk_world** out);
 void vxk_world_destroy(vxk_world* world);
@@ -151,6 +165,9 @@ typedef struct vxk_world_memory {
     uint64_t broadphase_bytes;    // masks and their map
     uint64_t narrow_bytes;        // lazy mesh/kD cache in use
     uint64_t step_bytes;          // the step's arena (one step's working memory, kept)
+    uint64_t body_count;          // live bodies (vxk/body.h)
+    uint64_t body_bytes;          // body array, ids, voxel shapes, the body BVH
+    uint64_t contact_bytes;       // contacts, events and the dynamics' per-step buffers (kept)
     uint64_t total_bytes;         // everything the world holds
 } vxk_world_memory;
 void vxk_world_memory_stats(const vxk_world* world, vxk_world_memory* out);
@@ -161,13 +178,18 @@ uint64_t vxk_world_terrain_hash(const vxk_world* world);
 
 // ---- the step ------------------------------------------------------------------------------
 
-// The stages of vxk_world_step that exist so far, in order (the dynamics stages of the next
-// issues slot in after them).
+// The stages of vxk_world_step, in order.
 typedef enum vxk_step_stage {
-    VXK_STEP_TAKE_DIRTY = 0, // the chunks written since the last step, taken once, and the
-                             // chunks within one chunk of them
-    VXK_STEP_MASKS = 1,      // broadphase masks of those chunks and their neighbours (jobs)
-    VXK_STEP_CACHES = 2,     // narrowphase cache entries those writes made stale, dropped
+    VXK_STEP_TAKE_DIRTY = 0,  // the chunks written since the last step, taken once, and the
+                              // chunks within one chunk of them
+    VXK_STEP_MASKS = 1,       // broadphase masks of those chunks and their neighbours (jobs)
+    VXK_STEP_CACHES = 2,      // narrowphase cache entries those writes made stale, dropped
+    VXK_STEP_CANDIDATES = 3,  // body boxes swept over the step, the body BVH's pairs (jobs) and
+                              // the terrain chunks near each dynamic body (bit broadphase, jobs)
+    VXK_STEP_NARROWPHASE = 4, // contact manifolds of every candidate (jobs), warm started
+    VXK_STEP_SOLVE = 5,       // the soft step: substeps of velocity integration, contact solve,
+                              // position integration and relax; restitution
+    VXK_STEP_EVENTS = 6,      // contact begin/end events; the contacts kept for the next step
     VXK_STEP_STAGE_COUNT
 } vxk_step_stage;
 
@@ -177,16 +199,21 @@ typedef struct vxk_world_step_stats {
     uint32_t near_chunks;                       // the written chunks and their neighbours
     uint64_t cache_entries_dropped;             // by the last step
     uint64_t arena_bytes;                       // the step arena's use in the last step
+    uint32_t body_pairs;                        // body pairs whose swept boxes overlap
+    uint32_t terrain_tasks;                     // (dynamic body, terrain chunk) candidates
+    uint32_t contacts;                          // manifolds of the last step
     double stage_seconds[VXK_STEP_STAGE_COUNT]; // of the last step
     double total_seconds;                       // of the last step
 } vxk_world_step_stats;
 
 // Advances the world by dt seconds: takes the chunks written since the last step once and hands
 // them to every stage that derives data from terrain (masks, caches; the broadphase is built in
-// full on the first step if it never was). dt 0 only brings derived data up to date.
+// full on the first step if it never was), then moves the bodies (vxk/body.h): candidates,
+// narrowphase, the soft-step solve and events. dt 0 only brings derived data up to date.
 // Errors (nothing changed; the written chunks stay listed for the next step): NULL world ->
 // VXK_ERR_INVALID_ARGUMENT; a NaN or infinite dt -> VXK_ERR_NOT_FINITE; dt < 0 ->
-// VXK_ERR_OUT_OF_RANGE; VXK_ERR_OUT_OF_MEMORY.
+// VXK_ERR_OUT_OF_RANGE; VXK_ERR_OUT_OF_MEMORY (before the solve: nothing moved; when only the
+// events could not be recorded: the motion is kept and events are missing).
 // Thread-safety: a terrain write (no other call on the world meanwhile). Cost: the stages'.
 vxk_status vxk_world_step(vxk_world* world, float dt);
 

@@ -1,0 +1,700 @@
+// contacts.c: the dynamics stages of a step: body bounds, candidates (the body BVH for pairs,
+// the bit broadphase for terrain chunks), the narrowphase as jobs, persistent manifolds with warm
+// starting, the solve (solver.c), and contact events.
+//
+// Order. Every output is placed by a stable key, never by which thread made it: narrowphase
+// tasks are numbered before they run (terrain tasks by body index, each walking the body's
+// chunks in (y, z, x) order; pair tasks by (a, b)), each task writes its own fixed slots, and
+// the slots are compacted in task order. So the contact list, the solve and every event are
+// bit-identical for any worker count.
+#include "dynamics.h"
+#include "narrow_cache.h"
+
+#include <vxk/broadphase.h>
+#include <vxk/kdtree.h>
+#include <vxk/kdtree16.h>
+#include <vxk/voxel_types.h>
+
+#include <float.h>
+
+// Manifolds a task may produce (one per normal cluster).
+#define TASK_MANIFOLDS 4
+// Candidate points a cluster gathers before it is reduced to 4.
+#define CLUSTER_POINTS 32
+// Normals within this cosine share a manifold.
+#define CLUSTER_COS 0.999f
+
+enum { SCRATCH_LIVE, SCRATCH_BOXES, SCRATCH_HITS, SCRATCH_OFFSETS, SCRATCH_TASKS, SCRATCH_SLOTS };
+
+typedef struct task {
+    uint32_t a, b;               // pair: body indices; terrain: a = UINT32_MAX, b the body
+    uint32_t hit_begin, hit_end; // terrain: the body's chunks in the broadphase hits
+    float margin;
+} task;
+
+typedef struct task_out {
+    uint32_t count;
+    vxk_contact manifolds[TASK_MANIFOLDS];
+} task_out;
+
+static vxk_status reserve(vxk_dynamics* dyn, int slot, size_t bytes)
+{
+    return vxk_dynamics_reserve(&dyn->scratch[slot], &dyn->scratch_bytes[slot], bytes);
+}
+
+// ---- clustering ------------------------------------------------------------------------------
+
+typedef struct cluster {
+    vxk_vec3 normal;
+    uint32_t count;
+    uint8_t material;
+    vxk_manifold_point points[CLUSTER_POINTS];
+} cluster;
+
+typedef struct gatherer {
+    uint32_t count;
+    cluster clusters[TASK_MANIFOLDS];
+} gatherer;
+
+static float min_separation(const cluster* c)
+{
+    float s = FLT_MAX;
+    for (uint32_t i = 0; i < c->count; ++i)
+        s = fminf(s, c->points[i].separation);
+    return s;
+}
+
+// Adds a manifold's points to the cluster of its normal (a new one, or replacing the shallowest
+// cluster when all are taken and this one is deeper). Feature ids are mixed with `key` (which
+// face or box made them) so that they stay unique across the task.
+static void gather(gatherer* g, const vxk_manifold* m, uint32_t key, uint8_t material)
+{
+    if (!m->point_count)
+        return;
+    cluster* c = NULL;
+    for (uint32_t i = 0; i < g->count; ++i)
+        if (vxk_v3_dot(g->clusters[i].normal, m->normal) >= CLUSTER_COS) {
+            c = &g->clusters[i];
+            break;
+        }
+    if (!c) {
+        if (g->count < TASK_MANIFOLDS) {
+            c = &g->clusters[g->count++];
+        } else {
+            float deepest = FLT_MAX;
+            for (uint32_t i = 0; i < m->point_count; ++i)
+                deepest = fminf(deepest, m->points[i].separation);
+            uint32_t worst = 0;
+            float worst_s = -FLT_MAX;
+            for (uint32_t i = 0; i < g->count; ++i) {
+                float s = min_separation(&g->clusters[i]);
+                if (s > worst_s)
+                    worst_s = s, worst = i;
+            }
+            if (deepest >= worst_s)
+                return;
+            c = &g->clusters[worst];
+        }
+        c->normal = m->normal;
+        c->count = 0;
+        c->material = material;
+    }
+    for (uint32_t i = 0; i < m->point_count; ++i) {
+        if (c->count == CLUSTER_POINTS)
+            c->count = vxk_manifold_reduce(c->points, c->count, c->normal);
+        vxk_manifold_point p = m->points[i];
+        p.feature = (p.feature * 0x9E3779B1u) ^ (key * 0x85EBCA77u + 0x165667B1u);
+        c->points[c->count++] = p;
+    }
+}
+
+// ---- narrowphase -----------------------------------------------------------------------------
+
+typedef struct narrow_ctx {
+    vxk_dynamics* dyn;
+    vxk_narrow_cache* cache;
+    const task* tasks;
+    const vxk_broadphase_hit* hits;
+    task_out* out;
+    float voxel_size;
+    vxk_status status; // first failure (set under no lock: any failure sets OUT_OF_MEMORY)
+} narrow_ctx;
+
+static void collide_face(gatherer* g, const vxk_body* body, const vxk_mat3* rot, const vxk_face* f,
+                         uint32_t key, float margin)
+{
+    vxk_manifold m;
+    if (body->shape == VXK_SHAPE_SPHERE) {
+        vxk_collide_face_sphere(&m, f, body->pose.p, body->radius, margin);
+        gather(g, &m, key, f->material);
+        return;
+    }
+    uint32_t boxes = body->voxels ? body->voxels->box_count : 1;
+    // Face bounds, for the compound's box cull.
+    vxk_vec3 lo = f->min, hi = f->min;
+    uint32_t u = f->axis == 0 ? 2u : 0u, v = f->axis == 1 ? 2u : 1u;
+    vxk_v3_set(&hi, u, vxk_v3_get(hi, u) + f->size_u);
+    vxk_v3_set(&hi, v, vxk_v3_get(hi, v) + f->size_v);
+    for (uint32_t i = 0; i < boxes; ++i) {
+        vxk_obb o = vxk_body_obb(body, rot, i);
+        if (body->voxels) {
+            vxk_mat3 a = {vxk_v3_abs(rot->cx), vxk_v3_abs(rot->cy), vxk_v3_abs(rot->cz)};
+            vxk_vec3 e = vxk_v3_add(vxk_mat3_mul_v(&a, o.half), vxk_v3(margin, margin, margin));
+            vxk_vec3 bl = vxk_v3_sub(o.center, e), bh = vxk_v3_add(o.center, e);
+            if (bl.x > hi.x || bl.y > hi.y || bl.z > hi.z || bh.x < lo.x || bh.y < lo.y ||
+                bh.z < lo.z)
+                continue;
+        }
+        vxk_collide_face_box(&m, f, &o, margin);
+        gather(g, &m, key * 0x01000193u + i, f->material);
+    }
+}
+
+// One chunk's faces near the body.
+static void terrain_chunk(narrow_ctx* ctx, const task* t, vxk_int3 coord, gatherer* g,
+                          vxk_int3* deepest_chunk, float* deepest)
+{
+    const vxk_body* body = &ctx->dyn->bodies[t->b];
+    const vxk_narrow_chunk* chunk = NULL;
+    vxk_narrow_ref ref = {0};
+    if (vxk_narrow_acquire_current(ctx->cache, ctx->dyn->world, &chunk, &ref, coord) != VXK_OK) {
+        ctx->status = VXK_ERR_OUT_OF_MEMORY;
+        return;
+    }
+    if (!chunk)
+        return;
+    // The body's box grown by the margin, in chunk-local voxel units.
+    float inv = 1.0f / ctx->voxel_size;
+    vxk_vec3 origin = vxk_v3(8.0f * (float)coord.x, 8.0f * (float)coord.y, 8.0f * (float)coord.z);
+    vxk_vec3 grow = vxk_v3(t->margin, t->margin, t->margin);
+    vxk_aabb box = {vxk_v3_sub(vxk_v3_scale(vxk_v3_sub(body->aabb.min, grow), inv), origin),
+                    vxk_v3_sub(vxk_v3_scale(vxk_v3_add(body->aabb.max, grow), inv), origin)};
+    uint32_t hits[VXK_MESHER_MAX_QUADS];
+    uint32_t n =
+        chunk->quantized
+            ? vxk_kdtree16_query_aabb(&chunk->tree16, hits, VXK_MESHER_MAX_QUADS, &box, NULL)
+            : vxk_kdtree_query_aabb(&chunk->tree, hits, VXK_MESHER_MAX_QUADS, &box, NULL);
+    if (n > VXK_MESHER_MAX_QUADS)
+        n = VXK_MESHER_MAX_QUADS;
+    // Quad order, so that the points gathered do not depend on the tree (quantized or float).
+    for (uint32_t i = 1; i < n; ++i) {
+        uint32_t x = hits[i], j = i;
+        for (; j > 0 && hits[j - 1] > x; --j)
+            hits[j] = hits[j - 1];
+        hits[j] = x;
+    }
+    vxk_mat3 rot = vxk_mat3_from_quat(body->pose.q);
+    // Feature keys name the face by chunk and quad origin and normal, so they stay unique across
+    // the body's chunks and stable while the chunk is unchanged.
+    uint32_t chunk_key = (uint32_t)coord.x * 0x9E3779B1u ^ (uint32_t)coord.y * 0x85EBCA77u ^
+                         (uint32_t)coord.z * 0xC2B2AE3Du;
+    for (uint32_t i = 0; i < n; ++i) {
+        vxk_quad q = chunk->quads[hits[i]];
+        vxk_face f;
+        vxk_face_from_quad(&f, q, coord, ctx->voxel_size);
+        uint32_t key = chunk_key ^ ((uint32_t)q.x | (uint32_t)q.y << 3 | (uint32_t)q.z << 6 |
+                                    (uint32_t)q.normal << 9);
+        uint32_t before = g->count;
+        float before_deepest = *deepest;
+        collide_face(g, body, &rot, &f, key, t->margin);
+        (void)before;
+        (void)before_deepest;
+        for (uint32_t k = 0; k < g->count; ++k)
+            for (uint32_t p = 0; p < g->clusters[k].count; ++p)
+                if (g->clusters[k].points[p].separation < *deepest) {
+                    *deepest = g->clusters[k].points[p].separation;
+                    *deepest_chunk = coord;
+                }
+    }
+    vxk_narrow_release(&ref);
+}
+
+static void terrain_task(narrow_ctx* ctx, const task* t, gatherer* g, vxk_int3* chunk)
+{
+    float deepest = FLT_MAX;
+    for (uint32_t h = t->hit_begin; h < t->hit_end; ++h)
+        if (ctx->hits[h].flags & VXK_BROADPHASE_HIT_SOLID)
+            terrain_chunk(ctx, t, ctx->hits[h].chunk, g, chunk, &deepest);
+}
+
+static uint32_t shape_boxes(const vxk_body* b)
+{
+    return b->voxels ? b->voxels->box_count : 1;
+}
+
+static void pair_task(narrow_ctx* ctx, const task* t, gatherer* g)
+{
+    const vxk_body* a = &ctx->dyn->bodies[t->a];
+    const vxk_body* b = &ctx->dyn->bodies[t->b];
+    vxk_manifold m;
+    float margin = t->margin;
+    if (a->shape == VXK_SHAPE_SPHERE && b->shape == VXK_SHAPE_SPHERE) {
+        vxk_collide_spheres(&m, a->pose.p, a->radius, b->pose.p, b->radius, margin);
+        gather(g, &m, 0, 0);
+        return;
+    }
+    vxk_mat3 ra = vxk_mat3_from_quat(a->pose.q), rb = vxk_mat3_from_quat(b->pose.q);
+    if (a->shape == VXK_SHAPE_SPHERE || b->shape == VXK_SHAPE_SPHERE) {
+        bool flip = a->shape == VXK_SHAPE_SPHERE;
+        const vxk_body* boxy = flip ? b : a;
+        const vxk_body* ball = flip ? a : b;
+        const vxk_mat3* r = flip ? &rb : &ra;
+        for (uint32_t i = 0; i < shape_boxes(boxy); ++i) {
+            vxk_obb o = vxk_body_obb(boxy, r, i);
+            vxk_collide_box_sphere(&m, &o, ball->pose.p, ball->radius, margin);
+            if (flip)
+                vxk_manifold_flip(&m);
+            gather(g, &m, i, 0);
+        }
+        return;
+    }
+    uint32_t na = shape_boxes(a), nb = shape_boxes(b);
+    for (uint32_t i = 0; i < na; ++i) {
+        vxk_obb oa = vxk_body_obb(a, &ra, i);
+        for (uint32_t j = 0; j < nb; ++j) {
+            vxk_obb ob = vxk_body_obb(b, &rb, j);
+            if (na * nb > 1) {
+                // Bounding-sphere cull between compound boxes.
+                float r = vxk_v3_length(oa.half) + vxk_v3_length(ob.half) + margin;
+                if (vxk_v3_length_sq(vxk_v3_sub(oa.center, ob.center)) > r * r)
+                    continue;
+            }
+            vxk_collide_boxes(&m, &oa, &ob, margin);
+            gather(g, &m, i * 0x9E3779B1u + j, 0);
+        }
+    }
+}
+
+static void mix_material(const vxk_dynamics* dyn, vxk_contact* c, uint8_t face_material)
+{
+    const vxk_body* b = &dyn->bodies[c->b];
+    float fa, ea;
+    if (c->terrain) {
+        const vxk_material* m = &dyn->world->materials.materials[face_material];
+        fa = m->friction;
+        ea = m->restitution;
+    } else {
+        fa = dyn->bodies[c->a].friction;
+        ea = dyn->bodies[c->a].restitution;
+    }
+    c->friction = sqrtf(fa * b->friction);
+    c->restitution = fmaxf(ea, b->restitution);
+}
+
+static void narrow_range(void* vctx, uint32_t begin, uint32_t end, uint32_t thread)
+{
+    (void)thread;
+    narrow_ctx* ctx = (narrow_ctx*)vctx;
+    for (uint32_t i = begin; i < end; ++i) {
+        const task* t = &ctx->tasks[i];
+        gatherer g;
+        g.count = 0;
+        bool terrain = t->a == UINT32_MAX;
+        vxk_int3 chunk = {0, 0, 0};
+        if (terrain)
+            terrain_task(ctx, t, &g, &chunk);
+        else
+            pair_task(ctx, t, &g);
+        task_out* o = &ctx->out[i];
+        o->count = 0;
+        for (uint32_t k = 0; k < g.count; ++k) {
+            cluster* cl = &g.clusters[k];
+            uint32_t n = vxk_manifold_reduce(cl->points, cl->count, cl->normal);
+            if (!n)
+                continue;
+            vxk_contact* c = &o->manifolds[o->count];
+            memset(c, 0, sizeof(*c));
+            c->terrain = terrain;
+            c->a = terrain ? 0 : t->a;
+            c->b = t->b;
+            c->a_gen = terrain ? 0 : ctx->dyn->ids.generations[t->a];
+            c->b_gen = ctx->dyn->ids.generations[t->b];
+            c->chunk = chunk;
+            c->sub = o->count;
+            c->normal = cl->normal;
+            c->material = cl->material;
+            c->point_count = n;
+            for (uint32_t p = 0; p < n; ++p) {
+                c->points[p].point = cl->points[p].point;
+                c->points[p].separation = cl->points[p].separation;
+                c->points[p].feature = cl->points[p].feature;
+            }
+            mix_material(ctx->dyn, c, cl->material);
+            o->count++;
+        }
+    }
+}
+
+// ---- persistence and events ------------------------------------------------------------------
+
+// Group order: terrain contacts first, by body; then pairs by (a, b).
+static int group_compare(const vxk_contact* x, const vxk_contact* y)
+{
+    if (x->terrain != y->terrain)
+        return x->terrain ? -1 : 1;
+    if (x->terrain)
+        return x->b < y->b ? -1 : x->b > y->b ? 1 : 0;
+    if (x->a != y->a)
+        return x->a < y->a ? -1 : 1;
+    if (x->b != y->b)
+        return x->b < y->b ? -1 : 1;
+    return 0;
+}
+
+static bool same_bodies(const vxk_contact* x, const vxk_contact* y)
+{
+    return x->a_gen == y->a_gen && x->b_gen == y->b_gen;
+}
+
+static uint32_t group_end(const vxk_contact* list, uint32_t count, uint32_t begin)
+{
+    uint32_t e = begin + 1;
+    while (e < count && group_compare(&list[begin], &list[e]) == 0)
+        e++;
+    return e;
+}
+
+static bool group_touching(const vxk_contact* list, uint32_t begin, uint32_t end)
+{
+    for (uint32_t i = begin; i < end; ++i)
+        if (list[i].touching)
+            return true;
+    return false;
+}
+
+// Carries the accumulated impulses of matching features from the previous step's group.
+static void warm_start(vxk_contact* now, uint32_t nb, uint32_t ne, const vxk_contact* prev,
+                       uint32_t pb, uint32_t pe)
+{
+    for (uint32_t i = nb; i < ne; ++i)
+        for (uint32_t p = 0; p < now[i].point_count; ++p) {
+            vxk_contact_point_state* cp = &now[i].points[p];
+            for (uint32_t j = pb; j < pe; ++j)
+                for (uint32_t q = 0; q < prev[j].point_count; ++q)
+                    if (prev[j].points[q].feature == cp->feature) {
+                        cp->normal_impulse = prev[j].points[q].normal_impulse;
+                        cp->tangent_impulse[0] = prev[j].points[q].tangent_impulse[0];
+                        cp->tangent_impulse[1] = prev[j].points[q].tangent_impulse[1];
+                        goto next_point;
+                    }
+        next_point:;
+        }
+}
+
+static vxk_body_id contact_a(const vxk_contact* c)
+{
+    return c->terrain ? VXK_NULL_ID(vxk_body_id) : (vxk_body_id){c->a, c->a_gen};
+}
+
+static void fill_event(vxk_contact_event* e, const vxk_contact* list, uint32_t begin, uint32_t end,
+                       bool with_speed)
+{
+    memset(e, 0, sizeof(*e));
+    const vxk_contact* c = &list[begin];
+    e->a = contact_a(c);
+    e->b = (vxk_body_id){c->b, c->b_gen};
+    e->chunk = c->chunk;
+    float deepest = FLT_MAX;
+    for (uint32_t i = begin; i < end; ++i)
+        for (uint32_t p = 0; p < list[i].point_count; ++p) {
+            const vxk_contact_point_state* cp = &list[i].points[p];
+            e->normal_impulse += cp->normal_impulse;
+            if (cp->separation < deepest) {
+                deepest = cp->separation;
+                e->point = cp->point;
+                e->normal = list[i].normal;
+                if (with_speed)
+                    e->approach_speed = fmaxf(0.0f, -cp->relative_velocity);
+            }
+        }
+}
+
+static vxk_status push_event(vxk_contact_event** list, uint32_t* count, uint32_t* capacity,
+                             const vxk_contact_event* e)
+{
+    if (*count == *capacity) {
+        size_t bytes = sizeof(vxk_contact_event) * *capacity;
+        void* p = *list;
+        if (vxk_dynamics_reserve(&p, &bytes, sizeof(vxk_contact_event) * (*count + 16u)) != VXK_OK)
+            return VXK_ERR_OUT_OF_MEMORY;
+        *list = (vxk_contact_event*)p;
+        *capacity = (uint32_t)(bytes / sizeof(vxk_contact_event));
+    }
+    (*list)[(*count)++] = *e;
+    return VXK_OK;
+}
+
+// Walks the previous and the new contact groups in key order: warm starts matching groups and
+// records begin and end events. Events cannot fail to be recorded silently: their buffers are
+// grown here (VXK_ERR_OUT_OF_MEMORY is reported, the step's motion is kept).
+static vxk_status match_groups(vxk_dynamics* dyn, vxk_contact* now, uint32_t now_count, bool events)
+{
+    const vxk_contact* prev = dyn->contacts;
+    uint32_t pc = dyn->contact_count;
+    uint32_t i = 0, j = 0;
+    vxk_status status = VXK_OK;
+    while (i < now_count || j < pc) {
+        int cmp;
+        if (i == now_count)
+            cmp = 1;
+        else if (j == pc)
+            cmp = -1;
+        else
+            cmp = group_compare(&now[i], &prev[j]);
+        uint32_t ie = cmp <= 0 ? group_end(now, now_count, i) : i;
+        uint32_t je = cmp >= 0 ? group_end(prev, pc, j) : j;
+        bool matched = cmp == 0 && same_bodies(&now[i], &prev[j]);
+        if (!events && matched)
+            warm_start(now, i, ie, prev, j, je);
+        if (events) {
+            bool was = cmp >= 0 && group_touching(prev, j, je);
+            bool is = cmp <= 0 && group_touching(now, i, ie);
+            if (is && !(was && matched)) {
+                vxk_contact_event e;
+                fill_event(&e, now, i, ie, true);
+                if (push_event(&dyn->begin_events, &dyn->begin_count, &dyn->begin_capacity, &e) !=
+                    VXK_OK)
+                    status = VXK_ERR_OUT_OF_MEMORY;
+            }
+            if (was && !(is && matched)) {
+                vxk_contact_event e;
+                fill_event(&e, prev, j, je, false);
+                if (push_event(&dyn->end_events, &dyn->end_count, &dyn->end_capacity, &e) != VXK_OK)
+                    status = VXK_ERR_OUT_OF_MEMORY;
+            }
+        }
+        i = ie;
+        j = je;
+    }
+    return status;
+}
+
+// ---- the step --------------------------------------------------------------------------------
+
+static double seconds_since(uint64_t* mark)
+{
+    uint64_t now = vxk_jobs_now_ns();
+    double s = (double)(now - *mark) * 1e-9;
+    *mark = now;
+    return s;
+}
+
+// How far a body may move in a step (linear and by rotation of its farthest point), from its
+// velocity after this step's gravity and forces.
+static float body_reach(const vxk_dynamics* dyn, const vxk_body* b, float dt)
+{
+    if (b->type == VXK_BODY_STATIC)
+        return 0.0f;
+    vxk_vec3 v = b->v;
+    if (b->type == VXK_BODY_DYNAMIC)
+        v = vxk_v3_add(
+            v, vxk_v3_scale(vxk_v3_add(vxk_v3_scale(dyn->settings.gravity, b->gravity_scale),
+                                       vxk_v3_scale(b->force, b->inv_mass)),
+                            dt));
+    return (vxk_v3_length(v) + vxk_v3_length(b->w) * b->bound_radius) * dt;
+}
+
+vxk_status vxk_dynamics_step(vxk_world* world, vxk_arena* arena, float dt,
+                             vxk_world_step_stats* stats)
+{
+    vxk_dynamics* dyn = vxk_dynamics_get(world);
+    uint64_t mark = vxk_jobs_now_ns();
+    const float slop = dyn->settings.linear_slop;
+    const float base_margin = 4.0f * slop;
+    // 1. Bodies: live ones in index order, their boxes grown by reach.
+    uint32_t cap = dyn->ids.count;
+    vxk_status status = VXK_OK;
+    if (reserve(dyn, SCRATCH_LIVE, sizeof(uint32_t) * (size_t)cap * 3 + 16) != VXK_OK ||
+        reserve(dyn, SCRATCH_BOXES, sizeof(vxk_aabb) * (size_t)cap * 2 + 16) != VXK_OK)
+        return VXK_ERR_OUT_OF_MEMORY;
+    uint32_t* live = (uint32_t*)dyn->scratch[SCRATCH_LIVE];
+    uint32_t* moving = live + cap;
+    uint32_t* dynamic = moving + cap;
+    vxk_aabb* fat = (vxk_aabb*)dyn->scratch[SCRATCH_BOXES];
+    vxk_aabb* dyn_boxes = fat + cap;
+    float* reach = (float*)vxk_arena_alloc(arena, sizeof(float) * (size_t)cap + 16);
+    if (!reach)
+        return VXK_ERR_OUT_OF_MEMORY;
+    uint32_t live_count = 0, moving_count = 0, dynamic_count = 0;
+    for (uint32_t i = 0; i < cap; ++i) {
+        vxk_body* b = &dyn->bodies[i];
+        if (!b->live)
+            continue;
+        b->aabb = vxk_body_compute_aabb(b);
+        reach[i] = body_reach(dyn, b, dt);
+        float g = reach[i] + base_margin;
+        fat[live_count] = (vxk_aabb){vxk_v3_sub(b->aabb.min, vxk_v3(g, g, g)),
+                                     vxk_v3_add(b->aabb.max, vxk_v3(g, g, g))};
+        live[live_count++] = i;
+        if (b->type != VXK_BODY_STATIC)
+            moving[moving_count++] = i;
+        if (b->type == VXK_BODY_DYNAMIC) {
+            dyn_boxes[dynamic_count] = fat[live_count - 1];
+            dynamic[dynamic_count++] = i;
+        }
+    }
+    // 2. Pairs from the BVH (object id = position in live).
+    status = vxk_bvh_update(&dyn->bvh, fat, live_count, 2.0, NULL);
+    const vxk_bvh_pair* pairs = NULL;
+    uint32_t pair_count = 0;
+    if (status == VXK_OK && live_count > 1)
+        status = vxk_bvh_pairs_pooled(&dyn->bvh, world->jobs, &dyn->pair_pool, &pairs, &pair_count,
+                                      UINT32_MAX);
+    if (status != VXK_OK)
+        return status;
+    // 3. Terrain chunks near each dynamic body.
+    if (reserve(dyn, SCRATCH_OFFSETS, sizeof(uint32_t) * ((size_t)dynamic_count + 1)) != VXK_OK)
+        return VXK_ERR_OUT_OF_MEMORY;
+    uint32_t* offsets = (uint32_t*)dyn->scratch[SCRATCH_OFFSETS];
+    uint32_t hit_cap = (uint32_t)(dyn->scratch_bytes[SCRATCH_HITS] / sizeof(vxk_broadphase_hit));
+    for (;;) {
+        status = vxk_broadphase_query_batch(world, (vxk_broadphase_hit*)dyn->scratch[SCRATCH_HITS],
+                                            hit_cap, offsets, dyn_boxes, dynamic_count);
+        if (status != VXK_ERR_CAPACITY)
+            break;
+        if (reserve(dyn, SCRATCH_HITS,
+                    sizeof(vxk_broadphase_hit) * (size_t)offsets[dynamic_count]) != VXK_OK) {
+            status = VXK_ERR_OUT_OF_MEMORY;
+            break;
+        }
+        hit_cap = (uint32_t)(dyn->scratch_bytes[SCRATCH_HITS] / sizeof(vxk_broadphase_hit));
+    }
+    if (status != VXK_OK && status != VXK_ERR_OUT_OF_RANGE) {
+        return status == VXK_ERR_CAPACITY ? VXK_ERR_OUT_OF_MEMORY : status;
+    }
+    if (status == VXK_ERR_OUT_OF_RANGE) { // a body far outside the terrain's range: no terrain
+        for (uint32_t i = 0; i <= dynamic_count; ++i)
+            offsets[i] = 0;
+        status = VXK_OK;
+    }
+    const vxk_broadphase_hit* hits = (const vxk_broadphase_hit*)dyn->scratch[SCRATCH_HITS];
+    // 4. Tasks in key order: terrain (body, chunk), then pairs (a, b) with a dynamic body.
+    uint32_t task_cap = dynamic_count + pair_count;
+    if (reserve(dyn, SCRATCH_TASKS, sizeof(task) * (size_t)task_cap + 16) != VXK_OK ||
+        reserve(dyn, SCRATCH_SLOTS, sizeof(task_out) * (size_t)task_cap + 16) != VXK_OK)
+        return VXK_ERR_OUT_OF_MEMORY;
+    task* tasks = (task*)dyn->scratch[SCRATCH_TASKS];
+    uint32_t task_count = 0;
+    for (uint32_t d = 0; d < dynamic_count; ++d)
+        if (offsets[d + 1] > offsets[d])
+            tasks[task_count++] = (task){UINT32_MAX, dynamic[d], offsets[d], offsets[d + 1],
+                                         reach[dynamic[d]] + base_margin};
+    stats->terrain_tasks = task_count;
+    for (uint32_t p = 0; p < pair_count; ++p) {
+        uint32_t a = live[pairs[p].a], b = live[pairs[p].b];
+        if (dyn->bodies[a].type != VXK_BODY_DYNAMIC && dyn->bodies[b].type != VXK_BODY_DYNAMIC)
+            continue;
+        tasks[task_count++] = (task){a, b, 0, 0, reach[a] + reach[b] + base_margin};
+    }
+    stats->stage_seconds[VXK_STEP_CANDIDATES] = seconds_since(&mark);
+    stats->body_pairs = pair_count;
+
+    // 5. Narrowphase.
+    narrow_ctx nctx = {dyn,
+                       vxk_narrow_cache_get(world),
+                       tasks,
+                       hits,
+                       (task_out*)dyn->scratch[SCRATCH_SLOTS],
+                       world->voxel_size,
+                       VXK_OK};
+    vxk_parallel_for(world->jobs, "narrowphase", task_count, 16, narrow_range, &nctx);
+    if (nctx.status != VXK_OK)
+        return nctx.status;
+    uint32_t manifolds = 0;
+    for (uint32_t t = 0; t < task_count; ++t)
+        manifolds += nctx.out[t].count;
+    if (manifolds > dyn->next_capacity) {
+        size_t bytes = sizeof(vxk_contact) * dyn->next_capacity;
+        void* p = dyn->next_contacts;
+        if (vxk_dynamics_reserve(&p, &bytes, sizeof(vxk_contact) * (size_t)manifolds) != VXK_OK)
+            return VXK_ERR_OUT_OF_MEMORY;
+        dyn->next_contacts = (vxk_contact*)p;
+        dyn->next_capacity = (uint32_t)(bytes / sizeof(vxk_contact));
+    }
+    vxk_contact* now = dyn->next_contacts;
+    uint32_t now_count = 0;
+    for (uint32_t t = 0; t < task_count; ++t)
+        for (uint32_t k = 0; k < nctx.out[t].count; ++k)
+            now[now_count++] = nctx.out[t].manifolds[k];
+    match_groups(dyn, now, now_count, false);
+    stats->stage_seconds[VXK_STEP_NARROWPHASE] = seconds_since(&mark);
+    stats->contacts = now_count;
+
+    // 6. Solve and integrate.
+    vxk_solve_input in = {dyn, moving, moving_count, now, now_count, dt, arena};
+    status = vxk_solve(&in);
+    if (status != VXK_OK)
+        return status;
+    stats->stage_seconds[VXK_STEP_SOLVE] = seconds_since(&mark);
+
+    // 7. Events, then the new contacts become the persistent ones.
+    for (uint32_t i = 0; i < now_count; ++i) {
+        vxk_contact* c = &now[i];
+        c->touching = 0;
+        for (uint32_t p = 0; p < c->point_count; ++p)
+            if (c->points[p].separation < slop)
+                c->touching = 1;
+    }
+    dyn->begin_count = 0;
+    dyn->end_count = 0;
+    status = VXK_OK;
+    if (match_groups(dyn, now, now_count, true) != VXK_OK)
+        status = VXK_ERR_OUT_OF_MEMORY;
+    vxk_contact* old = dyn->contacts;
+    uint32_t old_cap = dyn->contact_capacity;
+    dyn->contacts = now;
+    dyn->contact_count = now_count;
+    dyn->contact_capacity = dyn->next_capacity;
+    dyn->next_contacts = old;
+    dyn->next_capacity = old_cap;
+    for (uint32_t i = 0; i < moving_count; ++i) {
+        vxk_body* b = &dyn->bodies[moving[i]];
+        b->force = b->torque = vxk_v3(0, 0, 0);
+        b->aabb = vxk_body_compute_aabb(b);
+    }
+    stats->stage_seconds[VXK_STEP_EVENTS] = seconds_since(&mark);
+    return status;
+}
+
+// ---- reading contacts ------------------------------------------------------------------------
+
+uint32_t vxk_world_get_contacts(const vxk_world* world, vxk_contact_data* out, uint32_t capacity)
+{
+    if (!world)
+        return 0;
+    const vxk_dynamics* dyn = vxk_dynamics_get(world);
+    for (uint32_t i = 0; i < dyn->contact_count && i < capacity && out; ++i) {
+        const vxk_contact* c = &dyn->contacts[i];
+        vxk_contact_data* d = &out[i];
+        memset(d, 0, sizeof(*d));
+        d->a = contact_a(c);
+        d->b = (vxk_body_id){c->b, c->b_gen};
+        d->chunk = c->chunk;
+        d->normal = c->normal;
+        d->friction = c->friction;
+        d->restitution = c->restitution;
+        d->point_count = c->point_count;
+        for (uint32_t p = 0; p < c->point_count; ++p) {
+            d->points[p].point = c->points[p].point;
+            d->points[p].separation = c->points[p].separation;
+            d->points[p].normal_impulse = c->points[p].normal_impulse;
+            d->points[p].tangent_impulse[0] = c->points[p].tangent_impulse[0];
+            d->points[p].tangent_impulse[1] = c->points[p].tangent_impulse[1];
+            d->points[p].feature = c->points[p].feature;
+        }
+    }
+    return dyn->contact_count;
+}
+
+vxk_contact_events vxk_world_get_contact_events(const vxk_world* world)
+{
+    vxk_contact_events e = {NULL, 0, NULL, 0};
+    if (!world)
+        return e;
+    const vxk_dynamics* dyn = vxk_dynamics_get(world);
+    e.begin = dyn->begin_events;
+    e.begin_count = dyn->begin_count;
+    e.end = dyn->end_events;
+    e.end_count = dyn->end_count;
+    return e;
+}

@@ -1,0 +1,149 @@
+// dynamics.h: the world's bodies and contacts (kernel-internal), shared by body.c (the public
+// body API), contacts.c (candidates, narrowphase, persistent manifolds, events) and solver.c (the
+// soft step). The dynamics is a world subsystem (world_internal.h), attached at world creation.
+//
+// Data. Bodies live in one array indexed by id index (holes where ids are free), so an id is an
+// O(1) lookup and the index order is the one stable order every parallel output is merged by.
+// Per step, the solver packs what it touches (vxk_solver_body: velocity, pose delta, inverse
+// mass and world inverse inertia) densely for the moving bodies in index order.
+#ifndef VXK_DYNAMICS_H
+#define VXK_DYNAMICS_H
+
+#include <vxk/body.h>
+
+#include "body_bvh.h"
+#include "contact_geometry.h"
+#include "id_pool.h"
+#include "math3.h"
+#include "world_internal.h"
+
+// A voxel body's shape: its own grid copy, its type-and-normal bytes, the box compound in the
+// body frame (boxes of voxels, the collision shape for now) and its bounds.
+typedef struct vxk_voxel_data {
+    vxk_voxel_grid grid; // owned copy
+    uint8_t* types;      // one byte per voxel (vxk/voxel_types.h)
+    float voxel_size;
+    vxk_vec3 origin; // voxel (0,0,0)'s lowest corner in the body frame
+    uint32_t box_count;
+    uint32_t box_capacity;
+    vxk_vec3* box_center; // body frame
+    vxk_vec3* box_half;
+    vxk_vec3 local_half; // half extents of the body-frame bounds of the boxes, around local_mid
+    vxk_vec3 local_mid;
+    uint32_t solid_voxels;
+    uint8_t material; // the most common material
+} vxk_voxel_data;
+
+typedef struct vxk_body {
+    vxk_transform pose; // p: the centre of mass
+    vxk_vec3 v, w;      // linear, angular (world)
+    vxk_vec3 force, torque;
+    float mass, inv_mass;
+    vxk_mat3 inertia;     // body frame (dynamic only)
+    vxk_mat3 inv_inertia; // body frame
+    float linear_damping, angular_damping, gravity_scale;
+    float friction, restitution;
+    void* user_data;
+    uint8_t type;  // vxk_body_type
+    uint8_t shape; // vxk_shape_type
+    uint8_t material;
+    bool awake, is_bullet, live;
+    float radius;       // sphere
+    vxk_vec3 half;      // box
+    float bound_radius; // of the shape around the centre of mass
+    vxk_voxel_data* voxels;
+    vxk_aabb aabb; // of the shape at the pose (refreshed each step and on set)
+} vxk_body;
+
+// A persistent manifold: a pair, its points and their accumulated impulses.
+typedef struct vxk_contact_point_state {
+    vxk_vec3 point;
+    float separation;
+    uint32_t feature;
+    float normal_impulse;
+    float tangent_impulse[2];
+    float max_normal_impulse;
+    float relative_velocity; // normal velocity before the solve (negative = closing)
+} vxk_contact_point_state;
+
+typedef struct vxk_contact {
+    // Pair key (contacts.c): terrain contacts (a unused) sort before body pairs, a terrain
+    // contact by (b, chunk y, z, x, sub), a pair by (a, b, sub).
+    uint32_t a, b;         // body indices, a < b (a unused for terrain)
+    uint32_t a_gen, b_gen; // generations at creation (ids in events)
+    vxk_int3 chunk;        // terrain chunk
+    uint32_t sub;          // index among the manifolds of one (body, chunk) or pair
+    uint8_t terrain;       // 1: terrain contact
+    uint8_t touching;
+    uint8_t material; // terrain: the touched face's material
+    uint8_t pad;
+    vxk_vec3 normal;
+    float friction, restitution;
+    uint32_t point_count;
+    vxk_contact_point_state points[VXK_MANIFOLD_POINTS];
+} vxk_contact;
+
+typedef struct vxk_dynamics_settings {
+    vxk_vec3 gravity;
+    uint32_t substeps;
+    float contact_hertz, contact_damping_ratio, contact_push_speed;
+    float restitution_threshold, linear_slop;
+} vxk_dynamics_settings;
+
+typedef struct vxk_dynamics {
+    vxk_world* world;
+    vxk_dynamics_settings settings;
+    vxk_id_pool ids;
+    vxk_body* bodies; // by id index
+    uint32_t capacity;
+    vxk_bvh bvh;
+    vxk_bvh_pair_pool pair_pool;
+    // Contacts of the last step (sorted by pair key) and the buffer the next step fills.
+    vxk_contact* contacts;
+    uint32_t contact_count, contact_capacity;
+    vxk_contact* next_contacts;
+    uint32_t next_capacity;
+    // Events of the last step.
+    vxk_contact_event* begin_events;
+    uint32_t begin_count, begin_capacity;
+    vxk_contact_event* end_events;
+    uint32_t end_count, end_capacity;
+    // Persistent per-step buffers (grown, never shrunk: a steady run stops allocating).
+    void* scratch[8];
+    size_t scratch_bytes[8];
+} vxk_dynamics;
+
+static inline vxk_dynamics* vxk_dynamics_get(const vxk_world* world)
+{
+    return (vxk_dynamics*)world->dynamics.self;
+}
+
+// The world box of a body's shape at its pose (body.c).
+vxk_aabb vxk_body_compute_aabb(const vxk_body* body);
+// A box of the compound (or the box shape) as an oriented box in world (body.c).
+vxk_obb vxk_body_obb(const vxk_body* body, const vxk_mat3* rot, uint32_t box);
+
+// Grows a persistent buffer of the dynamics to at least bytes (contents kept up to old bytes).
+// VXK_ERR_OUT_OF_MEMORY leaves it as it was.
+vxk_status vxk_dynamics_reserve(void** buffer, size_t* capacity_bytes, size_t bytes);
+
+// The step's dynamics stages (contacts.c): candidates, narrowphase, solve (solver.c), positions
+// and events, with their times in stats. Nothing is changed on VXK_ERR_OUT_OF_MEMORY.
+vxk_status vxk_dynamics_step(vxk_world* world, vxk_arena* arena, float dt,
+                             vxk_world_step_stats* stats);
+
+// The soft-step solve (solver.c): bodies[0 .. count) are the body indices in index order that
+// move; contacts the step's manifolds. Integrates velocities and positions of the moving bodies
+// over dt in substeps and accumulates impulses into the contacts.
+typedef struct vxk_solve_input {
+    vxk_dynamics* dyn;
+    const uint32_t* moving; // body indices, ascending
+    uint32_t moving_count;
+    vxk_contact* contacts;
+    uint32_t contact_count;
+    float dt;
+    vxk_arena* arena;
+} vxk_solve_input;
+vxk_status vxk_solve(const vxk_solve_input* in);
+
+#endif

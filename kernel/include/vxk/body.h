@@ -1,0 +1,259 @@
+// vxk/body.h: rigid bodies. A body has one shape (sphere, box or voxel grid), a type (static,
+// kinematic, dynamic) and a pose whose origin is its centre of mass: the body frame is the
+// centre-of-mass frame, its axes those of the shape (a box's edges, a grid's x, y, z).
+//
+// Ids: vxk_body_id (vxk/id.h). A destroyed body's id is stale for ever; every call that takes a
+// stale (or null, or foreign) id returns VXK_ERR_STALE_ID and changes nothing.
+//
+// Mass: from the shape's volume and its material densities (the world's material table),
+// exact for boxes of unit voxels (vxk/mass.h). Friction and restitution: the def's, or the
+// material's when the def leaves them negative (a voxel body takes the material of its most
+// common voxel). A pair mixes friction as sqrt(fa * fb) and restitution as max(ea, eb);
+// terrain contacts take the touched quad's material.
+//
+// Integration (vxk_world_step, h = dt / substeps, per substep, in this order): a dynamic body's
+// velocity v += h * (gravity_scale * gravity + force / mass), then v *= 1 / (1 + h *
+// linear_damping) (angular likewise with the world inverse inertia and the torque); contacts
+// are solved; then position x += h * v and the rotation q += 0.5 h (w, 0) q, renormalized
+// (semi-implicit Euler). A body in free fall from rest after k substeps: v = k h g,
+// x = x0 + h^2 g k (k + 1) / 2. Kinematic bodies move by their velocity; static ones never.
+//
+// Thread-safety: as the terrain writes (vxk/world.h): calls that change bodies must not run
+// concurrently with any other call on the same world; getters may run concurrently with each
+// other.
+#ifndef VXK_BODY_H
+#define VXK_BODY_H
+
+#include <vxk/base.h>
+#include <vxk/id.h>
+#include <vxk/voxel_grid.h>
+#include <vxk/world.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum vxk_body_type {
+    VXK_BODY_STATIC = 0,    // never moves (infinite mass, zero velocity)
+    VXK_BODY_KINEMATIC = 1, // moves by its velocity, pushes dynamic bodies, is not pushed
+    VXK_BODY_DYNAMIC = 2,   // moved by forces and contacts (positive mass)
+} vxk_body_type;
+
+typedef enum vxk_shape_type {
+    VXK_SHAPE_SPHERE = 1,
+    VXK_SHAPE_BOX = 2,
+    VXK_SHAPE_VOXELS = 3,
+} vxk_shape_type;
+
+// The largest voxel body grid per axis.
+#define VXK_BODY_MAX_GRID 256
+
+// A shape, made with vxk_sphere_shape, vxk_box_shape or vxk_voxel_shape.
+typedef struct vxk_shape_def {
+    vxk_shape_type type;
+    float radius;          // sphere: radius in metres (> 0)
+    vxk_vec3 half_extents; // box: half edge lengths in metres (> 0 each)
+    uint8_t material;      // sphere, box: a defined, non-air material of the world's table
+    // Voxels: a grid of material ids (0 = empty, every other id defined in the world's table),
+    // size 1..VXK_BODY_MAX_GRID per axis, at least one solid voxel; copied at creation. An array
+    // of ids is a grid too: {size, pointer}, layout of vxk/voxel_grid.h. A .vox model loads into a
+    // grid with vxk_vox_load_flat (vxk/vox.h).
+    const vxk_voxel_grid* grid;
+    float voxel_size; // voxels: edge in metres (> 0; 0 = the world's voxel size)
+} vxk_shape_def;
+
+vxk_shape_def vxk_sphere_shape(float radius, uint8_t material);
+vxk_shape_def vxk_box_shape(vxk_vec3 half_extents, uint8_t material);
+vxk_shape_def vxk_voxel_shape(const vxk_voxel_grid* grid, float voxel_size);
+
+typedef struct vxk_body_def {
+    uint32_t cookie;           // set by vxk_default_body_def
+    vxk_body_type type;        // default dynamic
+    vxk_vec3 position;         // of the centre of mass, world (default 0)
+    vxk_quat rotation;         // unit within 1e-3 (renormalized); default identity
+    vxk_vec3 linear_velocity;  // m/s, world (default 0)
+    vxk_vec3 angular_velocity; // rad/s, world (default 0)
+    float linear_damping;      // 1/s, >= 0 (default 0): v *= 1 / (1 + h * damping) per substep
+    float angular_damping;     // 1/s, >= 0 (default 0), likewise for w
+    float gravity_scale;       // default 1
+    float friction;            // >= 0; negative (default) = the material's
+    float restitution;         // 0..1; negative (default) = the material's
+    void* user_data;           // default NULL
+    bool is_bullet;            // a fast mover (continuous collision; honoured by a later stage)
+    bool awake;                // default true
+    vxk_shape_def shape;       // default: a sphere of radius 0.5 of stone
+} vxk_body_def;
+
+vxk_body_def vxk_default_body_def(void);
+
+// Creates a body. Errors (*out untouched, nothing changed): NULL world, def or out, a bad type or
+// shape type -> VXK_ERR_INVALID_ARGUMENT; a def not made by vxk_default_body_def ->
+// VXK_ERR_BAD_DEF; NaN or infinity in any float of the def or shape -> VXK_ERR_NOT_FINITE; a
+// rotation off unit by more than 1e-3, a radius, half extent or voxel size <= 0, a negative
+// damping, a restitution over 1, a grid size outside 1..VXK_BODY_MAX_GRID, a grid without solid
+// voxels, a dynamic body of zero mass (zero density) -> VXK_ERR_OUT_OF_RANGE; an undefined or air
+// material (grid voxels: undefined) -> VXK_ERR_BAD_MATERIAL; a NULL grid or grid voxels ->
+// VXK_ERR_INVALID_ARGUMENT; VXK_ERR_OUT_OF_MEMORY.
+// Cost: O(1) for spheres and boxes; a voxel body O(grid) (types, box compound, mass).
+vxk_status vxk_body_create(vxk_world* world, const vxk_body_def* def, vxk_body_id* out);
+// Destroys a body. Its contacts of the last step stay readable until the next step, which
+// reports an end event for each that touched. Errors: VXK_ERR_INVALID_ARGUMENT (NULL world),
+// VXK_ERR_STALE_ID.
+vxk_status vxk_body_destroy(vxk_world* world, vxk_body_id id);
+// Whether id names a live body of this world.
+bool vxk_body_is_valid(const vxk_world* world, vxk_body_id id);
+
+// The pose: p the centre of mass, q the rotation. Errors: VXK_ERR_INVALID_ARGUMENT (NULL world or
+// out), VXK_ERR_STALE_ID.
+vxk_status vxk_body_get_transform(const vxk_world* world, vxk_body_id id, vxk_transform* out);
+// The linear velocity of the centre of mass and the angular velocity, world frame. Errors:
+// VXK_ERR_INVALID_ARGUMENT (NULL world, linear or angular), VXK_ERR_STALE_ID.
+vxk_status vxk_body_get_velocity(const vxk_world* world, vxk_body_id id, vxk_vec3* linear,
+                                 vxk_vec3* angular);
+// The user data of the def or of the last vxk_body_set_user_data. Errors:
+// VXK_ERR_INVALID_ARGUMENT (NULL world or out), VXK_ERR_STALE_ID.
+vxk_status vxk_body_get_user_data(const vxk_world* world, vxk_body_id id, void** out);
+// The world box of the body's shape at its current pose. Errors: VXK_ERR_INVALID_ARGUMENT (NULL
+// world or out), VXK_ERR_STALE_ID.
+vxk_status vxk_body_get_aabb(const vxk_world* world, vxk_body_id id, vxk_aabb* out);
+
+typedef struct vxk_body_info {
+    vxk_body_type type;
+    vxk_shape_type shape;
+    float mass;          // kg (0 for static and kinematic bodies)
+    float inertia[3][3]; // the full tensor in the body frame (kg m^2; 0 unless dynamic)
+    float friction, restitution;
+    bool awake, is_bullet;
+    // Voxel bodies: the grid's size, its voxel edge and where voxel (0, 0, 0)'s lowest corner sits
+    // in the body frame (minus the centre of mass in grid metres). Zero for other shapes.
+    vxk_int3 grid_size;
+    float voxel_size;
+    vxk_vec3 grid_origin;
+    uint32_t solid_voxels;   // voxel bodies: solid voxels
+    uint32_t compound_boxes; // voxel bodies: boxes of the box compound (the collision shape)
+} vxk_body_info;
+// The body's type, shape, mass properties and materials. Errors: VXK_ERR_INVALID_ARGUMENT (NULL
+// world or out), VXK_ERR_STALE_ID.
+vxk_status vxk_body_get_info(const vxk_world* world, vxk_body_id id, vxk_body_info* out);
+
+// Teleports the body (its contacts are found anew at the next step) and wakes it. Errors
+// (nothing changed): VXK_ERR_INVALID_ARGUMENT (NULL world), VXK_ERR_STALE_ID; NaN or infinity ->
+// VXK_ERR_NOT_FINITE; a rotation off unit by more than 1e-3 -> VXK_ERR_OUT_OF_RANGE.
+vxk_status vxk_body_set_transform(vxk_world* world, vxk_body_id id, vxk_vec3 position,
+                                  vxk_quat rotation);
+// Sets the velocities and wakes the body. Errors (nothing changed): VXK_ERR_INVALID_ARGUMENT
+// (NULL world), VXK_ERR_STALE_ID; NaN or infinity -> VXK_ERR_NOT_FINITE; a nonzero velocity for
+// a static body -> VXK_ERR_OUT_OF_RANGE.
+vxk_status vxk_body_set_velocity(vxk_world* world, vxk_body_id id, vxk_vec3 linear,
+                                 vxk_vec3 angular);
+// Errors: VXK_ERR_INVALID_ARGUMENT (NULL world), VXK_ERR_STALE_ID.
+vxk_status vxk_body_set_user_data(vxk_world* world, vxk_body_id id, void* user_data);
+
+// Forces and torques accumulate until the next vxk_world_step, which applies them over its dt
+// and clears them; impulses change the velocity at once. A point is in world coordinates.
+// Non-dynamic bodies ignore them (VXK_OK). Each wakes a dynamic body.
+
+// A force at a world point (a torque about the centre of mass too). Errors (nothing changed):
+// VXK_ERR_INVALID_ARGUMENT (NULL world), VXK_ERR_STALE_ID, VXK_ERR_NOT_FINITE.
+vxk_status vxk_body_apply_force(vxk_world* world, vxk_body_id id, vxk_vec3 force, vxk_vec3 point);
+// A force at the centre of mass. Errors (nothing changed): VXK_ERR_INVALID_ARGUMENT (NULL world),
+// VXK_ERR_STALE_ID, VXK_ERR_NOT_FINITE.
+vxk_status vxk_body_apply_force_to_center(vxk_world* world, vxk_body_id id, vxk_vec3 force);
+// A torque (world frame). Errors (nothing changed): VXK_ERR_INVALID_ARGUMENT (NULL world),
+// VXK_ERR_STALE_ID, VXK_ERR_NOT_FINITE.
+vxk_status vxk_body_apply_torque(vxk_world* world, vxk_body_id id, vxk_vec3 torque);
+// An impulse at a world point: v += J / m, w += I^-1 ((point - centre) x J). Errors (nothing
+// changed): VXK_ERR_INVALID_ARGUMENT (NULL world), VXK_ERR_STALE_ID, VXK_ERR_NOT_FINITE.
+vxk_status vxk_body_apply_impulse(vxk_world* world, vxk_body_id id, vxk_vec3 impulse,
+                                  vxk_vec3 point);
+// An angular impulse: w += I^-1 L (world inverse inertia). Errors (nothing changed):
+// VXK_ERR_INVALID_ARGUMENT (NULL world), VXK_ERR_STALE_ID, VXK_ERR_NOT_FINITE.
+vxk_status vxk_body_apply_angular_impulse(vxk_world* world, vxk_body_id id, vxk_vec3 impulse);
+
+// Voxel bodies: writes a box of the grid (ids dense in the layout of vxk_world_read_box, box in
+// grid coordinates, inside the grid). Recomputes the voxel types and normals, the box compound
+// and the mass; the body frame moves to the new centre of mass with the world pose of the grid
+// kept, and the linear velocity of the new centre of mass is the old body's velocity at that
+// point. Errors (nothing changed): VXK_ERR_STALE_ID; NULL world or ids, not a voxel body, an
+// inverted box -> VXK_ERR_INVALID_ARGUMENT; a box outside the grid, a write that leaves no solid
+// voxel -> VXK_ERR_OUT_OF_RANGE; an undefined id -> VXK_ERR_BAD_MATERIAL; VXK_ERR_OUT_OF_MEMORY.
+// Cost: O(grid) (the shape is rebuilt).
+vxk_status vxk_body_set_voxels(vxk_world* world, vxk_body_id id, vxk_int_box box,
+                               const uint8_t* ids);
+// Reads a box of a voxel body's grid (layout of vxk_world_read_box). Errors: VXK_ERR_STALE_ID;
+// NULL world or out, not a voxel body, an inverted box -> VXK_ERR_INVALID_ARGUMENT; a box outside
+// the grid -> VXK_ERR_OUT_OF_RANGE.
+vxk_status vxk_body_read_voxels(const vxk_world* world, vxk_body_id id, uint8_t* out,
+                                vxk_int_box box);
+// A voxel body's type-and-normal bytes (vxk/voxel_types.h) of a box, same layout. Errors:
+// VXK_ERR_STALE_ID; NULL world or out, not a voxel body, an inverted box ->
+// VXK_ERR_INVALID_ARGUMENT; a box outside the grid -> VXK_ERR_OUT_OF_RANGE.
+vxk_status vxk_body_read_voxel_types(const vxk_world* world, vxk_body_id id, uint8_t* out,
+                                     vxk_int_box box);
+
+// Live bodies, in id index order: writes up to capacity ids to out (out may be NULL when
+// capacity is 0) and returns the number of live bodies.
+uint32_t vxk_world_get_bodies(const vxk_world* world, vxk_body_id* out, uint32_t capacity);
+uint32_t vxk_world_body_count(const vxk_world* world);
+
+// ---- contacts --------------------------------------------------------------------------------
+//
+// A contact is a pair of shapes whose boxes, swept by their motion over the step and grown by
+// the speculative margin, overlap: two bodies (a, b with a the lower id index), or a body and a
+// terrain chunk (a null, b the body). Its manifold holds up to 4 points with one normal from a to
+// b (from the terrain up into the body). Points include speculative ones (separation > 0).
+// A contact touches when some point's separation is below the world's linear slop.
+
+typedef struct vxk_contact_point {
+    vxk_vec3 point;       // world, on the surface of a
+    float separation;     // along the normal; negative = overlap
+    float normal_impulse; // accumulated in the last step (N s)
+    float tangent_impulse[2];
+    uint32_t feature; // stable while the same features touch (warm starting)
+} vxk_contact_point;
+
+typedef struct vxk_contact_data {
+    vxk_body_id a, b; // a null: terrain
+    vxk_int3 chunk;   // the terrain chunk of the deepest point when a is null
+    vxk_vec3 normal;  // unit, from a to b
+    float friction, restitution;
+    uint32_t point_count;
+    vxk_contact_point points[4];
+} vxk_contact_data;
+
+// The contacts of the last step in pair-key order (terrain contacts first, by body, then body
+// pairs by (a, b)): writes up to capacity and returns the total. A body may have several
+// manifolds with the terrain or with another body, one per distinct normal (at most 4); a
+// terrain manifold gathers the faces of every chunk the body touches (chunk: that of its deepest
+// point). Ids in them may name bodies destroyed since the step.
+uint32_t vxk_world_get_contacts(const vxk_world* world, vxk_contact_data* out, uint32_t capacity);
+
+// Begin: a contact touches now and did not at the previous step. End: it touched at the previous
+// step and does not now (or a body of it was destroyed).
+typedef struct vxk_contact_event {
+    vxk_body_id a, b;     // a null: terrain
+    vxk_int3 chunk;       // the terrain chunk when a is null
+    vxk_vec3 point;       // begin: the deepest point; end: the last one
+    vxk_vec3 normal;      // from a to b
+    float normal_impulse; // begin: total normal impulse of the step; end: of the last step touched
+    float approach_speed; // begin: closing speed along the normal before the solve (m/s, >= 0)
+} vxk_contact_event;
+
+typedef struct vxk_contact_events {
+    const vxk_contact_event* begin; // in pair-key order
+    uint32_t begin_count;
+    const vxk_contact_event* end;
+    uint32_t end_count;
+} vxk_contact_events;
+
+// The events of the last step (valid until the next step or body change).
+vxk_contact_events vxk_world_get_contact_events(const vxk_world* world);
+
+// Digest of every body (id, type, shape, pose, velocities, awake bit, bit for bit) and of the
+// terrain (vxk_world_terrain_hash): identical worlds stepped identically give identical hashes.
+uint64_t vxk_world_hash(const vxk_world* world);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
