@@ -1334,6 +1334,16 @@ static void parallel_for_inline(vxk_jobs* jobs, vxk_jobs_thread* self, const cha
         vxk_jobs_trace_record(jobs, self, name, start, vxk_jobs_now_ns());
 }
 
+void vxk_jobs_trace_span(vxk_jobs* jobs, const char* name, uint64_t begin_ns, uint64_t end_ns)
+{
+    if (!jobs || !jobs->trace_capacity)
+        return;
+    bool shared;
+    vxk_jobs_thread* self = enter(jobs, &shared);
+    vxk_jobs_trace_record(jobs, self, name, begin_ns, end_ns);
+    leave(jobs, shared);
+}
+
 void vxk_parallel_for(vxk_jobs* jobs, const char* name, uint32_t count, uint32_t grain,
                       vxk_range_fn* fn, void* ctx)
 {

@@ -58,6 +58,22 @@ static double seconds_since(uint64_t* mark)
     return s;
 }
 
+// The stages as spans on the calling thread's Chrome trace (when tracing is on): they run one
+// after another from the step's start, so each begins where the one before ended.
+static void trace_stages(vxk_jobs* jobs, uint64_t start, const vxk_world_step_stats* stats)
+{
+    static const char* const names[VXK_STEP_STAGE_COUNT] = {
+        "step_take_dirty",  "step_masks", "step_caches", "step_candidates",
+        "step_narrowphase", "step_solve", "step_events"};
+    uint64_t at = start;
+    for (int i = 0; i < VXK_STEP_STAGE_COUNT; ++i) {
+        uint64_t end = at + (uint64_t)(stats->stage_seconds[i] * 1e9);
+        if (end > at)
+            vxk_jobs_trace_span(jobs, names[i], at, end);
+        at = end;
+    }
+}
+
 vxk_status vxk_world_step(vxk_world* world, float dt)
 {
     if (!world)
@@ -86,6 +102,7 @@ vxk_status vxk_world_step(vxk_world* world, float dt)
             return status; // nothing moved
     }
     ctx.stats.total_seconds = (double)(vxk_jobs_now_ns() - start) * 1e-9;
+    trace_stages(world->jobs, start, &ctx.stats);
     ctx.stats.steps = world->step_stats.steps + 1;
     ctx.stats.arena_bytes = ctx.arena->total;
     world->step_stats = ctx.stats;

@@ -172,9 +172,55 @@ static int test_cache_stage_drops_neighbourhood(void)
     return 0;
 }
 
+// The stages of a step with bodies show in the scheduler's trace, in order and back to back, and
+// the stage times add up to no more than the step's total.
+static int test_stage_trace(void)
+{
+    vxk_jobs_def jd = vxk_default_jobs_def();
+    jd.worker_count = 2;
+    jd.trace_capacity = 4096;
+    vxk_jobs* jobs = NULL;
+    VXK_CHECK(vxk_jobs_create(&jd, &jobs) == 0);
+    vxk_world_def wd = vxk_default_world_def();
+    wd.jobs = jobs;
+    vxk_world* w = NULL;
+    VXK_CHECK_EQ_INT(vxk_world_create(&wd, &w), VXK_OK);
+    VXK_CHECK_EQ_INT(
+        vxk_world_fill_box(w, (vxk_int_box){{-16, -8, -16}, {15, -1, 15}}, VXK_MAT_STONE), VXK_OK);
+    vxk_body_def bd = vxk_default_body_def();
+    vxk_body_id id;
+    for (int i = 0; i < 20; ++i) {
+        bd.position = (vxk_vec3){(float)(i % 5) * 1.5f, 0.45f, (float)(i / 5) * 1.5f};
+        VXK_CHECK_EQ_INT(vxk_body_create(w, &bd, &id), VXK_OK);
+    }
+    vxk_jobs_clear_trace(jobs);
+    VXK_CHECK_EQ_INT(vxk_world_step(w, 1.0f / 60.0f), VXK_OK);
+    vxk_world_step_stats st;
+    vxk_world_get_step_stats(w, &st);
+    double sum = 0.0;
+    for (int i = 0; i < VXK_STEP_STAGE_COUNT; ++i)
+        sum += st.stage_seconds[i];
+    VXK_CHECK(sum <= st.total_seconds + 1e-9);
+    VXK_CHECK_MSG(st.contacts == 20 && st.terrain_tasks == 20, "contacts %u terrain tasks %u",
+                  st.contacts, st.terrain_tasks);
+    vxk_job_summary sums[64];
+    uint32_t n = vxk_jobs_summary(jobs, sums, 64);
+    const char* want[] = {"step_candidates", "step_narrowphase", "step_solve", "narrowphase"};
+    for (int k = 0; k < 4; ++k) {
+        bool found = false;
+        for (uint32_t i = 0; i < n && i < 64; ++i)
+            found = found || strcmp(sums[i].name, want[k]) == 0;
+        VXK_CHECK_MSG(found, "no %s in the trace", want[k]);
+    }
+    vxk_world_destroy(w);
+    vxk_jobs_destroy(jobs);
+    return 0;
+}
+
 int main(void)
 {
     VXK_RUN(test_step_follows_writes);
     VXK_RUN(test_cache_stage_drops_neighbourhood);
+    VXK_RUN(test_stage_trace);
     return vxk_test_finish();
 }

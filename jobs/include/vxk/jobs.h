@@ -177,6 +177,10 @@ int vxk_jobs_write_trace(const vxk_jobs* jobs, const char* path);
 // Fills up to capacity summaries sorted by total time, descending; returns how many names exist.
 uint32_t vxk_jobs_summary(const vxk_jobs* jobs, vxk_job_summary* out, uint32_t capacity);
 void vxk_jobs_clear_trace(vxk_jobs* jobs);
+// Records a span of the caller's own work (a stage of a step) on the calling thread's trace,
+// from begin_ns to end_ns (vxk_jobs_now_ns), so that traces show the stages around the jobs
+// they run. Does nothing when tracing is off or jobs is NULL.
+void vxk_jobs_trace_span(vxk_jobs* jobs, const char* name, uint64_t begin_ns, uint64_t end_ns);
 
 // Monotonic clock in nanoseconds (the clock the trace uses).
 uint64_t vxk_jobs_now_ns(void);
