@@ -19,6 +19,14 @@
 // together (`bullet_reinserted`: mean fraction of setAabb calls that reinserted). Its median
 // frame is a quiet one; the means compare the total work.
 //
+// The incremental pair tracker (vxk_bvh_tracker_update, pad TRACKER_PAD = 0.1, on the calling
+// thread) runs on the same frames and must output the same pairs (`pair_count_match`); it starts
+// at frame 0, untimed, as our tree's build. `tracker_move_ms` (median) and `_mean_ms`,
+// `tracker_escaped` (mean fraction of objects re-padded per frame), `tracker_candidates` (pairs
+// whose padded boxes overlap, last frame), `tracker_bullet_pairs_ratio` = Bullet's median /
+// the tracker's (and `_mean`); the `move_` figures and `bullet_pairs_ratio` stay those of the
+// non-incremental update + pairs.
+//
 // Prints one JSON line (seconds are medians of 5 runs; brute force once per run). Usage:
 // bench_bvh [--quick] [--threads N] (--quick: motion up to 1,000 boxes).
 #include "bench.h"
@@ -136,6 +144,7 @@ static bool measure_size(vxk_bench* b, uint32_t n)
 #define MOVE_FRAMES 30
 #define MOVE_DT (1.0f / 60.0f)
 #define MOVE_REBUILD_RATIO 1.2
+#define TRACKER_PAD 0.1f
 
 _Static_assert(sizeof(vxk_aabb) == 6 * sizeof(float), "vxk_aabb is 6 floats for the peer");
 
@@ -166,7 +175,7 @@ static void add_sized(vxk_bench* b, uint32_t n, const char* name, double value)
 // Boxes moving for MOVE_FRAMES frames: our update + pairs against Bullet's setAabb +
 // calculateOverlappingPairs. *match stays true when every frame's pairs agree. Returns the
 // ratio Bullet / ours of the median frame times (0 without Bullet), -1 on failure.
-static double measure_motion(vxk_bench* b, uint32_t n, bool* match)
+static double measure_motion(vxk_bench* b, uint32_t n, bool* match, double* tracker_ratio)
 {
     vxk_aabb* start = (vxk_aabb*)malloc(n * sizeof(vxk_aabb));
     vxk_aabb* frame = (vxk_aabb*)malloc(n * sizeof(vxk_aabb));
@@ -187,12 +196,17 @@ static double measure_motion(vxk_bench* b, uint32_t n, bool* match)
     }
     MOVE_FRAME_BOXES(0);
     double ours[MOVE_FRAMES], update[MOVE_FRAMES], pairs_t[MOVE_FRAMES];
-    double brute_t[MOVE_FRAMES];
+    double brute_t[MOVE_FRAMES], tracked[MOVE_FRAMES], escaped[MOVE_FRAMES];
     bool brute = n <= 1000;
     uint32_t rebuilds = 0, pair_count = 0;
     bool ok = true, same = true;
     vxk_bvh bvh = {0};
     ok = vxk_bvh_build(&bvh, frame, n, VXK_BVH_BUILD_SAH) == VXK_OK;
+    vxk_bvh_tracker tracker = {0};
+    const vxk_bvh_pair* tracker_pairs = NULL;
+    uint32_t tracker_count = 0;
+    ok = ok && vxk_bvh_tracker_update(&tracker, NULL, &tracker_pairs, &tracker_count, frame, n,
+                                      TRACKER_PAD) == VXK_OK;
 #ifdef VXK_HAVE_BULLET
     double bullet[MOVE_FRAMES], bullet_set[MOVE_FRAMES], bullet_calc[MOVE_FRAMES];
     double reinserted[MOVE_FRAMES];
@@ -219,6 +233,15 @@ static double measure_motion(vxk_bench* b, uint32_t n, bool* match)
         rebuilds += rebuilt;
         if (ok)
             vxk_bench_hash(b, pairs, (uint64_t)pair_count * sizeof(*pairs));
+        t0 = vxk_bench_now();
+        ok = ok && vxk_bvh_tracker_update(&tracker, NULL, &tracker_pairs, &tracker_count, frame, n,
+                                          TRACKER_PAD) == VXK_OK;
+        tracked[k] = vxk_bench_now() - t0;
+        vxk_bvh_tracker_stats stats;
+        vxk_bvh_tracker_get_stats(&tracker, &stats);
+        escaped[k] = (double)stats.escaped / n;
+        same = same && tracker_count == pair_count &&
+               (pair_count == 0 || memcmp(tracker_pairs, pairs, pair_count * sizeof(*pairs)) == 0);
 #ifdef VXK_HAVE_BULLET
         t0 = vxk_bench_now();
         vxk_bullet_broadphase_set_boxes(bp, &frame[0].min.x);
@@ -254,6 +277,10 @@ static double measure_motion(vxk_bench* b, uint32_t n, bool* match)
         }
     }
 #undef MOVE_FRAME_BOXES
+    vxk_bvh_tracker_stats stats;
+    vxk_bvh_tracker_get_stats(&tracker, &stats);
+    size_t tracker_bytes = vxk_bvh_tracker_bytes(&tracker);
+    vxk_bvh_tracker_free(&tracker);
     vxk_bvh_free(&bvh);
     free(start);
     free(frame);
@@ -273,6 +300,14 @@ static double measure_motion(vxk_bench* b, uint32_t n, bool* match)
     add_sized(b, n, "move_pairs_ms", 1e3 * vxk_bench_median(pairs_t, MOVE_FRAMES));
     add_sized(b, n, "move_rebuilds", rebuilds);
     add_sized(b, n, "move_pairs", pair_count);
+    double tracker_ms = 1e3 * vxk_bench_median(tracked, MOVE_FRAMES);
+    double tracker_mean_ms = 1e3 * mean(tracked, MOVE_FRAMES);
+    add_sized(b, n, "tracker_move_ms", tracker_ms);
+    add_sized(b, n, "tracker_move_mean_ms", tracker_mean_ms);
+    add_sized(b, n, "tracker_escaped", mean(escaped, MOVE_FRAMES));
+    add_sized(b, n, "tracker_candidates", stats.candidates);
+    add_sized(b, n, "tracker_tree_rebuilds", stats.tree_rebuilds);
+    add_sized(b, n, "tracker_bytes", (double)tracker_bytes);
     if (brute)
         add_sized(b, n, "move_brute_ms", 1e3 * vxk_bench_median(brute_t, MOVE_FRAMES));
     double ratio = 0;
@@ -288,6 +323,9 @@ static double measure_motion(vxk_bench* b, uint32_t n, bool* match)
     add_sized(b, n, "bullet_cache_pairs", cache_pairs);
     add_sized(b, n, "bullet_reinserted", mean(reinserted, MOVE_FRAMES));
     add_sized(b, n, "bullet_pairs_ratio", ratio);
+    *tracker_ratio = bullet_ms / tracker_ms;
+    add_sized(b, n, "tracker_bullet_pairs_ratio", *tracker_ratio);
+    add_sized(b, n, "tracker_bullet_pairs_ratio_mean", bullet_mean_ms / tracker_mean_ms);
     add_sized(b, n, "pair_count_match", same);
 #endif
     return ratio;
@@ -303,11 +341,14 @@ static void bench_bvh(vxk_bench* b)
     static const uint32_t moving[5] = {101, 100, 1000, 10000, 100000};
     bool match = true;
     for (int s = 0; s < (b->quick ? 3 : 5); ++s) {
-        double ratio = measure_motion(b, moving[s], &match);
-        if (ratio < 0)
+        double tracker_ratio = 0;
+        double ratio = measure_motion(b, moving[s], &match, &tracker_ratio);
+        if (ratio < 0) {
             vxk_bench_figure_add(b, "failed", moving[s]);
-        else if (moving[s] == 10000)
+        } else if (moving[s] == 10000) {
             vxk_bench_figure_add(b, "bullet_pairs_ratio", ratio);
+            vxk_bench_figure_add(b, "tracker_bullet_pairs_ratio", tracker_ratio);
+        }
     }
 #ifdef VXK_HAVE_BULLET
     vxk_bench_figure_add(b, "pair_count_match", match);

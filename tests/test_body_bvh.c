@@ -1,6 +1,8 @@
 // test_body_bvh.c: the body BVH against brute force (all pairs i < j whose closed boxes meet, all
 // boxes meeting a query box) on seeded random scenes, for both build kinds, after refits and
-// updates, with 1, 2, 3 and 8 workers; tree invariants; errors and out of memory.
+// updates, with 1, 2, 3 and 8 workers; tree invariants; errors and out of memory. The incremental
+// pair tracker against brute force over moving scenes (teleports, fast boxes, count changes,
+// remapped ids), on any worker count, without allocation in steady state, and out of memory.
 #include "body_bvh.h"
 
 #include "harness.h"
@@ -516,16 +518,366 @@ static int test_oom(void)
     return 0;
 }
 
+// ---- the incremental pair tracker
+// ----------------------------------------------------------------
+
+static int check_tracker_pairs(const vxk_bvh_pair* pairs, uint32_t count, const vxk_aabb* boxes,
+                               uint32_t n, const char* what, int scene, int frame)
+{
+    uint32_t expected_count;
+    vxk_bvh_pair* expected = brute_pairs(boxes, n, &expected_count);
+    int r = count != expected_count ||
+            (count && memcmp(pairs, expected, count * sizeof(vxk_bvh_pair)) != 0);
+    if (r)
+        fprintf(stderr, "%s: scene %d frame %d: %u pairs, brute force %u (%u boxes)\n", what, scene,
+                frame, count, expected_count, n);
+    free(expected);
+    return r;
+}
+
+// One frame of motion: boxes move by their velocities; some teleport, some speed up, some change
+// size (zero-size boxes stay points, huge boxes stay).
+static void move_tracked(vxk_aabb* boxes, vxk_vec3* velocity, uint32_t n, uint64_t* rng)
+{
+    for (uint32_t i = 0; i < n; ++i) {
+        vxk_aabb* b = &boxes[i];
+        if (b->max.x - b->min.x > 1e20f)
+            continue;
+        uint32_t event = (uint32_t)(vxk_test_rand(rng) % 200);
+        if (event == 0) { // teleport
+            vxk_vec3 c = rand_vec(rng, -60.0f, 60.0f);
+            vxk_vec3 half = {(b->max.x - b->min.x) * 0.5f, (b->max.y - b->min.y) * 0.5f,
+                             (b->max.z - b->min.z) * 0.5f};
+            *b = box_at(c, half);
+            continue;
+        }
+        if (event == 1) // a sudden new velocity, fast or still
+            velocity[i] =
+                vxk_test_rand(rng) % 2 ? rand_vec(rng, -20.0f, 20.0f) : (vxk_vec3){0, 0, 0};
+        if (event == 2 && b->max.x > b->min.x) { // grows on one side
+            b->max.x += vxk_test_randf(rng, 0.0f, 2.0f);
+            b->min.y -= vxk_test_randf(rng, 0.0f, 2.0f);
+        }
+        vxk_vec3 v = velocity[i];
+        *b = (vxk_aabb){{b->min.x + v.x, b->min.y + v.y, b->min.z + v.z},
+                        {b->max.x + v.x, b->max.y + v.y, b->max.z + v.z}};
+    }
+}
+
+static void random_velocities(vxk_vec3* velocity, uint32_t first, uint32_t n, uint64_t* rng)
+{
+    for (uint32_t i = first; i < n; ++i) {
+        float speed = vxk_test_rand(rng) % 4 == 0 ? 3.0f : 0.2f;
+        velocity[i] = rand_vec(rng, -speed, speed);
+    }
+}
+
+#define TRACKER_SCENES 300
+#define TRACKER_FRAMES 24
+#define TRACKER_MAX 400
+
+static int test_tracker_scenes(void)
+{
+    uint64_t rng = vxk_test_seed(0x77AC3u);
+    vxk_aabb* boxes = (vxk_aabb*)malloc(TRACKER_MAX * sizeof(vxk_aabb));
+    vxk_vec3* velocity = (vxk_vec3*)malloc(TRACKER_MAX * sizeof(vxk_vec3));
+    static const float pads[4] = {0.0f, 0.05f, 0.5f, 4.0f};
+    uint32_t restarts_seen = 0, rebuilds_seen = 0, escaped_seen = 0;
+    for (int s = 0; s < TRACKER_SCENES; ++s) {
+        uint32_t n = (uint32_t)(vxk_test_rand(&rng) % 300);
+        if (s % 50 == 49) {
+            n = 100;
+            deep_scene(boxes, n);
+        } else {
+            make_scene(boxes, n, s % 7, &rng);
+        }
+        random_velocities(velocity, 0, n, &rng);
+        float pad = pads[s % 4];
+        vxk_bvh_tracker tracker = {0};
+        for (int f = 0; f < TRACKER_FRAMES; ++f) {
+            uint32_t event = (uint32_t)(vxk_test_rand(&rng) % 16);
+            if (event == 0 && n < TRACKER_MAX - 20) { // objects added
+                uint32_t added = 1 + (uint32_t)(vxk_test_rand(&rng) % 20);
+                make_scene(boxes + n, added, s % 7, &rng);
+                random_velocities(velocity, n, n + added, &rng);
+                n += added;
+            } else if (event == 1 && n > 0) { // objects removed
+                n -= 1 + (uint32_t)(vxk_test_rand(&rng) % (n < 20 ? n : 20));
+            } else if (event == 2 && n > 1) { // ids remapped: two swapped
+                uint32_t i = (uint32_t)(vxk_test_rand(&rng) % n), j = (i + 1) % n;
+                vxk_aabb b = boxes[i];
+                boxes[i] = boxes[j];
+                boxes[j] = b;
+                vxk_bvh_tracker_reset(&tracker);
+            } else if (event == 3) {
+                pad = pads[vxk_test_rand(&rng) % 4];
+            }
+            const vxk_bvh_pair* pairs = NULL;
+            uint32_t count = 0;
+            VXK_CHECK_EQ_INT(vxk_bvh_tracker_update(&tracker, NULL, &pairs, &count, boxes, n, pad),
+                             VXK_OK);
+            if (check_tracker_pairs(pairs, count, boxes, n, "tracker", s, f))
+                return 1;
+            vxk_bvh_tracker_stats stats;
+            vxk_bvh_tracker_get_stats(&tracker, &stats);
+            VXK_CHECK(stats.pairs == count && stats.candidates >= count);
+            VXK_CHECK_EQ_U64(stats.frames, (uint64_t)f + 1);
+            escaped_seen += stats.escaped < n ? stats.escaped : 0;
+            move_tracked(boxes, velocity, n, &rng);
+        }
+        vxk_bvh_tracker_stats stats;
+        vxk_bvh_tracker_get_stats(&tracker, &stats);
+        restarts_seen += stats.restarts;
+        rebuilds_seen += stats.tree_rebuilds;
+        vxk_bvh_tracker_free(&tracker);
+        VXK_CHECK(tracker.candidates == NULL && tracker.count == 0);
+    }
+    free(boxes);
+    free(velocity);
+    VXK_CHECK(escaped_seen > 0 && rebuilds_seen > 0 && restarts_seen > TRACKER_SCENES);
+    return 0;
+}
+
+// The same frames through trackers on 1, 2, 3 and 8 workers and on the calling thread: identical
+// pairs, equal to vxk_bvh_pairs over the same boxes.
+static int test_tracker_workers(void)
+{
+    static const uint32_t workers[4] = {1, 2, 3, 8};
+    vxk_jobs* jobs[5] = {NULL};
+    for (int w = 0; w < 4; ++w) {
+        jobs[w + 1] = make_jobs(workers[w]);
+        VXK_CHECK(jobs[w + 1] != NULL);
+    }
+    uint64_t rng = vxk_test_seed(0x3017u);
+    uint32_t n = 3000;
+    vxk_aabb* boxes = (vxk_aabb*)malloc(n * sizeof(vxk_aabb));
+    vxk_vec3* velocity = (vxk_vec3*)malloc(n * sizeof(vxk_vec3));
+    for (int s = 0; s < 7; ++s) {
+        make_scene(boxes, n, s, &rng);
+        random_velocities(velocity, 0, n, &rng);
+        vxk_bvh_tracker trackers[5];
+        memset(trackers, 0, sizeof(trackers));
+        for (int f = 0; f < 6; ++f) {
+            uint32_t m = f == 4 ? n - 7 : n; // a count change: every tracker starts over
+            vxk_bvh bvh = {0};
+            vxk_bvh_pair* reference = NULL;
+            uint32_t reference_count = 0;
+            VXK_CHECK_EQ_INT(vxk_bvh_build(&bvh, boxes, m, VXK_BVH_BUILD_SAH), VXK_OK);
+            VXK_CHECK_EQ_INT(vxk_bvh_pairs(&bvh, NULL, &reference, &reference_count, UINT32_MAX),
+                             VXK_OK);
+            for (int w = 0; w < 5; ++w) {
+                const vxk_bvh_pair* pairs = NULL;
+                uint32_t count = 0;
+                VXK_CHECK_EQ_INT(
+                    vxk_bvh_tracker_update(&trackers[w], jobs[w], &pairs, &count, boxes, m, 0.3f),
+                    VXK_OK);
+                VXK_CHECK_EQ_U64(count, reference_count);
+                VXK_CHECK_MSG(!count || memcmp(pairs, reference, count * sizeof(*pairs)) == 0,
+                              "scene %d frame %d: tracker on %u workers differs", s, f,
+                              w ? workers[w - 1] : 0);
+            }
+            vxk_bvh_pairs_free(reference, reference_count);
+            vxk_bvh_free(&bvh);
+            move_tracked(boxes, velocity, n, &rng);
+        }
+        for (int w = 0; w < 5; ++w)
+            vxk_bvh_tracker_free(&trackers[w]);
+    }
+    free(boxes);
+    free(velocity);
+    for (int w = 1; w < 5; ++w)
+        vxk_jobs_destroy(jobs[w]);
+    return 0;
+}
+
+// Boxes circling back and forth: once the buffers have grown to the motion's needs, updates
+// allocate nothing (allocations counted through the hook).
+static int test_tracker_steady(void)
+{
+    uint64_t rng = vxk_test_seed(0x57EAu);
+    uint32_t n = 2000;
+    vxk_aabb* start = (vxk_aabb*)malloc(n * sizeof(vxk_aabb));
+    vxk_aabb* boxes = (vxk_aabb*)malloc(n * sizeof(vxk_aabb));
+    vxk_vec3* amplitude = (vxk_vec3*)malloc(n * sizeof(vxk_vec3));
+    make_scene(start, n, 0, &rng);
+    for (uint32_t i = 0; i < n; ++i)
+        amplitude[i] = rand_vec(&rng, -3.0f, 3.0f);
+    vxk_bvh_tracker tracker = {0};
+    const int period = 40;
+    uint64_t allocations = 0;
+    for (int f = 0; f < 6 * period; ++f) {
+        float phase = sinf(6.2831853f * (float)f / (float)period);
+        for (uint32_t i = 0; i < n; ++i) {
+            vxk_vec3 d = {amplitude[i].x * phase, amplitude[i].y * phase, amplitude[i].z * phase};
+            boxes[i] =
+                (vxk_aabb){{start[i].min.x + d.x, start[i].min.y + d.y, start[i].min.z + d.z},
+                           {start[i].max.x + d.x, start[i].max.y + d.y, start[i].max.z + d.z}};
+        }
+        const vxk_bvh_pair* pairs = NULL;
+        uint32_t count = 0;
+        bool counted = f >= 4 * period;
+        if (counted)
+            fa_arm(UINT64_MAX, false);
+        vxk_status st = vxk_bvh_tracker_update(&tracker, NULL, &pairs, &count, boxes, n, 0.1f);
+        if (counted)
+            allocations += fa_disarm();
+        VXK_CHECK_EQ_INT(st, VXK_OK);
+        if (f % 20 == 0 && check_tracker_pairs(pairs, count, boxes, n, "steady", 0, f))
+            return 1;
+    }
+    vxk_bvh_tracker_stats stats;
+    vxk_bvh_tracker_get_stats(&tracker, &stats);
+    VXK_CHECK_EQ_U64(stats.restarts, 1);
+    VXK_CHECK_MSG(allocations == 0, "%llu allocations in steady state",
+                  (unsigned long long)allocations);
+    vxk_bvh_tracker_free(&tracker);
+    free(start);
+    free(boxes);
+    free(amplitude);
+    return 0;
+}
+
+static int test_tracker_errors(void)
+{
+    vxk_aabb boxes[16];
+    uint64_t rng = vxk_test_seed(0xE77u);
+    make_scene(boxes, 16, 1, &rng);
+    vxk_bvh_tracker tracker = {0};
+    const vxk_bvh_pair* pairs = (const vxk_bvh_pair*)boxes;
+    uint32_t count = 9;
+    VXK_CHECK_EQ_INT(vxk_bvh_tracker_update(NULL, NULL, &pairs, &count, boxes, 16, 0.1f),
+                     VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK(pairs == NULL && count == 0);
+    VXK_CHECK_EQ_INT(vxk_bvh_tracker_update(&tracker, NULL, NULL, &count, boxes, 16, 0.1f),
+                     VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_bvh_tracker_update(&tracker, NULL, &pairs, NULL, boxes, 16, 0.1f),
+                     VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_bvh_tracker_update(&tracker, NULL, &pairs, &count, NULL, 16, 0.1f),
+                     VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(
+        vxk_bvh_tracker_update(&tracker, NULL, &pairs, &count, boxes, (1u << 30) + 1, 0.1f),
+        VXK_ERR_INVALID_ARGUMENT);
+    const float bad_pads[4] = {-0.5f, f_nan(), INFINITY, -INFINITY};
+    for (int k = 0; k < 4; ++k)
+        VXK_CHECK_EQ_INT(
+            vxk_bvh_tracker_update(&tracker, NULL, &pairs, &count, boxes, 16, bad_pads[k]),
+            VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK(tracker.valid == false && tracker.candidates == NULL);
+    VXK_CHECK_EQ_INT(vxk_bvh_tracker_update(&tracker, NULL, &pairs, &count, NULL, 0, 0.1f), VXK_OK);
+    VXK_CHECK(pairs == NULL && count == 0);
+
+    VXK_CHECK_EQ_INT(vxk_bvh_tracker_update(&tracker, NULL, &pairs, &count, boxes, 16, 0.1f),
+                     VXK_OK);
+    VXK_CHECK(check_tracker_pairs(pairs, count, boxes, 16, "errors", 0, 0) == 0);
+    // Bad boxes, on a start and on an incremental update: nothing changes.
+    for (int start = 0; start < 2; ++start) {
+        for (int k = 0; k < SPECIAL_FLOATS + 3; ++k) {
+            vxk_aabb bad[16];
+            memcpy(bad, boxes, sizeof(bad));
+            vxk_status want;
+            if (k < SPECIAL_FLOATS) {
+                float f = special_float(k);
+                if (isfinite(f))
+                    continue;
+                ((float*)&bad[k % 16])[k % 6] = f;
+                want = VXK_ERR_NOT_FINITE;
+            } else { // min > max on one axis, inside the padded box
+                float* lo = (float*)&bad[7].min + (k - SPECIAL_FLOATS);
+                float* hi = (float*)&bad[7].max + (k - SPECIAL_FLOATS);
+                float mid = *lo * 0.5f + *hi * 0.5f;
+                *lo = mid + 0.01f;
+                *hi = mid - 0.01f;
+                want = VXK_ERR_INVALID_ARGUMENT;
+            }
+            vxk_bvh_tracker_stats before, after;
+            vxk_bvh_tracker_get_stats(&tracker, &before);
+            VXK_CHECK_EQ_INT(
+                vxk_bvh_tracker_update(&tracker, NULL, &pairs, &count, bad, start ? 15 : 16, 0.1f),
+                want);
+            VXK_CHECK(pairs == NULL && count == 0);
+            VXK_CHECK_EQ_INT(
+                vxk_bvh_tracker_update(&tracker, NULL, &pairs, &count, boxes, 16, 0.1f), VXK_OK);
+            VXK_CHECK(check_tracker_pairs(pairs, count, boxes, 16, "after error", k, start) == 0);
+            vxk_bvh_tracker_get_stats(&tracker, &after);
+            VXK_CHECK_EQ_U64(after.restarts, before.restarts); // the error changed nothing
+        }
+    }
+    vxk_bvh_tracker_stats stats;
+    vxk_bvh_tracker_get_stats(&tracker, &stats);
+    vxk_bvh_tracker_reset(&tracker);
+    VXK_CHECK_EQ_INT(vxk_bvh_tracker_update(&tracker, NULL, &pairs, &count, boxes, 16, 0.1f),
+                     VXK_OK);
+    vxk_bvh_tracker_stats after_reset;
+    vxk_bvh_tracker_get_stats(&tracker, &after_reset);
+    VXK_CHECK_EQ_U64(after_reset.restarts, stats.restarts + 1);
+    VXK_CHECK(vxk_bvh_tracker_bytes(&tracker) > 0);
+    vxk_bvh_tracker_free(&tracker);
+    vxk_bvh_tracker_reset(NULL);
+    vxk_bvh_tracker_free(NULL);
+    vxk_bvh_tracker_get_stats(NULL, &stats);
+    VXK_CHECK(stats.frames == 0 && vxk_bvh_tracker_bytes(NULL) == 0);
+    return 0;
+}
+
+// Out of memory on a start and on incremental updates that grow every buffer: the error is
+// VXK_ERR_OUT_OF_MEMORY and the next update gives the right pairs.
+static int test_tracker_oom(void)
+{
+    vxk_aabb sparse[150], dense[150], deep[100];
+    uint64_t rng = vxk_test_seed(0x0DDu);
+    make_scene(sparse, 150, 0, &rng);
+    make_scene(dense, 150, 1, &rng);
+    deep_scene(deep, 100);
+    size_t base = vxk_allocated_bytes();
+    vxk_bvh_tracker tracker;
+    const vxk_bvh_pair* pairs;
+    uint32_t count;
+    for (int c = 0; c < 3; ++c) {
+        const vxk_aabb* first = c == 2 ? deep : sparse;
+        const vxk_aabb* then = c == 0 ? sparse : c == 1 ? dense : deep;
+        uint32_t n = c == 2 ? 100 : 150;
+        OOM_SWEEP(
+            {
+                memset(&tracker, 0, sizeof(tracker));
+                if (c > 0)
+                    VXK_CHECK_EQ_INT(
+                        vxk_bvh_tracker_update(&tracker, NULL, &pairs, &count, first, n, 0.1f),
+                        VXK_OK);
+            },
+            vxk_bvh_tracker_update(&tracker, NULL, &pairs, &count, then, n, c == 2 ? 0.2f : 0.1f),
+            {
+                if (st != VXK_OK) {
+                    VXK_CHECK_EQ_INT(st, VXK_ERR_OUT_OF_MEMORY);
+                    VXK_CHECK(pairs == NULL && count == 0);
+                    VXK_CHECK_EQ_INT(
+                        vxk_bvh_tracker_update(&tracker, NULL, &pairs, &count, then, n, 0.1f),
+                        VXK_OK);
+                }
+                VXK_CHECK(check_tracker_pairs(pairs, count, then, n, "oom", c, 0) == 0);
+            },
+            {
+                vxk_bvh_tracker_free(&tracker);
+                VXK_CHECK_EQ_U64(vxk_allocated_bytes(), base);
+            });
+    }
+    return 0;
+}
+
 int main(void)
 {
     VXK_RUN(test_swept_box);
     VXK_RUN(test_random_scenes);
     VXK_RUN(test_deep_tree);
     VXK_RUN(test_worker_counts);
+    VXK_RUN(test_tracker_scenes);
+    VXK_RUN(test_tracker_workers);
     vxk_edge_tests_begin();
     VXK_RUN(test_errors);
+    VXK_RUN(test_tracker_errors);
     vxk_oom_tests_begin();
+    VXK_RUN(test_tracker_steady);
     VXK_RUN_SWEEP(test_oom);
+    VXK_RUN_SWEEP(test_tracker_oom);
     vxk_oom_tests_end();
     vxk_edge_tests_end();
     return vxk_test_finish();

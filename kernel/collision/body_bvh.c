@@ -6,10 +6,15 @@
 // Layout: the root is node 0, node 1 stays empty, and every split takes the next two nodes, so
 // siblings always share one 64-byte line and children sit after their parent (refit runs the
 // pool backwards). Leaves hold at most LEAF_MAX objects. The build is single-threaded.
+//
+// The pair tracker at the end is incremental in the manner of Bullet's btDbvtBroadphase and Box2D's
+// dynamic tree (fat boxes, re-inserted only when the box leaves them, a persistent pair list), but
+// outputs the exact overlapping pairs every frame, sorted.
 #include "body_bvh.h"
 
 #include "core.h"
 
+#include <float.h>
 #include <stdlib.h>
 
 #define BIN_COUNT 12
@@ -226,10 +231,17 @@ vxk_status vxk_bvh_build(vxk_bvh* bvh, const vxk_aabb* boxes, uint32_t count,
     }
 
     // Scratch: centroids by id, then the work stack of (node, depth).
+    // Kept in the tree for the next build, so that a steady run stops allocating.
     size_t scratch_size = (size_t)count * (sizeof(vxk_vec3) + 2 * sizeof(uint32_t));
-    uint8_t* scratch = (uint8_t*)vxk_alloc(scratch_size);
-    if (!scratch)
-        return VXK_ERR_OUT_OF_MEMORY;
+    if (bvh->scratch_bytes < scratch_size) {
+        uint8_t* grown = (uint8_t*)vxk_alloc(scratch_size);
+        if (!grown)
+            return VXK_ERR_OUT_OF_MEMORY;
+        vxk_free(bvh->scratch, bvh->scratch_bytes);
+        bvh->scratch = grown;
+        bvh->scratch_bytes = scratch_size;
+    }
+    uint8_t* scratch = (uint8_t*)bvh->scratch;
     vxk_bvh_node* nodes = bvh->nodes;
     uint32_t* ids = bvh->object_ids;
     vxk_aabb* box_copy = bvh->boxes;
@@ -243,7 +255,6 @@ vxk_status vxk_bvh_build(vxk_bvh* bvh, const vxk_aabb* boxes, uint32_t count,
             vxk_free_aligned64(nodes, (size_t)count * 2 * sizeof(vxk_bvh_node));
             vxk_free(ids, (size_t)count * sizeof(uint32_t));
             vxk_free(box_copy, (size_t)count * sizeof(vxk_aabb));
-            vxk_free(scratch, scratch_size);
             return VXK_ERR_OUT_OF_MEMORY;
         }
         free_storage(bvh->nodes, bvh->object_ids, bvh->boxes, bvh->capacity);
@@ -297,7 +308,6 @@ vxk_status vxk_bvh_build(vxk_bvh* bvh, const vxk_aabb* boxes, uint32_t count,
         stack[top++] = node_depth + 1;
         VXK_ASSERT(top <= 2 * count);
     }
-    vxk_free(scratch, scratch_size);
 
     bvh->object_count = count;
     bvh->node_count = node_count;
@@ -556,23 +566,34 @@ void vxk_bvh_pairs_free(vxk_bvh_pair* pairs, uint32_t count)
     vxk_free(pairs, (size_t)count * sizeof(vxk_bvh_pair));
 }
 
-vxk_status vxk_bvh_pairs(const vxk_bvh* bvh, vxk_jobs* jobs, vxk_bvh_pair** out, uint32_t* count,
-                         uint32_t max_pairs)
+vxk_status vxk_bvh_pairs_pooled(const vxk_bvh* bvh, vxk_jobs* jobs, vxk_bvh_pair_pool* pool,
+                                const vxk_bvh_pair** out, uint32_t* count, uint32_t max_pairs)
 {
     if (out)
         *out = NULL;
     if (count)
         *count = 0;
-    if (!bvh || !out || !count)
+    if (!bvh || !pool || !out || !count)
         return VXK_ERR_INVALID_ARGUMENT;
     uint32_t n = bvh->object_count;
     if (n < 2)
         return VXK_OK;
     uint32_t piece_count = vxk_parallel_for_pieces(n, PAIRS_GRAIN);
-    size_t pieces_size = (size_t)piece_count * sizeof(pair_piece);
-    pair_piece* pieces = (pair_piece*)vxk_calloc(pieces_size);
-    if (!pieces)
-        return VXK_ERR_OUT_OF_MEMORY;
+    if (pool->piece_capacity < piece_count) {
+        pair_piece* grown = (pair_piece*)vxk_calloc((size_t)piece_count * sizeof(pair_piece));
+        if (!grown)
+            return VXK_ERR_OUT_OF_MEMORY;
+        if (pool->pieces)
+            memcpy(grown, pool->pieces, (size_t)pool->piece_capacity * sizeof(pair_piece));
+        vxk_free(pool->pieces, (size_t)pool->piece_capacity * sizeof(pair_piece));
+        pool->pieces = grown;
+        pool->piece_capacity = piece_count;
+    }
+    pair_piece* pieces = (pair_piece*)pool->pieces;
+    for (uint32_t i = 0; i < piece_count; ++i) {
+        pieces[i].count = 0;
+        pieces[i].status = VXK_OK;
+    }
     pairs_ctx ctx = {bvh, pieces, max_pairs};
     if (jobs) {
         vxk_parallel_for(jobs, "bvh_pairs", n, PAIRS_GRAIN, pairs_piece, &ctx);
@@ -593,25 +614,84 @@ vxk_status vxk_bvh_pairs(const vxk_bvh* bvh, vxk_jobs* jobs, vxk_bvh_pair** out,
     }
     if (st == VXK_OK && total > max_pairs)
         st = VXK_ERR_CAPACITY;
-    vxk_bvh_pair* merged = NULL;
-    if (st == VXK_OK && total > 0) {
-        merged = (vxk_bvh_pair*)vxk_alloc((size_t)total * sizeof(vxk_bvh_pair));
-        if (!merged)
+    if (st == VXK_OK && total > pool->merged_capacity) {
+        vxk_bvh_pair* grown = (vxk_bvh_pair*)vxk_alloc((size_t)total * sizeof(vxk_bvh_pair));
+        if (!grown) {
             st = VXK_ERR_OUT_OF_MEMORY;
+        } else {
+            vxk_free(pool->merged, (size_t)pool->merged_capacity * sizeof(vxk_bvh_pair));
+            pool->merged = grown;
+            pool->merged_capacity = (uint32_t)total;
+        }
     }
-    uint64_t at = 0;
-    for (uint32_t i = 0; i < piece_count; ++i) {
-        if (merged && pieces[i].count)
-            memcpy(merged + at, pieces[i].pairs, (size_t)pieces[i].count * sizeof(vxk_bvh_pair));
-        at += pieces[i].count;
-        vxk_free(pieces[i].pairs, (size_t)pieces[i].capacity * sizeof(vxk_bvh_pair));
-    }
-    vxk_free(pieces, pieces_size);
     if (st != VXK_OK)
         return st;
-    *out = merged;
+    uint64_t at = 0;
+    for (uint32_t i = 0; i < piece_count; ++i) {
+        if (pieces[i].count)
+            memcpy(pool->merged + at, pieces[i].pairs,
+                   (size_t)pieces[i].count * sizeof(vxk_bvh_pair));
+        at += pieces[i].count;
+    }
+    *out = pool->merged;
     *count = (uint32_t)total;
     return VXK_OK;
+}
+
+size_t vxk_bvh_pair_pool_bytes(const vxk_bvh_pair_pool* pool)
+{
+    size_t bytes = (size_t)pool->piece_capacity * sizeof(pair_piece) +
+                   (size_t)pool->merged_capacity * sizeof(vxk_bvh_pair);
+    const pair_piece* pieces = (const pair_piece*)pool->pieces;
+    for (uint32_t i = 0; i < pool->piece_capacity; ++i)
+        bytes += (size_t)pieces[i].capacity * sizeof(vxk_bvh_pair);
+    return bytes;
+}
+
+void vxk_bvh_pair_pool_free(vxk_bvh_pair_pool* pool)
+{
+    if (!pool)
+        return;
+    pair_piece* pieces = (pair_piece*)pool->pieces;
+    for (uint32_t i = 0; i < pool->piece_capacity; ++i)
+        vxk_free(pieces[i].pairs, (size_t)pieces[i].capacity * sizeof(vxk_bvh_pair));
+    vxk_free(pool->pieces, (size_t)pool->piece_capacity * sizeof(pair_piece));
+    vxk_free(pool->merged, (size_t)pool->merged_capacity * sizeof(vxk_bvh_pair));
+    memset(pool, 0, sizeof(*pool));
+}
+
+vxk_status vxk_bvh_pairs(const vxk_bvh* bvh, vxk_jobs* jobs, vxk_bvh_pair** out, uint32_t* count,
+                         uint32_t max_pairs)
+{
+    if (out)
+        *out = NULL;
+    if (count)
+        *count = 0;
+    if (!out || !count)
+        return VXK_ERR_INVALID_ARGUMENT;
+    vxk_bvh_pair_pool pool = {0};
+    const vxk_bvh_pair* pairs = NULL;
+    vxk_status st = vxk_bvh_pairs_pooled(bvh, jobs, &pool, &pairs, count, max_pairs);
+    if (st == VXK_OK && *count) {
+        // A copy of exactly *count pairs, so that vxk_bvh_pairs_free's size is exact.
+        vxk_bvh_pair* copy = (vxk_bvh_pair*)vxk_alloc((size_t)*count * sizeof(vxk_bvh_pair));
+        if (!copy) {
+            st = VXK_ERR_OUT_OF_MEMORY;
+            *count = 0;
+        } else {
+            memcpy(copy, pairs, (size_t)*count * sizeof(vxk_bvh_pair));
+            *out = copy;
+        }
+    }
+    vxk_bvh_pair_pool_free(&pool);
+    return st;
+}
+
+size_t vxk_bvh_bytes(const vxk_bvh* bvh)
+{
+    return (size_t)bvh->capacity *
+               (2 * sizeof(vxk_bvh_node) + sizeof(uint32_t) + sizeof(vxk_aabb)) +
+           bvh->scratch_bytes;
 }
 
 void vxk_bvh_free(vxk_bvh* bvh)
@@ -619,5 +699,543 @@ void vxk_bvh_free(vxk_bvh* bvh)
     if (!bvh)
         return;
     free_storage(bvh->nodes, bvh->object_ids, bvh->boxes, bvh->capacity);
+    vxk_free(bvh->scratch, bvh->scratch_bytes);
     memset(bvh, 0, sizeof(*bvh));
+}
+
+// ---- incremental pair tracking -----------------------------------------------------------------
+//
+// The tracker's tree holds padded boxes: an object's box grown by pad on every side and stretched
+// by its predicted motion over PREDICT_FRAMES frames (the displacement of its centre since it was
+// last padded, per frame, capped at PREDICT_CAP_PADS * pad per axis) on the side it moves to. A
+// frame tests every box against its padded box (one pass, which also catches NaN and min > max);
+// only the objects that escaped get new padded boxes, refit their paths to the root (or the whole
+// tree when many escaped) and search the tree for their partners. Candidate pairs (padded boxes
+// overlap) between two objects that did not escape cannot have changed, so the new candidate list
+// is the old one without the escaped objects' pairs, merged with theirs (radix-sorted); the output
+// is the candidates whose exact boxes overlap. Padded boxes contain the boxes, so no overlapping
+// pair is missed. The tree is rebuilt (binned SAH) when its SAH cost, kept up to date along the
+// refitted paths, passes TRACKER_REBUILD_RATIO times the build's.
+
+#define PREDICT_FRAMES 8.0f
+#define PREDICT_CAP_PADS 4.0f
+#define TRACKER_REBUILD_RATIO 1.5
+#define TRACKER_FULL_REFIT_SHARE 8 // refit the whole tree when more than count / 8 escaped
+#define NO_PARENT UINT32_MAX
+
+static float clamp_finite(float v)
+{
+    return v < -FLT_MAX ? -FLT_MAX : v > FLT_MAX ? FLT_MAX : v;
+}
+
+static vxk_vec3 box_centre(const vxk_aabb* b)
+{
+    return (vxk_vec3){b->min.x * 0.5f + b->max.x * 0.5f, b->min.y * 0.5f + b->max.y * 0.5f,
+                      b->min.z * 0.5f + b->max.z * 0.5f};
+}
+
+static float predicted_axis(float now, float then, float scale, float cap)
+{
+    float d = (now - then) * scale; // finite inputs: at worst infinite, which the cap catches
+    return d < -cap ? -cap : d > cap ? cap : d;
+}
+
+// Rounding is monotonic and pad, the stretches' signs and the clamp keep every bound on its side
+// of the box's, so the padded box contains the box.
+static void pad_axis(float lo, float hi, float pad, float motion, float* out_lo, float* out_hi)
+{
+    *out_lo = clamp_finite(lo - pad + VXK_MIN(motion, 0.0f));
+    *out_hi = clamp_finite(hi + pad + VXK_MAX(motion, 0.0f));
+}
+
+static vxk_aabb padded_box(const vxk_aabb* b, vxk_vec3 motion, float pad)
+{
+    vxk_aabb p;
+    pad_axis(b->min.x, b->max.x, pad, motion.x, &p.min.x, &p.max.x);
+    pad_axis(b->min.y, b->max.y, pad, motion.y, &p.min.y, &p.max.y);
+    pad_axis(b->min.z, b->max.z, pad, motion.z, &p.min.z, &p.max.z);
+    return p;
+}
+
+static bool contained(const vxk_aabb* outer, const vxk_aabb* b)
+{
+    // Non-short-circuit: one branch per object; false for NaN and for min > max as well.
+    return (outer->min.x <= b->min.x) & (outer->min.y <= b->min.y) & (outer->min.z <= b->min.z) &
+           (b->max.x <= outer->max.x) & (b->max.y <= outer->max.y) & (b->max.z <= outer->max.z) &
+           (b->min.x <= b->max.x) & (b->min.y <= b->max.y) & (b->min.z <= b->max.z);
+}
+
+static double tree_cost_sum(const vxk_bvh* bvh)
+{
+    double sum = 0.0;
+    for (uint32_t i = 0; i < bvh->node_count; ++i)
+        if (i != 1)
+            sum += box_area(&bvh->nodes[i].box) * (bvh->nodes[i].count ? bvh->nodes[i].count : 1);
+    return sum;
+}
+
+static bool grow_pairs(vxk_bvh_pair** pairs, uint32_t* capacity, uint64_t need, bool keep)
+{
+    if (need <= *capacity)
+        return true;
+    uint64_t grown = VXK_MAX(need, (uint64_t)*capacity + *capacity / 2);
+    grown = VXK_MIN(VXK_MAX(grown, 64), UINT32_MAX);
+    size_t old_bytes = (size_t)*capacity * sizeof(vxk_bvh_pair);
+    vxk_bvh_pair* p;
+    if (keep) {
+        p = (vxk_bvh_pair*)vxk_realloc(*pairs, old_bytes, (size_t)grown * sizeof(vxk_bvh_pair));
+    } else {
+        p = (vxk_bvh_pair*)vxk_alloc((size_t)grown * sizeof(vxk_bvh_pair));
+        if (p)
+            vxk_free(*pairs, old_bytes);
+    }
+    if (!p)
+        return false;
+    *pairs = p;
+    *capacity = (uint32_t)grown;
+    return true;
+}
+
+#define TRACKER_OBJECT_ARRAYS(X) \
+    X(padded, vxk_aabb)          \
+    X(anchor, vxk_vec3)          \
+    X(anchor_frame, uint32_t)    \
+    X(leaf_of, uint32_t)         \
+    X(escaped_flag, uint8_t)     \
+    X(escaped, uint32_t)
+
+static size_t tracker_object_bytes(uint32_t capacity)
+{
+    size_t bytes = 0;
+#define X(field, type) bytes += (size_t)capacity * sizeof(type);
+    TRACKER_OBJECT_ARRAYS(X)
+#undef X
+    return bytes;
+}
+
+static void tracker_free_objects(vxk_bvh_tracker* t)
+{
+#define X(field, type) vxk_free(t->field, (size_t)t->object_capacity * sizeof(type));
+    TRACKER_OBJECT_ARRAYS(X)
+#undef X
+    t->object_capacity = 0;
+}
+
+// Per-object arrays for count objects; their contents are not kept.
+static bool tracker_reserve_objects(vxk_bvh_tracker* t, uint32_t count)
+{
+    if (count <= t->object_capacity)
+        return true;
+    uint32_t capacity = VXK_MAX(count, 16);
+    bool ok = true;
+#define X(field, type) type* field = (type*)vxk_calloc((size_t)capacity * sizeof(type));
+    TRACKER_OBJECT_ARRAYS(X)
+#undef X
+#define X(field, type) ok = ok && field;
+    TRACKER_OBJECT_ARRAYS(X)
+#undef X
+    if (!ok) {
+#define X(field, type) vxk_free(field, field ? (size_t)capacity * sizeof(type) : 0);
+        TRACKER_OBJECT_ARRAYS(X)
+#undef X
+        return false;
+    }
+    tracker_free_objects(t);
+#define X(field, type) t->field = field;
+    TRACKER_OBJECT_ARRAYS(X)
+#undef X
+    t->object_capacity = capacity;
+    return true;
+}
+
+// Parents, leaves of objects and the stack for the tree just built.
+static bool tracker_link(vxk_bvh_tracker* t)
+{
+    const vxk_bvh* bvh = &t->tree;
+    uint32_t nodes = 2 * bvh->capacity;
+    if (nodes > t->node_capacity) {
+        uint32_t* parent = (uint32_t*)vxk_alloc((size_t)nodes * sizeof(uint32_t));
+        if (!parent)
+            return false;
+        vxk_free(t->parent, (size_t)t->node_capacity * sizeof(uint32_t));
+        t->parent = parent;
+        t->node_capacity = nodes;
+    }
+    if (bvh->depth + 1 > t->stack_capacity) {
+        uint32_t capacity = VXK_MAX(bvh->depth + 1, LOCAL_STACK);
+        uint32_t* stack = (uint32_t*)vxk_alloc((size_t)capacity * sizeof(uint32_t));
+        if (!stack)
+            return false;
+        vxk_free(t->stack, (size_t)t->stack_capacity * sizeof(uint32_t));
+        t->stack = stack;
+        t->stack_capacity = capacity;
+    }
+    if (bvh->object_count == 0)
+        return true;
+    t->parent[0] = NO_PARENT;
+    for (uint32_t i = 0; i < bvh->node_count; ++i) {
+        const vxk_bvh_node* node = &bvh->nodes[i];
+        if (i == 1)
+            continue;
+        if (node->count == 0) {
+            t->parent[node->left_first] = i;
+            t->parent[node->left_first + 1] = i;
+        } else {
+            for (uint32_t k = node->left_first; k < node->left_first + node->count; ++k)
+                t->leaf_of[bvh->object_ids[k]] = i;
+        }
+    }
+    return true;
+}
+
+// Builds the tree over the padded boxes, then links it.
+static vxk_status tracker_build_tree(vxk_bvh_tracker* t)
+{
+    vxk_status st = vxk_bvh_build(&t->tree, t->padded, t->count, VXK_BVH_BUILD_SAH);
+    if (st != VXK_OK)
+        return st;
+    if (!tracker_link(t))
+        return VXK_ERR_OUT_OF_MEMORY;
+    t->cost_sum = tree_cost_sum(&t->tree);
+    return VXK_OK;
+}
+
+static vxk_status tracker_start(vxk_bvh_tracker* t, vxk_jobs* jobs, const vxk_aabb* boxes,
+                                uint32_t count, float pad)
+{
+    if (!tracker_reserve_objects(t, count))
+        return VXK_ERR_OUT_OF_MEMORY;
+    t->count = count;
+    t->pad = pad;
+    for (uint32_t i = 0; i < count; ++i) {
+        t->padded[i] = padded_box(&boxes[i], (vxk_vec3){0, 0, 0}, pad);
+        t->anchor[i] = box_centre(&boxes[i]);
+        t->anchor_frame[i] = t->frame;
+    }
+    vxk_status st = tracker_build_tree(t);
+    if (st != VXK_OK)
+        return st;
+    const vxk_bvh_pair* pairs = NULL;
+    uint32_t pair_count = 0;
+    st = vxk_bvh_pairs_pooled(&t->tree, jobs, &t->pool, &pairs, &pair_count, UINT32_MAX);
+    if (st != VXK_OK)
+        return st;
+    if (pair_count) {
+        // The pool's merged list becomes the candidate list; the old candidate buffer goes to
+        // the pool for the next start.
+        VXK_ASSERT(pairs == t->pool.merged);
+        vxk_bvh_pair* swap = t->candidates;
+        uint32_t swap_capacity = t->candidate_capacity;
+        t->candidates = t->pool.merged;
+        t->candidate_capacity = t->pool.merged_capacity;
+        t->pool.merged = swap;
+        t->pool.merged_capacity = swap_capacity;
+    }
+    t->candidate_count = pair_count;
+    ++t->stats.restarts;
+    return VXK_OK;
+}
+
+static void tracker_refit_path(vxk_bvh_tracker* t, uint32_t index)
+{
+    vxk_bvh_node* nodes = t->tree.nodes;
+    const vxk_aabb* boxes = t->tree.boxes;
+    const uint32_t* ids = t->tree.object_ids;
+    while (index != NO_PARENT) {
+        vxk_bvh_node* node = &nodes[index];
+        vxk_aabb box;
+        if (node->count) {
+            box = boxes[ids[node->left_first]];
+            for (uint32_t k = 1; k < node->count; ++k)
+                box = box_union(box, boxes[ids[node->left_first + k]]);
+        } else {
+            box = box_union(nodes[node->left_first].box, nodes[node->left_first + 1].box);
+        }
+        if (memcmp(&box, &node->box, sizeof(box)) == 0)
+            return; // the ancestors depend on this box only
+        t->cost_sum += (box_area(&box) - box_area(&node->box)) * (node->count ? node->count : 1);
+        node->box = box;
+        index = t->parent[index];
+    }
+}
+
+// Stable LSD radix sort of pairs by (a, b), 8-bit digits, skipping digits all pairs share.
+static void sort_pairs(vxk_bvh_pair** pairs, vxk_bvh_pair** tmp, uint32_t n)
+{
+    uint32_t hist[8][256];
+    memset(hist, 0, sizeof(hist));
+    const vxk_bvh_pair* p = *pairs;
+    for (uint32_t i = 0; i < n; ++i)
+        for (int d = 0; d < 4; ++d) {
+            ++hist[d][(p[i].b >> (8 * d)) & 255];
+            ++hist[4 + d][(p[i].a >> (8 * d)) & 255];
+        }
+    for (int d = 0; d < 8; ++d) {
+        uint32_t shift = 8 * (d & 3);
+        bool on_a = d >= 4;
+        const vxk_bvh_pair* src = *pairs;
+        uint32_t first = ((on_a ? src[0].a : src[0].b) >> shift) & 255;
+        if (hist[d][first] == n)
+            continue;
+        uint32_t offset[256], sum = 0;
+        for (int k = 0; k < 256; ++k) {
+            offset[k] = sum;
+            sum += hist[d][k];
+        }
+        vxk_bvh_pair* dst = *tmp;
+        for (uint32_t i = 0; i < n; ++i)
+            dst[offset[((on_a ? src[i].a : src[i].b) >> shift) & 255]++] = src[i];
+        *tmp = *pairs;
+        *pairs = dst;
+    }
+}
+
+// The escaped objects' candidate pairs, each once, in t->fresh (unsorted).
+static vxk_status tracker_find_fresh(vxk_bvh_tracker* t, uint32_t escaped_count)
+{
+    const vxk_bvh* bvh = &t->tree;
+    const vxk_bvh_node* nodes = bvh->nodes;
+    const uint32_t* ids = bvh->object_ids;
+    const vxk_aabb* boxes = bvh->boxes;
+    const uint8_t* flag = t->escaped_flag;
+    uint32_t* stack = t->stack;
+    uint32_t fresh = 0;
+    for (uint32_t q = 0; q < escaped_count; ++q) {
+        uint32_t e = t->escaped[q];
+        const vxk_aabb box = boxes[e];
+        uint32_t top = 0;
+        stack[top++] = 0;
+        while (top) {
+            const vxk_bvh_node* node = &nodes[stack[--top]];
+            if (!box_overlaps(&node->box, &box))
+                continue;
+            if (node->count == 0) {
+                stack[top++] = node->left_first + 1;
+                stack[top++] = node->left_first;
+                continue;
+            }
+            for (uint32_t k = node->left_first; k < node->left_first + node->count; ++k) {
+                uint32_t h = ids[k];
+                // Two escaped objects: the pair comes from the smaller one's search.
+                if (h == e || (flag[h] && h < e) || !box_overlaps(&boxes[h], &box))
+                    continue;
+                if (fresh == t->fresh_capacity) {
+                    t->fresh_count = fresh;
+                    if (!grow_pairs(&t->fresh, &t->fresh_capacity, (uint64_t)fresh + 1, true))
+                        return VXK_ERR_OUT_OF_MEMORY;
+                }
+                t->fresh[fresh++] = e < h ? (vxk_bvh_pair){e, h} : (vxk_bvh_pair){h, e};
+            }
+        }
+    }
+    t->fresh_count = fresh;
+    return VXK_OK;
+}
+
+static bool pair_less(vxk_bvh_pair p, vxk_bvh_pair q)
+{
+    return p.a < q.a || (p.a == q.a && p.b < q.b);
+}
+
+static vxk_status tracker_step(vxk_bvh_tracker* t, const vxk_aabb* boxes, uint32_t escaped_count)
+{
+    uint32_t count = t->count;
+    float cap = PREDICT_CAP_PADS * t->pad;
+    for (uint32_t q = 0; q < escaped_count; ++q) {
+        uint32_t e = t->escaped[q];
+        vxk_vec3 now = box_centre(&boxes[e]), then = t->anchor[e];
+        float scale = PREDICT_FRAMES / (float)(t->frame - t->anchor_frame[e]);
+        vxk_vec3 motion = {predicted_axis(now.x, then.x, scale, cap),
+                           predicted_axis(now.y, then.y, scale, cap),
+                           predicted_axis(now.z, then.z, scale, cap)};
+        t->padded[e] = padded_box(&boxes[e], motion, t->pad);
+        t->tree.boxes[e] = t->padded[e];
+        t->anchor[e] = now;
+        t->anchor_frame[e] = t->frame;
+        t->escaped_flag[e] = 1;
+    }
+    if ((uint64_t)escaped_count * TRACKER_FULL_REFIT_SHARE > count) {
+        vxk_status st = vxk_bvh_refit(&t->tree, t->padded);
+        VXK_ASSERT(st == VXK_OK); // padded boxes are finite and ordered
+        (void)st;
+        t->cost_sum = tree_cost_sum(&t->tree);
+    } else {
+        for (uint32_t q = 0; q < escaped_count; ++q)
+            tracker_refit_path(t, t->leaf_of[t->escaped[q]]);
+    }
+    double root = box_area(&t->tree.nodes[0].box);
+    double cost = root > 0.0 ? t->cost_sum / root : t->cost_sum;
+    if (cost > TRACKER_REBUILD_RATIO * t->tree.build_cost) {
+        vxk_status st = tracker_build_tree(t);
+        if (st != VXK_OK)
+            return st;
+        ++t->stats.tree_rebuilds;
+    }
+
+    vxk_status st = tracker_find_fresh(t, escaped_count);
+    if (st != VXK_OK)
+        return st;
+    uint32_t fresh_count = t->fresh_count;
+    if (fresh_count > 1) {
+        if (!grow_pairs(&t->sort_tmp, &t->sort_capacity, fresh_count, false))
+            return VXK_ERR_OUT_OF_MEMORY;
+        vxk_bvh_pair* fresh = t->fresh;
+        vxk_bvh_pair* tmp = t->sort_tmp;
+        sort_pairs(&fresh, &tmp, fresh_count);
+        if (fresh != t->fresh) { // the sorted pairs ended in the scratch buffer: swap the two
+            uint32_t capacity = t->fresh_capacity;
+            t->fresh_capacity = t->sort_capacity;
+            t->sort_capacity = capacity;
+            t->sort_tmp = t->fresh;
+            t->fresh = fresh;
+        }
+    }
+
+    uint64_t need = (uint64_t)t->candidate_count + fresh_count;
+    if (need > UINT32_MAX)
+        return VXK_ERR_CAPACITY;
+    if (!grow_pairs(&t->next, &t->next_capacity, need, false))
+        return VXK_ERR_OUT_OF_MEMORY;
+    const vxk_bvh_pair* old = t->candidates;
+    const vxk_bvh_pair* fresh = t->fresh;
+    const uint8_t* flag = t->escaped_flag;
+    vxk_bvh_pair* next = t->next;
+    uint32_t i = 0, j = 0, k = 0, old_count = t->candidate_count;
+    while (i < old_count) {
+        vxk_bvh_pair p = old[i++];
+        if (flag[p.a] | flag[p.b])
+            continue;
+        while (j < fresh_count && pair_less(fresh[j], p))
+            next[k++] = fresh[j++];
+        next[k++] = p;
+    }
+    while (j < fresh_count)
+        next[k++] = fresh[j++];
+    vxk_bvh_pair* swap = t->candidates;
+    uint32_t swap_capacity = t->candidate_capacity;
+    t->candidates = t->next;
+    t->candidate_capacity = t->next_capacity;
+    t->next = swap;
+    t->next_capacity = swap_capacity;
+    t->candidate_count = k;
+    for (uint32_t q = 0; q < escaped_count; ++q)
+        t->escaped_flag[t->escaped[q]] = 0;
+    return VXK_OK;
+}
+
+vxk_status vxk_bvh_tracker_update(vxk_bvh_tracker* t, vxk_jobs* jobs, const vxk_bvh_pair** out,
+                                  uint32_t* out_count, const vxk_aabb* boxes, uint32_t count,
+                                  float pad)
+{
+    if (out)
+        *out = NULL;
+    if (out_count)
+        *out_count = 0;
+    if (!t || !out || !out_count || (!boxes && count > 0) || count > (1u << 30) || !(pad >= 0.0f) ||
+        !vxk_is_finite(pad))
+        return VXK_ERR_INVALID_ARGUMENT;
+
+    bool start = !t->valid || count != t->count || pad != t->pad;
+    uint32_t escaped_count = 0;
+    if (start) {
+        vxk_status st = check_boxes(boxes, count);
+        if (st != VXK_OK)
+            return st;
+    } else {
+        uint32_t* escaped = t->escaped;
+        const vxk_aabb* padded = t->padded;
+        for (uint32_t i = 0; i < count; ++i) {
+            escaped[escaped_count] = i;
+            escaped_count += !contained(&padded[i], &boxes[i]);
+        }
+        vxk_status worst = VXK_OK;
+        for (uint32_t q = 0; q < escaped_count; ++q) {
+            vxk_status st = check_box(&boxes[escaped[q]]);
+            if (st == VXK_ERR_NOT_FINITE)
+                return st;
+            if (st != VXK_OK)
+                worst = st;
+        }
+        if (worst != VXK_OK)
+            return worst;
+    }
+
+    ++t->frame;
+    t->valid = false; // until this update succeeds
+    vxk_status st = VXK_OK;
+    if (start)
+        st = tracker_start(t, jobs, boxes, count, pad);
+    else if (escaped_count)
+        st = tracker_step(t, boxes, escaped_count);
+    if (st == VXK_OK && !grow_pairs(&t->out, &t->out_capacity, t->candidate_count, false))
+        st = VXK_ERR_OUT_OF_MEMORY;
+    if (st != VXK_OK) {
+        if (t->escaped_flag) // a failed step may leave flags set
+            memset(t->escaped_flag, 0, t->object_capacity);
+        t->candidate_count = 0;
+        return st;
+    }
+
+    const vxk_bvh_pair* candidates = t->candidates;
+    vxk_bvh_pair* pairs = t->out;
+    uint32_t found = 0;
+    for (uint32_t i = 0; i < t->candidate_count; ++i) {
+        vxk_bvh_pair p = candidates[i];
+        pairs[found] = p;
+        found += box_overlaps(&boxes[p.a], &boxes[p.b]);
+    }
+    t->valid = true;
+    t->stats.escaped = start ? count : escaped_count;
+    t->stats.candidates = t->candidate_count;
+    t->stats.pairs = found;
+    ++t->stats.frames;
+    *out = found ? pairs : NULL;
+    *out_count = found;
+    return VXK_OK;
+}
+
+void vxk_bvh_tracker_reset(vxk_bvh_tracker* t)
+{
+    if (t)
+        t->valid = false;
+}
+
+void vxk_bvh_tracker_get_stats(const vxk_bvh_tracker* t, vxk_bvh_tracker_stats* stats)
+{
+    if (!stats)
+        return;
+    if (!t) {
+        memset(stats, 0, sizeof(*stats));
+        return;
+    }
+    *stats = t->stats;
+}
+
+size_t vxk_bvh_tracker_bytes(const vxk_bvh_tracker* t)
+{
+    if (!t)
+        return 0;
+    return vxk_bvh_bytes(&t->tree) + tracker_object_bytes(t->object_capacity) +
+           (size_t)(t->node_capacity + t->stack_capacity) * sizeof(uint32_t) +
+           ((size_t)t->candidate_capacity + t->next_capacity + t->fresh_capacity +
+            t->sort_capacity + t->out_capacity) *
+               sizeof(vxk_bvh_pair) +
+           vxk_bvh_pair_pool_bytes(&t->pool);
+}
+
+void vxk_bvh_tracker_free(vxk_bvh_tracker* t)
+{
+    if (!t)
+        return;
+    vxk_bvh_free(&t->tree);
+    tracker_free_objects(t);
+    vxk_free(t->parent, (size_t)t->node_capacity * sizeof(uint32_t));
+    vxk_free(t->stack, (size_t)t->stack_capacity * sizeof(uint32_t));
+    vxk_free(t->candidates, (size_t)t->candidate_capacity * sizeof(vxk_bvh_pair));
+    vxk_free(t->next, (size_t)t->next_capacity * sizeof(vxk_bvh_pair));
+    vxk_free(t->fresh, (size_t)t->fresh_capacity * sizeof(vxk_bvh_pair));
+    vxk_free(t->sort_tmp, (size_t)t->sort_capacity * sizeof(vxk_bvh_pair));
+    vxk_free(t->out, (size_t)t->out_capacity * sizeof(vxk_bvh_pair));
+    vxk_bvh_pair_pool_free(&t->pool);
+    memset(t, 0, sizeof(*t));
 }

@@ -6,7 +6,8 @@
 // boxes that only touch overlap, and a zero-size box overlaps a box containing its point.
 //
 // Thread-safety: build, refit, update and free change the tree and need exclusive access; cost,
-// query and pairs only read it and may run concurrently with each other.
+// query and pairs only read it and may run concurrently with each other. A pair tracker
+// (vxk_bvh_tracker, below) is used by one thread at a time.
 #ifndef VXK_BODY_BVH_H
 #define VXK_BODY_BVH_H
 
@@ -41,6 +42,8 @@ typedef struct vxk_bvh {
     uint32_t depth;        // levels below the root (a leaf root has depth 0)
     vxk_bvh_build_kind kind;
     double build_cost; // vxk_bvh_cost right after the last build
+    void* scratch;     // build scratch, kept for the next build
+    size_t scratch_bytes;
 } vxk_bvh;
 
 typedef struct vxk_bvh_pair {
@@ -94,6 +97,21 @@ vxk_status vxk_bvh_pairs(const vxk_bvh* bvh, vxk_jobs* jobs, vxk_bvh_pair** out,
                          uint32_t max_pairs);
 void vxk_bvh_pairs_free(vxk_bvh_pair* pairs, uint32_t count);
 
+// Buffers of vxk_bvh_pairs_pooled kept across calls (zero-initialise; release with
+// vxk_bvh_pair_pool_free): the per-piece pair lists and the merged list only grow, so a steady
+// run stops allocating.
+typedef struct vxk_bvh_pair_pool {
+    void* pieces;
+    uint32_t piece_capacity;
+    vxk_bvh_pair* merged;
+    uint32_t merged_capacity;
+} vxk_bvh_pair_pool;
+// As vxk_bvh_pairs, with the output in the pool (*out valid until the pool's next use).
+vxk_status vxk_bvh_pairs_pooled(const vxk_bvh* bvh, vxk_jobs* jobs, vxk_bvh_pair_pool* pool,
+                                const vxk_bvh_pair** out, uint32_t* count, uint32_t max_pairs);
+size_t vxk_bvh_pair_pool_bytes(const vxk_bvh_pair_pool* pool);
+void vxk_bvh_pair_pool_free(vxk_bvh_pair_pool* pool);
+
 // The ids of the objects whose boxes overlap box, ascending, in ids[0 .. *count). When more than
 // capacity overlap, *count is the number that overlap, ids holds an unspecified part of them and
 // the status is VXK_ERR_CAPACITY. Errors (*count 0 otherwise): NULL bvh or count, NULL ids with
@@ -105,5 +123,84 @@ vxk_status vxk_bvh_query(const vxk_bvh* bvh, uint32_t* ids, uint32_t capacity, u
 
 // Frees the tree's memory and zeroes it. NULL is allowed.
 void vxk_bvh_free(vxk_bvh* bvh);
+// Bytes the tree holds (nodes, slots, box copies).
+size_t vxk_bvh_bytes(const vxk_bvh* bvh);
+
+// ---- incremental pair tracking -----------------------------------------------------------------
+//
+// vxk_bvh_tracker finds, frame after frame, exactly the pairs that vxk_bvh_pairs finds, but keeps
+// its work between frames: each object has a padded box (its box grown by pad, and stretched
+// along its recent motion) that the tracker's tree holds; a frame only re-inserts the objects
+// whose boxes left their padded boxes ("escaped"), and only they search the tree for new
+// partners. A persistent sorted list holds the candidate pairs (padded boxes overlap); the
+// output is that list filtered by the exact boxes. See body_bvh.c for the mechanism.
+
+typedef struct vxk_bvh_tracker_stats {
+    uint32_t escaped;       // objects re-padded by the last update
+    uint32_t candidates;    // candidate pairs after the last update (padded boxes overlap)
+    uint32_t pairs;         // pairs output by the last update
+    uint32_t restarts;      // updates that started over (first, count or pad change, reset)
+    uint32_t tree_rebuilds; // SAH rebuilds of the padded tree after its cost grew
+    uint32_t frames;        // successful updates
+} vxk_bvh_tracker_stats;
+
+// Zero it before the first update ({0} is a tracker with nothing tracked). Fields are private.
+typedef struct vxk_bvh_tracker {
+    vxk_bvh tree;           // over the padded boxes
+    vxk_aabb* padded;       // by object id
+    vxk_vec3* anchor;       // by object id: its box's centre when it was last padded
+    uint32_t* anchor_frame; // by object id: the frame of that
+    uint32_t* leaf_of;      // by object id: its leaf in tree
+    uint8_t* escaped_flag;  // by object id, all 0 between updates
+    uint32_t* escaped;      // this frame's escaped ids
+    uint32_t* parent;       // by node
+    uint32_t* stack;        // traversal stack, tree depth + 1 entries
+    uint32_t object_capacity, node_capacity, stack_capacity;
+    vxk_bvh_pair* candidates; // sorted by (a, b)
+    vxk_bvh_pair* next;       // the merge's target, swapped with candidates
+    vxk_bvh_pair* fresh;      // the escaped objects' candidate pairs
+    vxk_bvh_pair* sort_tmp;   // radix sort scratch for fresh
+    vxk_bvh_pair* out;        // the output pairs
+    uint32_t candidate_count, fresh_count;
+    uint32_t candidate_capacity, next_capacity, fresh_capacity, sort_capacity, out_capacity;
+    vxk_bvh_pair_pool pool; // full pair finding when starting over
+    uint32_t count;         // objects tracked
+    uint32_t frame;
+    float pad;
+    bool valid;      // false: the next update starts over
+    double cost_sum; // the tree's unnormalised SAH sum, kept up to date by the path refits
+    vxk_bvh_tracker_stats stats;
+} vxk_bvh_tracker;
+
+// One frame: boxes[0 .. count) are the objects' boxes (object id = index). Sets *out to every pair
+// (a < b) whose boxes overlap (closed intervals, as vxk_bvh_pairs), sorted by (a, b), *out_count
+// pairs; *out stays valid until the tracker's next update, reset or free. pad (>= 0) is how far
+// each padded box reaches beyond its box: larger pads make objects escape less often and give more
+// candidates to filter; it changes nothing in the output. The tracker starts over (builds its tree
+// and finds all candidate pairs, as vxk_bvh_pairs, on jobs) on its first update, when count or pad
+// differs from the last update's, and after vxk_bvh_tracker_reset or a failed update; otherwise
+// it works incrementally on the calling thread. The output is identical for any worker count and
+// equals vxk_bvh_pairs over the same boxes.
+// Errors (*out NULL, *out_count 0): NULL t, out or out_count, NULL boxes with count > 0, count
+// above 2^30, pad negative or not finite, min > max in a box -> VXK_ERR_INVALID_ARGUMENT; NaN or
+// infinity in a box -> VXK_ERR_NOT_FINITE (these change nothing); more than 2^32 - 1 candidate
+// pairs -> VXK_ERR_CAPACITY; VXK_ERR_OUT_OF_MEMORY. After VXK_ERR_CAPACITY or
+// VXK_ERR_OUT_OF_MEMORY the next update starts over.
+// Not thread-safe on one tracker. Cost: O(count) for the containment test plus O(candidates) for
+// the filter, plus O(log count + partners) per escaped object; starting over costs a build and a
+// vxk_bvh_pairs. Memory about 200 bytes per object plus 24 per candidate pair; once the buffers
+// have grown to a scene's needs, updates allocate nothing.
+vxk_status vxk_bvh_tracker_update(vxk_bvh_tracker* t, vxk_jobs* jobs, const vxk_bvh_pair** out,
+                                  uint32_t* out_count, const vxk_aabb* boxes, uint32_t count,
+                                  float pad);
+// Makes the next update start over, keeping the buffers: call it when object ids were remapped
+// (the same count with other meanings). NULL is allowed. Cost O(1).
+void vxk_bvh_tracker_reset(vxk_bvh_tracker* t);
+// Fills *stats with the tracker's counters (zeros for NULL t).
+void vxk_bvh_tracker_get_stats(const vxk_bvh_tracker* t, vxk_bvh_tracker_stats* stats);
+// Bytes the tracker holds.
+size_t vxk_bvh_tracker_bytes(const vxk_bvh_tracker* t);
+// Frees the tracker's memory and zeroes it. NULL is allowed.
+void vxk_bvh_tracker_free(vxk_bvh_tracker* t);
 
 #endif
