@@ -59,6 +59,19 @@ int main(void)
            vxk_world_materials(world)->materials[hit.material].name, vxk_status_string(s));
     int ok = hit_count > 0 && s == VXK_ERR_NOT_FINITE;
 
+    // A box dropped above the ray's hit comes to rest on the ground there.
+    vxk_body_def body = vxk_default_body_def();
+    body.position = (vxk_vec3){16.0f, hit.point.y + 5.0f, 16.0f};
+    body.shape = vxk_box_shape((vxk_vec3){0.25f, 0.25f, 0.25f}, VXK_MAT_WOOD);
+    vxk_body_id id;
+    CHECK(vxk_body_create(world, &body, &id));
+    for (int i = 0; i < 180; ++i)
+        CHECK(vxk_world_step(world, 1.0f / 60.0f));
+    vxk_transform pose;
+    CHECK(vxk_body_get_transform(world, id, &pose));
+    printf("consumer: a box dropped from 5 m rests at y = %.3f m\n", pose.p.y);
+    ok = ok && pose.p.y > hit.point.y && pose.p.y < hit.point.y + 1.0f;
+
     vxk_world_destroy(world);
     vxk_jobs_destroy(jobs);
     return ok ? 0 : 1;
