@@ -77,8 +77,7 @@ static void dynamics_destroy(void* self)
             voxel_shape_free(dyn->bodies[i].voxels);
     vxk_free(dyn->bodies, sizeof(vxk_body) * dyn->capacity);
     vxk_id_pool_destroy(&dyn->ids);
-    vxk_bvh_free(&dyn->bvh);
-    vxk_bvh_pair_pool_free(&dyn->pair_pool);
+    vxk_bvh_tracker_free(&dyn->pairs);
     vxk_free(dyn->contacts, sizeof(vxk_contact) * dyn->contact_capacity);
     vxk_free(dyn->next_contacts, sizeof(vxk_contact) * dyn->next_capacity);
     vxk_free(dyn->begin_events, sizeof(vxk_contact_event) * dyn->begin_capacity);
@@ -103,8 +102,7 @@ static void dynamics_memory(const void* self, vxk_world_memory* stats)
             shapes += voxel_shape_bytes(dyn->bodies[i].voxels);
     stats->body_count = dyn->ids.live;
     stats->body_bytes = sizeof(*dyn) + sizeof(vxk_body) * (uint64_t)dyn->capacity +
-                        vxk_id_pool_bytes(&dyn->ids) + shapes + vxk_bvh_bytes(&dyn->bvh) +
-                        vxk_bvh_pair_pool_bytes(&dyn->pair_pool);
+                        vxk_id_pool_bytes(&dyn->ids) + shapes + vxk_bvh_tracker_bytes(&dyn->pairs);
     uint64_t contacts =
         sizeof(vxk_contact) * ((uint64_t)dyn->contact_capacity + dyn->next_capacity) +
         sizeof(vxk_contact_event) * ((uint64_t)dyn->begin_capacity + dyn->end_capacity);
@@ -490,6 +488,7 @@ vxk_status vxk_body_create(vxk_world* world, const vxk_body_def* def, vxk_body_i
     else
         b->bound_radius = voxel_bound_radius(vs);
     b->aabb = vxk_body_compute_aabb(b);
+    dyn->bodies_changed = true;
     *out = (vxk_body_id){index, generation};
     return VXK_OK;
 }
@@ -521,6 +520,7 @@ vxk_status vxk_body_destroy(vxk_world* world, vxk_body_id id)
     // (or one of a new body at the same index, another generation) and reports the end.
     voxel_shape_free(b->voxels);
     memset(b, 0, sizeof(*b));
+    dyn->bodies_changed = true;
     return vxk_id_pool_free(&dyn->ids, id.index, id.generation);
 }
 

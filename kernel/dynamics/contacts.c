@@ -21,6 +21,9 @@
 #define TASK_MANIFOLDS 4
 // Candidate points a cluster gathers before it is reduced to 4.
 #define CLUSTER_POINTS 32
+// How far the pair tracker pads the bodies' boxes (metres): a body re-enters its tree only when
+// its swept box leaves the padded one.
+#define BVH_PAD 0.1f
 // Normals within this cosine share a manifold.
 #define CLUSTER_COS 0.999f
 
@@ -533,15 +536,19 @@ vxk_status vxk_dynamics_step(vxk_world* world, vxk_arena* arena, float dt,
             dynamic[dynamic_count++] = i;
         }
     }
-    // 2. Pairs from the BVH (object id = position in live).
-    status = vxk_bvh_update(&dyn->bvh, fat, live_count, 2.0, NULL);
+    // 2. Pairs from the BVH (object id = position in live), tracked across steps.
+    if (dyn->bodies_changed) {
+        vxk_bvh_tracker_reset(&dyn->pairs);
+        dyn->bodies_changed = false;
+    }
     const vxk_bvh_pair* pairs = NULL;
     uint32_t pair_count = 0;
-    if (status == VXK_OK && live_count > 1)
-        status = vxk_bvh_pairs_pooled(&dyn->bvh, world->jobs, &dyn->pair_pool, &pairs, &pair_count,
-                                      UINT32_MAX);
-    if (status != VXK_OK)
+    status = vxk_bvh_tracker_update(&dyn->pairs, world->jobs, &pairs, &pair_count, fat, live_count,
+                                    BVH_PAD);
+    if (status != VXK_OK) {
+        dyn->bodies_changed = true; // the tracker starts over after a failure anyway
         return status;
+    }
     // 3. Terrain chunks near each dynamic body.
     if (reserve(dyn, SCRATCH_OFFSETS, sizeof(uint32_t) * ((size_t)dynamic_count + 1)) != VXK_OK)
         return VXK_ERR_OUT_OF_MEMORY;

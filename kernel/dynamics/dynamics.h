@@ -96,8 +96,10 @@ typedef struct vxk_dynamics {
     vxk_id_pool ids;
     vxk_body* bodies; // by id index
     uint32_t capacity;
-    vxk_bvh bvh;
-    vxk_bvh_pair_pool pair_pool;
+    // Body pairs: an incremental tracker over the bodies' swept boxes (object id = position in
+    // the step's live list, so a body created or destroyed remaps ids: bodies_changed resets it).
+    vxk_bvh_tracker pairs;
+    bool bodies_changed;
     // Contacts of the last step (sorted by pair key) and the buffer the next step fills.
     vxk_contact* contacts;
     uint32_t contact_count, contact_capacity;
