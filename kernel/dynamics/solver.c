@@ -11,22 +11,31 @@
 // pass; a positive separation is a speculative point, which only stops the approach so that the
 // surfaces just meet.
 //
-// Data: per point, everything an iteration reads is precomputed at prepare in one record (the
-// lever arms crossed with the normal and tangents, and those mapped by the world inverse
-// inertia), so an iteration is dot products and multiply-adds, with no matrix product.
-// Contacts are solved in their list order (the pair-key order), one at a time (Gauss-Seidel):
-// deterministic for any worker count.
+// Data: per point, everything an iteration reads is precomputed at prepare (the lever arms
+// crossed with the normal and tangents, and those mapped by the world inverse inertia), so an
+// iteration is dot products and multiply-adds, with no matrix product.
+//
+// Order: the manifolds are graph-coloured in list order (constraint_graph.c, Box2D v3's rule): a
+// colour holds no two manifolds sharing a dynamic body, so solving a colour's manifolds at once
+// gives what solving them one by one would. Each colour is packed 8 manifolds to a batch and
+// solved by the wide kernels (solver_wide.c: prepare, warm start, solve, relax, restitution),
+// its batches as parallel pieces; colours run one after the other, then the overflow (what fit
+// no colour) one manifold at a time with the scalar code here, on the same body states. The
+// order is a function of the manifold list alone, so the results are the same bits for any
+// worker count, and (exact IEEE operations only) for SIMD and scalar builds.
+#include "constraint_graph.h"
 #include "dynamics.h"
+#include "solver_wide.h"
 
 // Gauss-Seidel passes of the restitution solve.
 #define RESTITUTION_ITERATIONS 4
+// Wide batches per parallel piece.
+#define BATCH_GRAIN 4
 
+// What the solver keeps of a body besides its vxk_solver_state (read at integration only).
 typedef struct solver_body {
-    vxk_vec3 v, w;
-    vxk_vec3 dp;    // position delta since the step's start
     vxk_quat q;     // current rotation
     vxk_quat q0;    // rotation at the step's start
-    vxk_mat3 dr;    // rotation since the step's start (q q0^-1), refreshed with q
     vxk_mat3 inv_i; // world inverse inertia (fixed over the step)
     float inv_mass;
 } solver_body;
@@ -70,6 +79,7 @@ typedef struct constraint {
     uint32_t a, b; // solver body slots (the last slot is the static body)
     uint32_t first_point, point_count;
     vxk_vec3 normal, t1, t2;
+    float inv_mass_a, inv_mass_b;
     float friction, restitution;
     softness soft;
 } constraint;
@@ -84,8 +94,8 @@ static void tangents(vxk_vec3 n, vxk_vec3* t1, vxk_vec3* t2)
     *t2 = vxk_v3(b, sign + n.y * n.y * a, -n.y);
 }
 
-static axis_row make_row(const solver_body* A, const solver_body* B, vxk_vec3 ra, vxk_vec3 rb,
-                         vxk_vec3 d)
+static inline axis_row make_row(const solver_body* A, const solver_body* B, vxk_vec3 ra,
+                                vxk_vec3 rb, vxk_vec3 d)
 {
     axis_row r;
     r.ca = vxk_v3_cross(ra, d);
@@ -98,78 +108,266 @@ static axis_row make_row(const solver_body* A, const solver_body* B, vxk_vec3 ra
 }
 
 // Relative velocity of B against A at the point, along the row's direction d.
-static inline float row_velocity(const solver_body* A, const solver_body* B, const axis_row* r,
-                                 vxk_vec3 d)
+static inline float row_velocity(const vxk_solver_state* A, const vxk_solver_state* B,
+                                 const axis_row* r, vxk_vec3 d)
 {
     return vxk_v3_dot(vxk_v3_sub(B->v, A->v), d) + vxk_v3_dot(B->w, r->cb) -
            vxk_v3_dot(A->w, r->ca);
 }
 
-static inline void row_apply(solver_body* A, solver_body* B, const axis_row* r, vxk_vec3 d,
-                             float impulse)
+// The static slot's state is never written: its velocity stays zero.
+static inline void row_apply(vxk_solver_state* A, vxk_solver_state* B, const constraint* c,
+                             const axis_row* r, vxk_vec3 d, float impulse)
 {
-    A->v = vxk_v3_mul_add(A->v, -A->inv_mass * impulse, d);
+    A->v = vxk_v3_mul_add(A->v, -c->inv_mass_a * impulse, d);
     A->w = vxk_v3_mul_add(A->w, -impulse, r->ia);
-    B->v = vxk_v3_mul_add(B->v, B->inv_mass * impulse, d);
+    B->v = vxk_v3_mul_add(B->v, c->inv_mass_b * impulse, d);
     B->w = vxk_v3_mul_add(B->w, impulse, r->ib);
 }
 
 // Where a body-fixed anchor r (at the step's start) is now, minus where it was.
-static inline vxk_vec3 anchor_delta(const solver_body* s, vxk_vec3 r)
+static inline vxk_vec3 anchor_delta(const vxk_solver_state* s, vxk_vec3 r)
 {
     return vxk_v3_add(s->dp, vxk_v3_sub(vxk_mat3_mul_v(&s->dr, r), r));
 }
 
-static void solve_contacts(solver_body* bodies, const constraint* cs, uint32_t n, point_row* rows,
-                           float inv_h, float push_speed, bool use_bias)
+// The step's constraints and bodies as the passes see them.
+typedef struct solve_ctx {
+    vxk_solver_state* states; // nb + 2: the moving bodies, the static slot, a scratch slot
+    const constraint* cs;
+    point_row* rows;
+    const uint32_t* overflow; // constraint indices solved one at a time
+    uint32_t overflow_count;
+    vxk_wide_constraint* batches;
+    uint32_t batch_start[VXK_GRAPH_COLORS + 1]; // colour c's batches: [start[c], start[c + 1])
+    vxk_wide_params params;
+    vxk_jobs* jobs;
+} solve_ctx;
+
+static void warm_start_scalar_one(vxk_solver_state* st, const constraint* c, const point_row* rows)
 {
-    for (uint32_t i = 0; i < n; ++i) {
-        const constraint* c = &cs[i];
-        solver_body* A = &bodies[c->a];
-        solver_body* B = &bodies[c->b];
-        point_row* pr = rows + c->first_point;
-        for (uint32_t p = 0; p < c->point_count; ++p) {
-            point_row* r = &pr[p];
-            vxk_contact_point_state* cp = r->state;
-            float s =
-                vxk_v3_dot(c->normal, vxk_v3_sub(anchor_delta(B, r->rb), anchor_delta(A, r->ra))) +
-                r->separation;
-            float bias = 0.0f, mass_scale = 1.0f, impulse_scale = 0.0f;
-            if (s > 0.0f) {
-                bias = s * inv_h; // speculative: approach until the surfaces meet
-            } else if (use_bias) {
-                bias = max_f(c->soft.bias_rate * s, -push_speed);
-                mass_scale = c->soft.mass_scale;
-                impulse_scale = c->soft.impulse_scale;
-            }
-            float vn = row_velocity(A, B, &r->n, c->normal);
-            float impulse =
-                -r->n.mass * mass_scale * (vn + bias) - impulse_scale * cp->normal_impulse;
-            float next = max_f(cp->normal_impulse + impulse, 0.0f);
-            impulse = next - cp->normal_impulse;
-            cp->normal_impulse = next;
-            cp->max_normal_impulse = max_f(cp->max_normal_impulse, impulse);
-            row_apply(A, B, &r->n, c->normal, impulse);
+    vxk_solver_state* A = &st[c->a];
+    vxk_solver_state* B = &st[c->b];
+    for (uint32_t p = 0; p < c->point_count; ++p) {
+        const point_row* r = &rows[c->first_point + p];
+        const vxk_contact_point_state* cp = r->state;
+        row_apply(A, B, c, &r->n, c->normal, cp->normal_impulse);
+        row_apply(A, B, c, &r->t1, c->t1, cp->tangent_impulse[0]);
+        row_apply(A, B, c, &r->t2, c->t2, cp->tangent_impulse[1]);
+    }
+}
+
+static void solve_scalar_one(vxk_solver_state* st, const constraint* c, point_row* pr,
+                             const vxk_wide_params* prm)
+{
+    vxk_solver_state* A = &st[c->a];
+    vxk_solver_state* B = &st[c->b];
+    for (uint32_t p = 0; p < c->point_count; ++p) {
+        point_row* r = &pr[p];
+        vxk_contact_point_state* cp = r->state;
+        float s =
+            vxk_v3_dot(c->normal, vxk_v3_sub(anchor_delta(B, r->rb), anchor_delta(A, r->ra))) +
+            r->separation;
+        float bias = 0.0f, mass_scale = 1.0f, impulse_scale = 0.0f;
+        if (s > 0.0f) {
+            bias = s * prm->inv_h; // speculative: approach until the surfaces meet
+        } else if (prm->use_bias) {
+            bias = max_f(c->soft.bias_rate * s, -prm->push_speed);
+            mass_scale = c->soft.mass_scale;
+            impulse_scale = c->soft.impulse_scale;
         }
-        for (uint32_t p = 0; p < c->point_count; ++p) {
-            point_row* r = &pr[p];
-            vxk_contact_point_state* cp = r->state;
-            float l1 = cp->tangent_impulse[0] - r->t1.mass * row_velocity(A, B, &r->t1, c->t1);
-            float l2 = cp->tangent_impulse[1] - r->t2.mass * row_velocity(A, B, &r->t2, c->t2);
-            // The Coulomb cone: the tangent impulse stays within friction * normal impulse.
-            float limit = c->friction * cp->normal_impulse;
-            float len2 = l1 * l1 + l2 * l2;
-            if (len2 > limit * limit) {
-                float scale = len2 > 0.0f ? limit / sqrtf(len2) : 0.0f;
-                l1 *= scale;
-                l2 *= scale;
-            }
-            float d1 = l1 - cp->tangent_impulse[0], d2 = l2 - cp->tangent_impulse[1];
-            cp->tangent_impulse[0] = l1;
-            cp->tangent_impulse[1] = l2;
-            row_apply(A, B, &r->t1, c->t1, d1);
-            row_apply(A, B, &r->t2, c->t2, d2);
+        float vn = row_velocity(A, B, &r->n, c->normal);
+        float impulse = -r->n.mass * mass_scale * (vn + bias) - impulse_scale * cp->normal_impulse;
+        float next = max_f(cp->normal_impulse + impulse, 0.0f);
+        impulse = next - cp->normal_impulse;
+        cp->normal_impulse = next;
+        cp->max_normal_impulse = max_f(cp->max_normal_impulse, impulse);
+        row_apply(A, B, c, &r->n, c->normal, impulse);
+    }
+    for (uint32_t p = 0; p < c->point_count; ++p) {
+        point_row* r = &pr[p];
+        vxk_contact_point_state* cp = r->state;
+        float l1 = cp->tangent_impulse[0] - r->t1.mass * row_velocity(A, B, &r->t1, c->t1);
+        float l2 = cp->tangent_impulse[1] - r->t2.mass * row_velocity(A, B, &r->t2, c->t2);
+        // The Coulomb cone: the tangent impulse stays within friction * normal impulse.
+        float limit = c->friction * cp->normal_impulse;
+        float len2 = l1 * l1 + l2 * l2;
+        if (len2 > limit * limit) {
+            float scale = len2 > 0.0f ? limit / sqrtf(len2) : 0.0f;
+            l1 *= scale;
+            l2 *= scale;
         }
+        float d1 = l1 - cp->tangent_impulse[0], d2 = l2 - cp->tangent_impulse[1];
+        cp->tangent_impulse[0] = l1;
+        cp->tangent_impulse[1] = l2;
+        row_apply(A, B, c, &r->t1, c->t1, d1);
+        row_apply(A, B, c, &r->t2, c->t2, d2);
+    }
+}
+
+static void restitution_scalar_one(vxk_solver_state* st, const constraint* c, const point_row* rows,
+                                   float threshold)
+{
+    if (c->restitution == 0.0f)
+        return;
+    vxk_solver_state* A = &st[c->a];
+    vxk_solver_state* B = &st[c->b];
+    for (uint32_t p = 0; p < c->point_count; ++p) {
+        const point_row* r = &rows[c->first_point + p];
+        vxk_contact_point_state* cp = r->state;
+        if (cp->relative_velocity > -threshold || cp->max_normal_impulse == 0.0f)
+            continue;
+        float vn = row_velocity(A, B, &r->n, c->normal);
+        float impulse = -r->n.mass * (vn + c->restitution * cp->relative_velocity);
+        float next = max_f(cp->normal_impulse + impulse, 0.0f);
+        impulse = next - cp->normal_impulse;
+        cp->normal_impulse = next;
+        row_apply(A, B, c, &r->n, c->normal, impulse);
+    }
+}
+
+// The step's constants of preparation.
+typedef struct prepare_ctx {
+    const vxk_dynamics* dyn;
+    const solver_body* bodies;
+    const vxk_solver_state* states;
+    const uint32_t* slot; // by body index
+    uint32_t static_slot;
+    softness soft, static_soft;
+} prepare_ctx;
+
+// Constraint c of contact k (its points not yet).
+static void prepare_constraint(const prepare_ctx* x, constraint* c, const vxk_contact* k)
+{
+    c->a = k->terrain ? x->static_slot : x->slot[k->a];
+    c->b = x->slot[k->b];
+    c->point_count = k->point_count;
+    c->normal = k->normal;
+    tangents(k->normal, &c->t1, &c->t2);
+    c->friction = k->friction;
+    c->restitution = k->restitution;
+    c->inv_mass_a = x->bodies[c->a].inv_mass;
+    c->inv_mass_b = x->bodies[c->b].inv_mass;
+    bool rigid_other = c->inv_mass_a == 0.0f || c->inv_mass_b == 0.0f;
+    c->soft = rigid_other ? x->static_soft : x->soft;
+}
+
+// Point p of contact k: anchors from the centres of mass at the step's start, effective masses,
+// the normal velocity before the solve.
+static inline void prepare_point(const prepare_ctx* x, point_row* r, const constraint* c,
+                                 vxk_contact* k, uint32_t p)
+{
+    const solver_body* A = &x->bodies[c->a];
+    const solver_body* B = &x->bodies[c->b];
+    // The static body never moves, so its anchor delta is zero whatever ra is.
+    vxk_vec3 ca = k->terrain ? vxk_v3(0, 0, 0) : x->dyn->bodies[k->a].pose.p;
+    vxk_vec3 cb = x->dyn->bodies[k->b].pose.p;
+    vxk_contact_point_state* cp = &k->points[p];
+    r->state = cp;
+    r->ra = vxk_v3_sub(cp->point, ca);
+    r->rb = vxk_v3_sub(cp->point, cb);
+    // The separation as a function of the anchors' motion: s = s0 + n . (dB - dA).
+    r->separation = cp->separation;
+    r->n = make_row(A, B, r->ra, r->rb, c->normal);
+    r->t1 = make_row(A, B, r->ra, r->rb, c->t1);
+    r->t2 = make_row(A, B, r->ra, r->rb, c->t2);
+    cp->relative_velocity = row_velocity(&x->states[c->a], &x->states[c->b], &r->n, c->normal);
+    cp->max_normal_impulse = 0.0f;
+}
+
+typedef enum pass_kind { PASS_WARM, PASS_SOLVE, PASS_RESTITUTION } pass_kind;
+
+typedef struct pass_job {
+    solve_ctx* ctx;
+    vxk_wide_constraint* first;
+    pass_kind kind;
+} pass_job;
+
+static void run_batches(solve_ctx* ctx, vxk_wide_constraint* first, uint32_t count, pass_kind kind)
+{
+    for (uint32_t i = 0; i < count; ++i) {
+        vxk_wide_constraint* w = &first[i];
+        if (kind == PASS_WARM)
+            vxk_wide_warm_start(ctx->states, w);
+        else if (kind == PASS_SOLVE)
+            vxk_wide_solve(ctx->states, w, &ctx->params);
+        else if (w->has_restitution)
+            vxk_wide_restitution(ctx->states, w, &ctx->params);
+    }
+}
+
+static void pass_range(void* vjob, uint32_t begin, uint32_t end, uint32_t thread)
+{
+    (void)thread;
+    pass_job* job = (pass_job*)vjob;
+    run_batches(job->ctx, job->first + begin, end - begin, job->kind);
+}
+
+// One pass over every constraint: the colours in order (each colour's batches in parallel
+// pieces: they share no dynamic body), then the overflow in list order.
+static void run_pass(solve_ctx* ctx, pass_kind kind)
+{
+    for (uint32_t c = 0; c < VXK_GRAPH_COLORS; ++c) {
+        uint32_t count = ctx->batch_start[c + 1] - ctx->batch_start[c];
+        vxk_wide_constraint* first = ctx->batches + ctx->batch_start[c];
+        if (count <= BATCH_GRAIN || !ctx->jobs) {
+            run_batches(ctx, first, count, kind);
+        } else {
+            pass_job job = {ctx, first, kind};
+            vxk_parallel_for(ctx->jobs, "solve_colour", count, BATCH_GRAIN, pass_range, &job);
+        }
+    }
+    for (uint32_t i = 0; i < ctx->overflow_count; ++i) {
+        const constraint* c = &ctx->cs[ctx->overflow[i]];
+        if (kind == PASS_WARM)
+            warm_start_scalar_one(ctx->states, c, ctx->rows);
+        else if (kind == PASS_SOLVE)
+            solve_scalar_one(ctx->states, c, ctx->rows + c->first_point, &ctx->params);
+        else
+            restitution_scalar_one(ctx->states, c, ctx->rows, ctx->params.restitution_threshold);
+    }
+}
+
+static void pack3(float (*dst)[VXK_WIDE_LANES], uint32_t lane, vxk_vec3 v)
+{
+    dst[0][lane] = v.x;
+    dst[1][lane] = v.y;
+    dst[2][lane] = v.z;
+}
+
+// Lane `lane` of w = constraint c, but for its points (pack_point).
+static void pack_lane(vxk_wide_constraint* w, uint32_t lane, const constraint* c, bool dynamic_a,
+                      bool dynamic_b)
+{
+    w->a[lane] = c->a;
+    w->b[lane] = c->b;
+    w->write_a |= (uint32_t)dynamic_a << lane;
+    w->write_b |= (uint32_t)dynamic_b << lane;
+    w->inv_mass_a[lane] = c->inv_mass_a;
+    w->inv_mass_b[lane] = c->inv_mass_b;
+    pack3(w->normal, lane, c->normal);
+    pack3(w->t1, lane, c->t1);
+    pack3(w->t2, lane, c->t2);
+    w->friction[lane] = c->friction;
+    w->restitution[lane] = c->restitution;
+    w->has_restitution |= c->restitution != 0.0f;
+    w->bias_rate[lane] = c->soft.bias_rate;
+    w->mass_scale[lane] = c->soft.mass_scale;
+    w->impulse_scale[lane] = c->soft.impulse_scale;
+    if (c->point_count > w->point_count)
+        w->point_count = c->point_count;
+}
+
+static void unpack_lane(const vxk_wide_constraint* w, uint32_t lane, vxk_contact* k)
+{
+    for (uint32_t p = 0; p < k->point_count; ++p) {
+        vxk_contact_point_state* cp = &k->points[p];
+        const vxk_wide_point* wp = &w->points[p];
+        cp->normal_impulse = wp->normal_impulse[lane];
+        cp->tangent_impulse[0] = wp->tangent_impulse[0][lane];
+        cp->tangent_impulse[1] = wp->tangent_impulse[1][lane];
+        cp->max_normal_impulse = wp->max_normal_impulse[lane];
+        cp->relative_velocity = wp->relative_velocity[lane];
     }
 }
 
@@ -178,18 +376,23 @@ vxk_status vxk_solve(const vxk_solve_input* in)
     vxk_dynamics* dyn = in->dyn;
     const vxk_dynamics_settings* set = &dyn->settings;
     uint32_t nb = in->moving_count;
+    uint32_t nc = in->contact_count;
     uint32_t point_total = 0;
-    for (uint32_t i = 0; i < in->contact_count; ++i)
+    for (uint32_t i = 0; i < nc; ++i)
         point_total += in->contacts[i].point_count;
     solver_body* bodies =
-        (solver_body*)vxk_arena_alloc(in->arena, sizeof(solver_body) * ((size_t)nb + 1));
+        (solver_body*)vxk_arena_alloc(in->arena, sizeof(solver_body) * ((size_t)nb + 2));
+    vxk_solver_state* states =
+        (vxk_solver_state*)vxk_arena_alloc(in->arena, sizeof(vxk_solver_state) * ((size_t)nb + 2));
     uint32_t* slot =
         (uint32_t*)vxk_arena_alloc(in->arena, sizeof(uint32_t) * ((size_t)dyn->ids.count + 1));
-    constraint* cs = (constraint*)vxk_arena_alloc(in->arena, sizeof(constraint) *
-                                                                 ((size_t)in->contact_count + 1));
+    constraint* cs = (constraint*)vxk_arena_alloc(in->arena, sizeof(constraint) * ((size_t)nc + 1));
     point_row* rows =
         (point_row*)vxk_arena_alloc(in->arena, sizeof(point_row) * ((size_t)point_total + 1));
-    if (!bodies || !slot || !cs || !rows)
+    uint32_t* color_a = (uint32_t*)vxk_arena_alloc(in->arena, sizeof(uint32_t) * ((size_t)nc + 1));
+    uint32_t* color_b = (uint32_t*)vxk_arena_alloc(in->arena, sizeof(uint32_t) * ((size_t)nc + 1));
+    vxk_mat3* inv_i = (vxk_mat3*)vxk_arena_alloc(in->arena, sizeof(vxk_mat3) * ((size_t)nb + 2));
+    if (!bodies || !states || !slot || !cs || !rows || !color_a || !color_b || !inv_i)
         return VXK_ERR_OUT_OF_MEMORY;
     const uint32_t static_slot = nb;
     for (uint32_t i = 0; i < dyn->ids.count; ++i)
@@ -198,12 +401,13 @@ vxk_status vxk_solve(const vxk_solve_input* in)
     for (uint32_t i = 0; i < nb; ++i) {
         const vxk_body* b = &dyn->bodies[in->moving[i]];
         solver_body* s = &bodies[i];
+        vxk_solver_state* st = &states[i];
         slot[in->moving[i]] = i;
-        s->v = b->v;
-        s->w = b->w;
-        s->dp = vxk_v3(0, 0, 0);
+        memset(st, 0, sizeof(*st));
+        st->v = b->v;
+        st->w = b->w;
+        st->dr = identity;
         s->q = s->q0 = b->pose.q;
-        s->dr = identity;
         s->inv_mass = b->inv_mass;
         if (b->type == VXK_BODY_DYNAMIC) {
             vxk_mat3 r = vxk_mat3_from_quat(b->pose.q);
@@ -214,10 +418,16 @@ vxk_status vxk_solve(const vxk_solve_input* in)
             memset(&s->inv_i, 0, sizeof(s->inv_i));
         }
     }
-    solver_body* st = &bodies[static_slot];
-    memset(st, 0, sizeof(*st));
-    st->q = st->q0 = vxk_quat_identity();
-    st->dr = identity;
+    // The static slot, and a scratch slot the empty lanes of a batch point at.
+    for (uint32_t i = nb; i < nb + 2; ++i) {
+        memset(&bodies[i], 0, sizeof(bodies[i]));
+        bodies[i].q = bodies[i].q0 = vxk_quat_identity();
+        memset(&states[i], 0, sizeof(states[i]));
+        states[i].dr = identity;
+    }
+
+    for (uint32_t i = 0; i < nb + 2; ++i)
+        inv_i[i] = bodies[i].inv_i;
 
     const uint32_t substeps = set->substeps;
     const float h = in->dt / (float)substeps;
@@ -226,41 +436,100 @@ vxk_status vxk_solve(const vxk_solve_input* in)
     softness soft = make_soft(hertz, set->contact_damping_ratio, h);
     softness static_soft = make_soft(2.0f * hertz, set->contact_damping_ratio, h);
 
-    // Prepare: anchors from the centres of mass at the step's start, effective masses.
-    uint32_t nc = 0, np = 0;
-    for (uint32_t i = 0; i < in->contact_count; ++i) {
-        vxk_contact* k = &in->contacts[i];
-        constraint* c = &cs[nc++];
-        c->a = k->terrain ? static_slot : slot[k->a];
-        c->b = slot[k->b];
-        c->first_point = np;
-        c->point_count = k->point_count;
-        c->normal = k->normal;
-        tangents(k->normal, &c->t1, &c->t2);
-        c->friction = k->friction;
-        c->restitution = k->restitution;
-        const solver_body* A = &bodies[c->a];
-        const solver_body* B = &bodies[c->b];
-        bool rigid_other = A->inv_mass == 0.0f || B->inv_mass == 0.0f;
-        c->soft = rigid_other ? static_soft : soft;
-        // The static body never moves, so its anchor delta is zero whatever ra is.
-        vxk_vec3 ca = k->terrain ? vxk_v3(0, 0, 0) : dyn->bodies[k->a].pose.p;
-        vxk_vec3 cb = dyn->bodies[k->b].pose.p;
-        for (uint32_t p = 0; p < k->point_count; ++p) {
-            vxk_contact_point_state* cp = &k->points[p];
-            point_row* r = &rows[np++];
-            r->state = cp;
-            r->ra = vxk_v3_sub(cp->point, ca);
-            r->rb = vxk_v3_sub(cp->point, cb);
-            // The separation as a function of the anchors' motion: s = s0 + n . (dB - dA).
-            r->separation = cp->separation;
-            r->n = make_row(A, B, r->ra, r->rb, c->normal);
-            r->t1 = make_row(A, B, r->ra, r->rb, c->t1);
-            r->t2 = make_row(A, B, r->ra, r->rb, c->t2);
-            cp->relative_velocity = row_velocity(A, B, &r->n, c->normal);
-            cp->max_normal_impulse = 0.0f;
+    // Colour: by the bodies' slots, dynamic ones only.
+    prepare_ctx prep = {dyn, bodies, states, slot, static_slot, soft, static_soft};
+    for (uint32_t i = 0; i < nc; ++i) {
+        const vxk_contact* k = &in->contacts[i];
+        uint32_t a = k->terrain ? static_slot : slot[k->a], b = slot[k->b];
+        bool dynamic_a = a != static_slot && dyn->bodies[in->moving[a]].type == VXK_BODY_DYNAMIC;
+        bool dynamic_b = b != static_slot && dyn->bodies[in->moving[b]].type == VXK_BODY_DYNAMIC;
+        color_a[i] = dynamic_a ? a : VXK_GRAPH_NO_BODY;
+        color_b[i] = dynamic_b ? b : VXK_GRAPH_NO_BODY;
+    }
+    vxk_graph_coloring coloring;
+    vxk_status status = vxk_graph_color(&coloring, color_a, color_b, nc, nb, in->arena);
+    if (status != VXK_OK)
+        return status;
+    solve_ctx ctx;
+    memset(&ctx, 0, sizeof(ctx));
+    uint32_t batch_count = 0;
+    for (uint32_t c = 0; c < VXK_GRAPH_COLORS; ++c) {
+        ctx.batch_start[c] = batch_count;
+        uint32_t n = coloring.start[c + 1] - coloring.start[c];
+        batch_count += (n + VXK_WIDE_LANES - 1) / VXK_WIDE_LANES;
+    }
+    ctx.batch_start[VXK_GRAPH_COLORS] = batch_count;
+    ctx.batches = (vxk_wide_constraint*)vxk_arena_alloc(in->arena, sizeof(vxk_wide_constraint) *
+                                                                       ((size_t)batch_count + 1));
+    if (!ctx.batches)
+        return VXK_ERR_OUT_OF_MEMORY;
+    // Prepare and pack: colour c's constraints, in list order, 8 to a batch, straight into the
+    // batch (zeroed just before, while it is in cache); the overflow's into rows.
+    const uint32_t scratch_slot = nb + 1;
+    uint32_t np = 0;
+    for (uint32_t i = 0; i < nc; ++i) {
+        cs[i].first_point = np;
+        np += in->contacts[i].point_count;
+    }
+    for (uint32_t c = 0; c < VXK_GRAPH_COLORS; ++c) {
+        for (uint32_t k = coloring.start[c]; k < coloring.start[c + 1]; ++k) {
+            uint32_t j = k - coloring.start[c];
+            vxk_wide_constraint* w = &ctx.batches[ctx.batch_start[c] + j / VXK_WIDE_LANES];
+            uint32_t lane = j % VXK_WIDE_LANES;
+            if (lane == 0) {
+                // Zero what the kernels read: the header and the points up to the batch's most.
+                uint32_t most = 0;
+                for (uint32_t l = k; l < k + VXK_WIDE_LANES && l < coloring.start[c + 1]; ++l)
+                    most = most > in->contacts[coloring.order[l]].point_count
+                               ? most
+                               : in->contacts[coloring.order[l]].point_count;
+                memset(w, 0, offsetof(vxk_wide_constraint, points) + sizeof(vxk_wide_point) * most);
+                for (uint32_t l = 0; l < VXK_WIDE_LANES; ++l)
+                    w->a[l] = w->b[l] = scratch_slot;
+            }
+            uint32_t ci = coloring.order[k];
+            constraint* con = &cs[ci];
+            vxk_contact* contact = &in->contacts[ci];
+            prepare_constraint(&prep, con, contact);
+            pack_lane(w, lane, con, color_a[ci] != VXK_GRAPH_NO_BODY,
+                      color_b[ci] != VXK_GRAPH_NO_BODY);
+            vxk_vec3 pa = contact->terrain ? vxk_v3(0, 0, 0) : dyn->bodies[contact->a].pose.p;
+            vxk_vec3 pb = dyn->bodies[contact->b].pose.p;
+            for (uint32_t p = 0; p < con->point_count; ++p) {
+                vxk_contact_point_state* cp = &contact->points[p];
+                vxk_wide_point* wp = &w->points[p];
+                pack3(wp->ra, lane, vxk_v3_sub(cp->point, pa));
+                pack3(wp->rb, lane, vxk_v3_sub(cp->point, pb));
+                wp->separation[lane] = cp->separation;
+                wp->normal_impulse[lane] = cp->normal_impulse;
+                wp->tangent_impulse[0][lane] = cp->tangent_impulse[0];
+                wp->tangent_impulse[1][lane] = cp->tangent_impulse[1];
+                w->point_lanes[p] |= 1u << lane;
+            }
+            w->lane_count = lane + 1;
+            // The axes and relative velocities of a full batch, 8 lanes at a time.
+            if (lane == VXK_WIDE_LANES - 1 || k + 1 == coloring.start[c + 1])
+                vxk_wide_prepare(w, states, inv_i);
         }
     }
+    for (uint32_t k = coloring.start[VXK_GRAPH_OVERFLOW];
+         k < coloring.start[VXK_GRAPH_OVERFLOW + 1]; ++k) {
+        uint32_t ci = coloring.order[k];
+        constraint* con = &cs[ci];
+        prepare_constraint(&prep, con, &in->contacts[ci]);
+        for (uint32_t p = 0; p < con->point_count; ++p)
+            prepare_point(&prep, &rows[con->first_point + p], con, &in->contacts[ci], p);
+    }
+    ctx.states = states;
+    ctx.cs = cs;
+    ctx.rows = rows;
+    ctx.overflow = coloring.order + coloring.start[VXK_GRAPH_OVERFLOW];
+    ctx.overflow_count =
+        coloring.start[VXK_GRAPH_OVERFLOW + 1] - coloring.start[VXK_GRAPH_OVERFLOW];
+    ctx.jobs = dyn->world ? dyn->world->jobs : NULL;
+    ctx.params.inv_h = inv_h;
+    ctx.params.push_speed = set->contact_push_speed;
+    ctx.params.restitution_threshold = set->restitution_threshold;
 
     const vxk_vec3 g = set->gravity;
     for (uint32_t sub = 0; sub < substeps; ++sub) {
@@ -269,69 +538,48 @@ vxk_status vxk_solve(const vxk_solve_input* in)
             const vxk_body* b = &dyn->bodies[in->moving[i]];
             if (b->type != VXK_BODY_DYNAMIC)
                 continue;
-            solver_body* s = &bodies[i];
+            vxk_solver_state* s = &states[i];
             vxk_vec3 acc =
                 vxk_v3_add(vxk_v3_scale(g, b->gravity_scale), vxk_v3_scale(b->force, b->inv_mass));
             s->v =
                 vxk_v3_scale(vxk_v3_mul_add(s->v, h, acc), 1.0f / (1.0f + h * b->linear_damping));
             s->w = vxk_v3_scale(
-                vxk_v3_add(s->w, vxk_v3_scale(vxk_mat3_mul_v(&s->inv_i, b->torque), h)),
+                vxk_v3_add(s->w, vxk_v3_scale(vxk_mat3_mul_v(&bodies[i].inv_i, b->torque), h)),
                 1.0f / (1.0f + h * b->angular_damping));
         }
-        // Warm start.
-        for (uint32_t i = 0; i < nc; ++i) {
-            const constraint* c = &cs[i];
-            solver_body* A = &bodies[c->a];
-            solver_body* B = &bodies[c->b];
-            for (uint32_t p = 0; p < c->point_count; ++p) {
-                const point_row* r = &rows[c->first_point + p];
-                const vxk_contact_point_state* cp = r->state;
-                row_apply(A, B, &r->n, c->normal, cp->normal_impulse);
-                row_apply(A, B, &r->t1, c->t1, cp->tangent_impulse[0]);
-                row_apply(A, B, &r->t2, c->t2, cp->tangent_impulse[1]);
-            }
-        }
-        solve_contacts(bodies, cs, nc, rows, inv_h, set->contact_push_speed, true);
+        run_pass(&ctx, PASS_WARM);
+        ctx.params.use_bias = true;
+        run_pass(&ctx, PASS_SOLVE);
         // Integrate positions.
         for (uint32_t i = 0; i < nb; ++i) {
+            vxk_solver_state* st = &states[i];
             solver_body* s = &bodies[i];
-            s->dp = vxk_v3_mul_add(s->dp, h, s->v);
-            s->q = vxk_quat_integrate(s->q, s->w, h);
-            s->dr = vxk_mat3_from_quat(vxk_quat_mul(s->q, vxk_quat_conj(s->q0)));
+            st->dp = vxk_v3_mul_add(st->dp, h, st->v);
+            s->q = vxk_quat_integrate(s->q, st->w, h);
+            st->dr = vxk_mat3_from_quat(vxk_quat_mul(s->q, vxk_quat_conj(s->q0)));
         }
-        solve_contacts(bodies, cs, nc, rows, inv_h, set->contact_push_speed, false);
+        ctx.params.use_bias = false;
+        run_pass(&ctx, PASS_SOLVE);
     }
     // Restitution: points that closed faster than the threshold and pushed bounce back. One pass
     // (as Box2D) leaves a flat-landing box spinning: the first point of a face takes the whole
     // bounce. A few Gauss-Seidel passes spread it over the face's points as a simultaneous
     // solve would.
     for (uint32_t iteration = 0; iteration < RESTITUTION_ITERATIONS; ++iteration)
-        for (uint32_t i = 0; i < nc; ++i) {
-            const constraint* c = &cs[i];
-            if (c->restitution == 0.0f)
-                continue;
-            solver_body* A = &bodies[c->a];
-            solver_body* B = &bodies[c->b];
-            for (uint32_t p = 0; p < c->point_count; ++p) {
-                const point_row* r = &rows[c->first_point + p];
-                vxk_contact_point_state* cp = r->state;
-                if (cp->relative_velocity > -set->restitution_threshold ||
-                    cp->max_normal_impulse == 0.0f)
-                    continue;
-                float vn = row_velocity(A, B, &r->n, c->normal);
-                float impulse = -r->n.mass * (vn + c->restitution * cp->relative_velocity);
-                float next = max_f(cp->normal_impulse + impulse, 0.0f);
-                impulse = next - cp->normal_impulse;
-                cp->normal_impulse = next;
-                row_apply(A, B, &r->n, c->normal, impulse);
-            }
+        run_pass(&ctx, PASS_RESTITUTION);
+    // The impulses back into the manifolds (the overflow's live there already).
+    for (uint32_t c = 0; c < VXK_GRAPH_COLORS; ++c)
+        for (uint32_t k = coloring.start[c]; k < coloring.start[c + 1]; ++k) {
+            uint32_t j = k - coloring.start[c];
+            unpack_lane(&ctx.batches[ctx.batch_start[c] + j / VXK_WIDE_LANES], j % VXK_WIDE_LANES,
+                        &in->contacts[coloring.order[k]]);
         }
     // Write back.
     for (uint32_t i = 0; i < nb; ++i) {
         vxk_body* b = &dyn->bodies[in->moving[i]];
-        const solver_body* s = &bodies[i];
+        const vxk_solver_state* s = &states[i];
         b->pose.p = vxk_v3_add(b->pose.p, s->dp);
-        b->pose.q = s->q;
+        b->pose.q = bodies[i].q;
         if (b->type == VXK_BODY_DYNAMIC) {
             b->v = s->v;
             b->w = s->w;

@@ -1,0 +1,446 @@
+// test_solver.c: the graph-coloured wide contact solver (solver.c, solver_wide.c,
+// constraint_graph.c). The 8-wide kernels (prepare, warm start, solve, relax, restitution) equal
+// their scalar twins bit for bit on seeded random batches; the colouring puts every constraint in
+// exactly one colour, never two sharing a dynamic body in one colour, in list order, and is a
+// function of its input; a tower of boxes and a sphere rest on terrain; a small pyramid gives
+// the same poses, bit for bit, for the inline world and 1, 2, 3 and 8 workers.
+#include "arena.h"
+#include "constraint_graph.h"
+#include "solver_wide.h"
+#include "test.h"
+
+#include <vxk/body.h>
+#include <vxk/jobs.h>
+#include <vxk/vxk.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define STEP_DT (1.0f / 60.0f)
+
+// ---- wide kernels against their twins -------------------------------------------------------
+
+static float rand_range(uint64_t* s, float lo, float hi)
+{
+    return lo + (hi - lo) * (float)(vxk_test_rand(s) >> 40) * (1.0f / 16777216.0f);
+}
+
+// A random float in [lo, hi], now and then an exact zero (zeros steer the kernels' branches).
+static float rand_value(uint64_t* s, float lo, float hi)
+{
+    return (vxk_test_rand(s) % 16) == 0 ? 0.0f : rand_range(s, lo, hi);
+}
+
+enum { BODIES = 24 };
+
+static void random_states(uint64_t* s, vxk_solver_state* states, uint32_t count)
+{
+    memset(states, 0, sizeof(vxk_solver_state) * count);
+    for (uint32_t i = 0; i < count; ++i) {
+        vxk_solver_state* st = &states[i];
+        st->v = vxk_v3(rand_value(s, -5, 5), rand_value(s, -5, 5), rand_value(s, -5, 5));
+        st->w = vxk_v3(rand_value(s, -3, 3), rand_value(s, -3, 3), rand_value(s, -3, 3));
+        st->dp = vxk_v3(rand_value(s, -0.1f, 0.1f), rand_value(s, -0.1f, 0.1f),
+                        rand_value(s, -0.1f, 0.1f));
+        vxk_quat q =
+            vxk_quat_normalize((vxk_quat){rand_range(s, -0.1f, 0.1f), rand_range(s, -0.1f, 0.1f),
+                                          rand_range(s, -0.1f, 0.1f), 1.0f});
+        st->dr = vxk_mat3_from_quat(q);
+    }
+}
+
+static void random_axis(uint64_t* s, vxk_wide_axis* a, uint32_t lane)
+{
+    for (int k = 0; k < 3; ++k) {
+        a->ca[k][lane] = rand_value(s, -1, 1);
+        a->cb[k][lane] = rand_value(s, -1, 1);
+        a->ia[k][lane] = rand_value(s, -2, 2);
+        a->ib[k][lane] = rand_value(s, -2, 2);
+    }
+    a->mass[lane] = rand_value(s, 0, 3);
+}
+
+// A batch over bodies [0, BODIES): distinct dynamic bodies per lane (the colouring's promise),
+// some lanes against the static slot BODIES or empty (scratch slot BODIES + 1), 1..4 points.
+static void random_batch(uint64_t* s, vxk_wide_constraint* c)
+{
+    memset(c, 0, sizeof(*c));
+    uint32_t perm[BODIES];
+    for (uint32_t i = 0; i < BODIES; ++i)
+        perm[i] = i;
+    for (uint32_t i = BODIES - 1; i > 0; --i) {
+        uint32_t j = (uint32_t)(vxk_test_rand(s) % (i + 1));
+        uint32_t t = perm[i];
+        perm[i] = perm[j];
+        perm[j] = t;
+    }
+    c->lane_count = 1 + (uint32_t)(vxk_test_rand(s) % VXK_WIDE_LANES);
+    for (uint32_t lane = 0; lane < VXK_WIDE_LANES; ++lane) {
+        if (lane >= c->lane_count) {
+            c->a[lane] = c->b[lane] = BODIES + 1;
+            continue;
+        }
+        bool static_a = vxk_test_rand(s) % 3 == 0;
+        c->a[lane] = static_a ? BODIES : perm[2 * lane];
+        c->b[lane] = perm[2 * lane + 1];
+        c->write_a |= (uint32_t)!static_a << lane;
+        c->write_b |= 1u << lane;
+        c->inv_mass_a[lane] = static_a ? 0.0f : rand_range(s, 0.1f, 2.0f);
+        c->inv_mass_b[lane] = rand_range(s, 0.1f, 2.0f);
+        vxk_vec3 n = vxk_v3_normalize(
+            vxk_v3(rand_range(s, -1, 1), rand_range(s, -1, 1), rand_range(s, -1, 1)));
+        vxk_vec3 t1 = vxk_v3_normalize(vxk_v3_cross(n, vxk_v3(0.3f, 0.5f, 0.8f)));
+        vxk_vec3 t2 = vxk_v3_cross(n, t1);
+        vxk_vec3 dirs[3] = {n, t1, t2};
+        for (int d = 0; d < 3; ++d) {
+            float(*dst)[VXK_WIDE_LANES] = d == 0 ? c->normal : d == 1 ? c->t1 : c->t2;
+            dst[0][lane] = dirs[d].x;
+            dst[1][lane] = dirs[d].y;
+            dst[2][lane] = dirs[d].z;
+        }
+        c->friction[lane] = rand_value(s, 0, 1);
+        c->restitution[lane] = rand_value(s, 0, 1);
+        c->has_restitution |= c->restitution[lane] != 0.0f;
+        c->bias_rate[lane] = rand_range(s, 0, 30);
+        c->mass_scale[lane] = rand_range(s, 0.5f, 1);
+        c->impulse_scale[lane] = rand_range(s, 0, 0.5f);
+        uint32_t points = 1 + (uint32_t)(vxk_test_rand(s) % VXK_MANIFOLD_POINTS);
+        if (points > c->point_count)
+            c->point_count = points;
+        for (uint32_t p = 0; p < points; ++p) {
+            vxk_wide_point* wp = &c->points[p];
+            c->point_lanes[p] |= 1u << lane;
+            for (int k = 0; k < 3; ++k) {
+                wp->ra[k][lane] = rand_value(s, -1, 1);
+                wp->rb[k][lane] = rand_value(s, -1, 1);
+            }
+            random_axis(s, &wp->n, lane);
+            random_axis(s, &wp->t1, lane);
+            random_axis(s, &wp->t2, lane);
+            wp->separation[lane] = rand_value(s, -0.05f, 0.05f);
+            wp->normal_impulse[lane] = rand_value(s, 0, 2);
+            // Large tangent impulses put some lanes outside the friction cone.
+            wp->tangent_impulse[0][lane] = rand_value(s, -3, 3);
+            wp->tangent_impulse[1][lane] = rand_value(s, -3, 3);
+            wp->max_normal_impulse[lane] = rand_value(s, 0, 1);
+            wp->relative_velocity[lane] = rand_value(s, -4, 1);
+        }
+    }
+}
+
+static int compare_runs(const vxk_solver_state* a, const vxk_solver_state* b,
+                        const vxk_wide_constraint* ca, const vxk_wide_constraint* cb,
+                        const char* pass, int round)
+{
+    VXK_CHECK_MSG(memcmp(a, b, sizeof(vxk_solver_state) * (BODIES + 2)) == 0,
+                  "%s, round %d: body states differ between the SIMD kernel and its twin", pass,
+                  round);
+    VXK_CHECK_MSG(memcmp(ca, cb, sizeof(*ca)) == 0,
+                  "%s, round %d: accumulated impulses differ between the SIMD kernel and its twin",
+                  pass, round);
+    return 0;
+}
+
+static int test_wide_matches_twin(void)
+{
+    uint64_t seed = vxk_test_seed(0x501CE);
+    static vxk_solver_state sw[BODIES + 2], ss[BODIES + 2];
+    static vxk_wide_constraint cw, cs;
+    static vxk_mat3 inertia[BODIES + 2];
+    int outside = 0;
+    for (int round = 0; round < 2000; ++round) {
+        random_states(&seed, sw, BODIES + 2);
+        // The static and scratch slots rest, as the solver keeps them.
+        memset(&sw[BODIES], 0, 2 * sizeof(vxk_solver_state));
+        sw[BODIES].dr = sw[BODIES + 1].dr = vxk_mat3_from_quat(vxk_quat_identity());
+        memcpy(ss, sw, sizeof(sw));
+        random_batch(&seed, &cw);
+        memcpy(&cs, &cw, sizeof(cw));
+        vxk_wide_params prm = {rand_range(&seed, 60, 960), rand_range(&seed, 0.5f, 5),
+                               rand_range(&seed, 0.5f, 2), true};
+        // Prepare overwrites the random axes half the time (both kernels see either).
+        if (round % 2 == 0) {
+            for (uint32_t i = 0; i < BODIES + 2; ++i)
+                for (int k = 0; k < 9; ++k) {
+                    float* m = &inertia[i].cx.x;
+                    m[k] = i < BODIES ? rand_value(&seed, -1, 1) : 0.0f;
+                }
+            vxk_wide_prepare(&cw, sw, inertia);
+            vxk_wide_prepare_scalar(&cs, ss, inertia);
+            if (compare_runs(sw, ss, &cw, &cs, "prepare", round))
+                return 1;
+        }
+        vxk_wide_warm_start(sw, &cw);
+        vxk_wide_warm_start_scalar(ss, &cs);
+        if (compare_runs(sw, ss, &cw, &cs, "warm start", round))
+            return 1;
+        for (int pass = 0; pass < 3; ++pass) {
+            prm.use_bias = pass != 1;
+            vxk_wide_solve(sw, &cw, &prm);
+            vxk_wide_solve_scalar(ss, &cs, &prm);
+            if (compare_runs(sw, ss, &cw, &cs, prm.use_bias ? "solve" : "relax", round))
+                return 1;
+        }
+        // The friction impulses end the solve inside the Coulomb cone.
+        for (uint32_t lane = 0; lane < cw.lane_count; ++lane)
+            for (uint32_t p = 0; p < cw.point_count; ++p) {
+                float l1 = cw.points[p].tangent_impulse[0][lane];
+                float l2 = cw.points[p].tangent_impulse[1][lane];
+                float limit = cw.friction[lane] * cw.points[p].normal_impulse[lane];
+                VXK_CHECK_MSG(cw.points[p].normal_impulse[lane] >= 0.0f,
+                              "negative normal impulse %g",
+                              (double)cw.points[p].normal_impulse[lane]);
+                VXK_CHECK_MSG(sqrtf(l1 * l1 + l2 * l2) <= limit * 1.0001f + 1e-6f,
+                              "tangent impulse %g outside the cone %g",
+                              (double)sqrtf(l1 * l1 + l2 * l2), (double)limit);
+                outside += limit > 0.0f && sqrtf(l1 * l1 + l2 * l2) > limit * 0.9999f;
+            }
+        vxk_wide_restitution(sw, &cw, &prm);
+        vxk_wide_restitution_scalar(ss, &cs, &prm);
+        if (compare_runs(sw, ss, &cw, &cs, "restitution", round))
+            return 1;
+        // Lanes beyond lane_count and the static slot are never written.
+        VXK_CHECK(memcmp(&sw[BODIES], &ss[BODIES], 2 * sizeof(vxk_solver_state)) == 0);
+        VXK_CHECK_MSG(sw[BODIES].v.x == 0.0f && sw[BODIES].w.y == 0.0f,
+                      "the static slot moved (round %d)", round);
+    }
+    VXK_CHECK_MSG(outside > 100, "only %d points reached the friction cone's edge", outside);
+    return 0;
+}
+
+// ---- colouring ------------------------------------------------------------------------------
+
+static int check_coloring(const vxk_graph_coloring* g, const uint32_t* a, const uint32_t* b,
+                          uint32_t count, uint32_t bodies)
+{
+    VXK_CHECK_EQ_INT(g->start[0], 0);
+    VXK_CHECK_EQ_INT(g->start[VXK_GRAPH_COLORS + 1], count);
+    uint8_t* seen = calloc(count + 1, 1);
+    uint32_t* owner = malloc(sizeof(uint32_t) * (bodies + 1));
+    VXK_CHECK(seen && owner);
+    for (uint32_t c = 0; c <= VXK_GRAPH_COLORS; ++c) {
+        VXK_CHECK(g->start[c] <= g->start[c + 1]);
+        for (uint32_t i = 0; i < bodies; ++i)
+            owner[i] = UINT32_MAX;
+        for (uint32_t k = g->start[c]; k < g->start[c + 1]; ++k) {
+            uint32_t i = g->order[k];
+            VXK_CHECK(i < count);
+            VXK_CHECK_MSG(!seen[i], "constraint %u listed twice", i);
+            seen[i] = 1;
+            VXK_CHECK_EQ_INT(g->color[i], c);
+            if (k > g->start[c])
+                VXK_CHECK_MSG(g->order[k - 1] < i, "colour %u out of list order", c);
+            if (c == VXK_GRAPH_OVERFLOW)
+                continue;
+            bool da = a[i] != VXK_GRAPH_NO_BODY, db = b[i] != VXK_GRAPH_NO_BODY;
+            if (c == 0 && da != db)
+                VXK_CHECK_MSG(false, "constraint %u with one dynamic body in colour 0", i);
+            const uint32_t ends[2] = {a[i], b[i]};
+            for (int e = 0; e < 2; ++e) {
+                if (ends[e] == VXK_GRAPH_NO_BODY)
+                    continue;
+                VXK_CHECK_MSG(owner[ends[e]] == UINT32_MAX || owner[ends[e]] == i,
+                              "colour %u holds constraints %u and %u on body %u", c, owner[ends[e]],
+                              i, ends[e]);
+                owner[ends[e]] = i;
+            }
+        }
+    }
+    for (uint32_t i = 0; i < count; ++i)
+        VXK_CHECK_MSG(seen[i], "constraint %u in no colour", i);
+    free(seen);
+    free(owner);
+    return 0;
+}
+
+static int test_coloring(void)
+{
+    uint64_t seed = vxk_test_seed(0xC0102);
+    vxk_arena arena;
+    vxk_arena_init(&arena);
+    int overflowed = 0;
+    for (int round = 0; round < 300; ++round) {
+        uint32_t bodies = 1 + (uint32_t)(vxk_test_rand(&seed) % 200);
+        uint32_t count = (uint32_t)(vxk_test_rand(&seed) % 1500);
+        uint32_t* a = malloc(sizeof(uint32_t) * (count + 1));
+        uint32_t* b = malloc(sizeof(uint32_t) * (count + 1));
+        VXK_CHECK(a && b);
+        // Some rounds concentrate on few bodies (stars past the colour count overflow).
+        uint32_t spread = round % 3 == 0 ? 1 + bodies / 16 : bodies;
+        for (uint32_t i = 0; i < count; ++i) {
+            uint32_t x = (uint32_t)(vxk_test_rand(&seed) % spread);
+            uint32_t y = (uint32_t)(vxk_test_rand(&seed) % bodies);
+            a[i] = vxk_test_rand(&seed) % 4 == 0 ? VXK_GRAPH_NO_BODY : x;
+            b[i] = vxk_test_rand(&seed) % 16 == 0 ? VXK_GRAPH_NO_BODY : y;
+            if (a[i] == b[i] && a[i] != VXK_GRAPH_NO_BODY)
+                a[i] = VXK_GRAPH_NO_BODY; // a constraint joins two bodies
+        }
+        vxk_graph_coloring g1, g2;
+        VXK_CHECK_EQ_INT(vxk_graph_color(&g1, a, b, count, bodies, &arena), VXK_OK);
+        if (check_coloring(&g1, a, b, count, bodies))
+            return 1;
+        VXK_CHECK_EQ_INT(vxk_graph_color(&g2, a, b, count, bodies, &arena), VXK_OK);
+        VXK_CHECK(memcmp(g1.start, g2.start, sizeof(g1.start)) == 0);
+        VXK_CHECK(count == 0 || memcmp(g1.order, g2.order, sizeof(uint32_t) * count) == 0);
+        // Greedy: a constraint in colour c > its first allowed colour conflicts in every
+        // colour before c; checked through the overflow, which only takes what fits nowhere.
+        overflowed += g1.start[VXK_GRAPH_OVERFLOW + 1] > g1.start[VXK_GRAPH_OVERFLOW];
+        free(a);
+        free(b);
+        vxk_arena_reset(&arena);
+    }
+    VXK_CHECK_MSG(overflowed > 0, "no round overflowed the %d colours", VXK_GRAPH_COLORS);
+    // A chain a-b, b-c, ... alternates two colours; a star overflows after the colour count.
+    {
+        enum { N = 40 };
+        uint32_t a[N], b[N];
+        for (uint32_t i = 0; i < N; ++i) {
+            a[i] = i;
+            b[i] = i + 1;
+        }
+        vxk_graph_coloring g;
+        VXK_CHECK_EQ_INT(vxk_graph_color(&g, a, b, N, N + 1, &arena), VXK_OK);
+        for (uint32_t i = 0; i < N; ++i)
+            VXK_CHECK_EQ_INT(g.color[i], i % 2);
+        for (uint32_t i = 0; i < N; ++i) {
+            a[i] = 0;
+            b[i] = i + 1;
+        }
+        VXK_CHECK_EQ_INT(vxk_graph_color(&g, a, b, N, N + 1, &arena), VXK_OK);
+        for (uint32_t i = 0; i < N; ++i)
+            VXK_CHECK_EQ_INT(g.color[i], i < VXK_GRAPH_COLORS ? i : VXK_GRAPH_OVERFLOW);
+    }
+    vxk_arena_destroy(&arena);
+    return 0;
+}
+
+// ---- worlds ---------------------------------------------------------------------------------
+
+static vxk_world* make_world(vxk_jobs* jobs)
+{
+    vxk_world_def def = vxk_default_world_def();
+    def.gravity = (vxk_vec3){0.0f, -9.81f, 0.0f};
+    def.jobs = jobs;
+    vxk_world* w = NULL;
+    if (vxk_world_create(&def, &w) != VXK_OK)
+        return NULL;
+    if (vxk_world_fill_box(w, (vxk_int_box){{-32, -8, -32}, {31, -1, 31}}, VXK_MAT_STONE) !=
+        VXK_OK) {
+        vxk_world_destroy(w);
+        return NULL;
+    }
+    return w;
+}
+
+static vxk_body_id add_box(vxk_world* w, vxk_vec3 p)
+{
+    vxk_body_def d = vxk_default_body_def();
+    d.position = p;
+    d.shape = vxk_box_shape((vxk_vec3){0.5f, 0.5f, 0.5f}, VXK_MAT_WOOD);
+    vxk_body_id id = {0, 0};
+    return vxk_body_create(w, &d, &id) == VXK_OK ? id : (vxk_body_id){0, 0};
+}
+
+static vxk_transform pose(const vxk_world* w, vxk_body_id id)
+{
+    vxk_transform t = {{NAN, NAN, NAN}, {NAN, NAN, NAN, NAN}};
+    vxk_body_get_transform(w, id, &t);
+    return t;
+}
+
+// A tower of 6 boxes and a sphere dropped beside it come to rest on the terrain.
+static int test_stack_and_sphere_rest(void)
+{
+    vxk_world* w = make_world(NULL);
+    VXK_CHECK(w != NULL);
+    enum { N = 6 };
+    vxk_body_id ids[N];
+    for (int i = 0; i < N; ++i) {
+        ids[i] = add_box(w, (vxk_vec3){2.5f, 0.5f + (float)i, 3.5f});
+        VXK_CHECK(!VXK_ID_IS_NULL(ids[i]));
+    }
+    vxk_body_def d = vxk_default_body_def();
+    d.position = (vxk_vec3){-4.0f, 3.0f, 1.0f};
+    d.shape = vxk_sphere_shape(0.5f, VXK_MAT_STONE);
+    vxk_body_id sphere = {0, 0};
+    VXK_CHECK_EQ_INT(vxk_body_create(w, &d, &sphere), VXK_OK);
+    for (int step = 0; step < 360; ++step)
+        VXK_CHECK_EQ_INT(vxk_world_step(w, STEP_DT), VXK_OK);
+    for (int i = 0; i < N; ++i) {
+        vxk_vec3 p = pose(w, ids[i]).p;
+        double dx = p.x - 2.5, dz = p.z - 3.5, dy = p.y - (0.5 + i);
+        VXK_CHECK_MSG(sqrt(dx * dx + dz * dz) < 0.02 && fabs(dy) < 0.05,
+                      "box %d moved to (%.4g %.4g %.4g)", i, (double)p.x, (double)p.y, (double)p.z);
+        vxk_vec3 v, av;
+        vxk_body_get_velocity(w, ids[i], &v, &av);
+        VXK_CHECK_MSG(vxk_v3_length(v) < 0.05f, "box %d still moves at %g", i,
+                      (double)vxk_v3_length(v));
+    }
+    vxk_vec3 sp = pose(w, sphere).p;
+    vxk_vec3 sv, sw;
+    vxk_body_get_velocity(w, sphere, &sv, &sw);
+    VXK_CHECK_MSG(fabs(sp.y - 0.5) < 0.03 && vxk_v3_length(sv) < 0.05f,
+                  "sphere at height %.4g, speed %.3g", (double)sp.y, (double)vxk_v3_length(sv));
+    vxk_world_destroy(w);
+    return 0;
+}
+
+// A pyramid of 14 at the base on 0 (inline), 1, 2, 3 and 8 workers: the same poses, bit for bit
+// (the colours' batches run as parallel pieces).
+static int pyramid_run(uint32_t workers, vxk_transform* out, int count)
+{
+    vxk_jobs* jobs = NULL;
+    if (workers) {
+        vxk_jobs_def jd = vxk_default_jobs_def();
+        jd.worker_count = workers;
+        VXK_CHECK_EQ_INT(vxk_jobs_create(&jd, &jobs), 0);
+    }
+    vxk_world* w = make_world(jobs);
+    VXK_CHECK(w != NULL);
+    vxk_body_id ids[128];
+    int n = 0;
+    for (int row = 0; row < 14; ++row)
+        for (int i = 0; i < 14 - row; ++i) {
+            ids[n] = add_box(w, (vxk_vec3){(float)i + 0.5f * (float)row - 7.0f, 0.5f + (float)row,
+                                           0.5f + 0.01f * (float)i});
+            VXK_CHECK(!VXK_ID_IS_NULL(ids[n]));
+            ++n;
+        }
+    VXK_CHECK_EQ_INT(n, count);
+    for (int step = 0; step < 240; ++step)
+        VXK_CHECK_EQ_INT(vxk_world_step(w, STEP_DT), VXK_OK);
+    for (int i = 0; i < n; ++i)
+        out[i] = pose(w, ids[i]);
+    vxk_world_destroy(w);
+    if (jobs)
+        vxk_jobs_destroy(jobs);
+    return 0;
+}
+
+static int test_workers_bitwise(void)
+{
+    enum { COUNT = 105 };
+    vxk_transform first[COUNT], other[COUNT];
+    if (pyramid_run(0, first, COUNT))
+        return 1;
+    for (int i = 0; i < COUNT; ++i)
+        VXK_CHECK_MSG(first[i].p.y > 0.4f, "pyramid box %d fell to %.4g", i, (double)first[i].p.y);
+    const uint32_t workers[] = {1, 2, 3, 8};
+    for (size_t r = 0; r < sizeof(workers) / sizeof(workers[0]); ++r) {
+        if (pyramid_run(workers[r], other, COUNT))
+            return 1;
+        VXK_CHECK_MSG(memcmp(first, other, sizeof(first)) == 0,
+                      "%u workers: poses differ from the inline world's", workers[r]);
+    }
+    return 0;
+}
+
+int main(void)
+{
+    VXK_RUN(test_wide_matches_twin);
+    VXK_RUN(test_coloring);
+    VXK_RUN(test_stack_and_sphere_rest);
+    VXK_RUN(test_workers_bitwise);
+    return vxk_test_finish();
+}
