@@ -63,7 +63,8 @@ typedef struct vxk_contact_point_state {
     float normal_impulse;
     float tangent_impulse[2];
     float max_normal_impulse;
-    float relative_velocity; // normal velocity before the solve (negative = closing)
+    float relative_velocity;  // normal velocity before the solve (negative = closing)
+    uint32_t feature_matched; // warm started by feature id (contacts.c)
 } vxk_contact_point_state;
 
 typedef struct vxk_contact {
