@@ -38,6 +38,9 @@ typedef struct vxk_broadphase {
     atomic_bool batch_scratch_busy;
     struct hit_sink* batch_scratch;
     uint32_t batch_scratch_count;
+    void* batch_records; // piece records of the batches that use the kept scratch
+    uint32_t batch_record_count;
+    size_t batch_record_bytes;
 } vxk_broadphase;
 
 static const uint64_t g_zero_bits[8] = {0, 0, 0, 0, 0, 0, 0, 0};
@@ -50,6 +53,10 @@ static void batch_scratch_free(struct hit_sink* sinks, uint32_t count);
 static void broadphase_release(vxk_broadphase* bp)
 {
     batch_scratch_free(bp->batch_scratch, bp->batch_scratch_count);
+    vxk_free(bp->batch_records, bp->batch_record_bytes);
+    bp->batch_records = NULL;
+    bp->batch_record_count = 0;
+    bp->batch_record_bytes = 0;
     vxk_chunk_map_free(&bp->map);
     vxk_free(bp->masks, (size_t)bp->mask_capacity * sizeof(vxk_dilate_mask));
     vxk_free(bp->free_slots, (size_t)bp->free_capacity * sizeof(uint32_t));
@@ -1059,8 +1066,19 @@ vxk_status vxk_broadphase_query_batch(const vxk_world* world, vxk_broadphase_hit
         sinks[t].count = 0;
         sinks[t].failed = false;
     }
+    // The piece records are kept with the scratch too, so that a steady caller (the step's
+    // terrain candidates) stops allocating.
+    if (cached && bp->batch_record_count < piece_count) {
+        vxk_free(bp->batch_records, bp->batch_record_bytes);
+        bp->batch_records = vxk_calloc((size_t)piece_count * sizeof(batch_piece_record));
+        bp->batch_record_count = bp->batch_records ? piece_count : 0;
+        bp->batch_record_bytes = (size_t)bp->batch_record_count * sizeof(batch_piece_record);
+    }
     batch_piece_record* records =
-        (batch_piece_record*)vxk_calloc((size_t)piece_count * sizeof(batch_piece_record));
+        cached ? (batch_piece_record*)bp->batch_records
+               : (batch_piece_record*)vxk_calloc((size_t)piece_count * sizeof(batch_piece_record));
+    if (records)
+        memset(records, 0, (size_t)piece_count * sizeof(batch_piece_record));
     vxk_status status = VXK_OK;
     if (!sinks || !records)
         status = VXK_ERR_OUT_OF_MEMORY;
@@ -1094,7 +1112,8 @@ vxk_status vxk_broadphase_query_batch(const vxk_world* world, vxk_broadphase_hit
         atomic_store(&bp->batch_scratch_busy, false);
     else
         batch_scratch_free(sinks, thread_count);
-    vxk_free(records, (size_t)piece_count * sizeof(batch_piece_record));
+    if (!cached)
+        vxk_free(records, (size_t)piece_count * sizeof(batch_piece_record));
     return status;
 }
 
@@ -1109,7 +1128,7 @@ static void batch_scratch_free(hit_sink* sinks, uint32_t count)
 
 static uint64_t batch_scratch_bytes(const vxk_broadphase* bp)
 {
-    uint64_t bytes = (uint64_t)bp->batch_scratch_count * sizeof(hit_sink);
+    uint64_t bytes = (uint64_t)bp->batch_scratch_count * sizeof(hit_sink) + bp->batch_record_bytes;
     for (uint32_t t = 0; t < bp->batch_scratch_count; ++t)
         bytes += (uint64_t)bp->batch_scratch[t].capacity * sizeof(vxk_broadphase_hit);
     return bytes;

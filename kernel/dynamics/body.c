@@ -190,7 +190,7 @@ static bool material_usable(const vxk_world* world, uint8_t m)
 // The voxel shape of a grid (copy, types, compound, mass) and its float mass properties in the
 // grid frame. Nothing is kept on failure.
 static vxk_status voxel_shape_create(const vxk_world* world, const vxk_voxel_grid* grid,
-                                     float voxel_size, vxk_voxel_data** out,
+                                     float voxel_size, bool need_mass, vxk_voxel_data** out,
                                      vxk_mass_properties* mass)
 {
     size_t n = (size_t)grid->size.x * (size_t)grid->size.y * (size_t)grid->size.z;
@@ -217,6 +217,12 @@ static vxk_status voxel_shape_create(const vxk_world* world, const vxk_voxel_gri
     if (!solid_count)
         return VXK_ERR_OUT_OF_RANGE;
     vxk_status status = vxk_mass_from_grid(mass, grid, density, voxel_size);
+    if (status == VXK_ERR_OUT_OF_RANGE && !need_mass) {
+        // A static or kinematic body of massless materials: its frame is the centroid.
+        for (int m = 1; m < 256; ++m)
+            density[m] = 1.0f;
+        status = vxk_mass_from_grid(mass, grid, density, voxel_size);
+    }
     if (status != VXK_OK)
         return status;
     vxk_voxel_data* vs = (vxk_voxel_data*)vxk_calloc(sizeof(*vs));
@@ -429,7 +435,7 @@ vxk_status vxk_body_create(vxk_world* world, const vxk_body_def* def, vxk_body_i
     uint8_t material = s->material;
     if (s->type == VXK_SHAPE_VOXELS) {
         float vsize = s->voxel_size > 0.0f ? s->voxel_size : world->voxel_size;
-        status = voxel_shape_create(world, s->grid, vsize, &vs, &mp);
+        status = voxel_shape_create(world, s->grid, vsize, def->type == VXK_BODY_DYNAMIC, &vs, &mp);
         if (status != VXK_OK)
             return status;
         material = vs->material;
@@ -820,7 +826,8 @@ vxk_status vxk_body_set_voxels(vxk_world* world, vxk_body_id id, vxk_int_box box
     vxk_voxel_grid grid = {size, edited};
     vxk_voxel_data* vs = NULL;
     vxk_mass_properties mp;
-    status = voxel_shape_create(world, &grid, old->voxel_size, &vs, &mp);
+    status =
+        voxel_shape_create(world, &grid, old->voxel_size, b->type == VXK_BODY_DYNAMIC, &vs, &mp);
     vxk_free(edited, n);
     if (status == VXK_OK && b->type == VXK_BODY_DYNAMIC && !((float)mp.mass > 0.0f))
         status = VXK_ERR_OUT_OF_RANGE;

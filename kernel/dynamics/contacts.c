@@ -685,7 +685,7 @@ vxk_status vxk_dynamics_step(vxk_world* world, vxk_arena* arena, float dt,
         vxk_contact* c = &now[i];
         c->touching = 0;
         for (uint32_t p = 0; p < c->point_count; ++p)
-            if (c->points[p].separation < slop)
+            if (c->points[p].separation < slop || c->points[p].max_normal_impulse > 0.0f)
                 c->touching = 1;
     }
     dyn->begin_count = 0;

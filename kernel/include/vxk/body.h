@@ -6,10 +6,11 @@
 // stale (or null, or foreign) id returns VXK_ERR_STALE_ID and changes nothing.
 //
 // Mass: from the shape's volume and its material densities (the world's material table),
-// exact for boxes of unit voxels (vxk/mass.h). Friction and restitution: the def's, or the
-// material's when the def leaves them negative (a voxel body takes the material of its most
-// common voxel). A pair mixes friction as sqrt(fa * fb) and restitution as max(ea, eb);
-// terrain contacts take the touched quad's material.
+// exact for boxes of unit voxels (vxk/mass.h). A static or kinematic body needs no mass: its
+// frame is then its geometric centroid (a voxel body whose materials all have density 0). Friction
+// and restitution: the def's, or the material's when the def leaves them negative (a voxel body
+// takes the material of its most common voxel). A pair mixes friction as sqrt(fa * fb) and
+// restitution as max(ea, eb); terrain contacts take the touched quad's material.
 //
 // Integration (vxk_world_step, h = dt / substeps, per substep, in this order): a dynamic body's
 // velocity v += h * (gravity_scale * gravity + force / mass), then v *= 1 / (1 + h *
@@ -146,7 +147,8 @@ vxk_status vxk_body_set_transform(vxk_world* world, vxk_body_id id, vxk_vec3 pos
 // a static body -> VXK_ERR_OUT_OF_RANGE.
 vxk_status vxk_body_set_velocity(vxk_world* world, vxk_body_id id, vxk_vec3 linear,
                                  vxk_vec3 angular);
-// Errors: VXK_ERR_INVALID_ARGUMENT (NULL world), VXK_ERR_STALE_ID.
+// Sets the user data (does not wake the body). Errors: VXK_ERR_INVALID_ARGUMENT (NULL world),
+// VXK_ERR_STALE_ID.
 vxk_status vxk_body_set_user_data(vxk_world* world, vxk_body_id id, void* user_data);
 
 // Forces and torques accumulate until the next vxk_world_step, which applies them over its dt
@@ -202,7 +204,9 @@ uint32_t vxk_world_body_count(const vxk_world* world);
 // the speculative margin, overlap: two bodies (a, b with a the lower id index), or a body and a
 // terrain chunk (a null, b the body). Its manifold holds up to 4 points with one normal from a to
 // b (from the terrain up into the body). Points include speculative ones (separation > 0).
-// A contact touches when some point's separation is below the world's linear slop.
+// A contact touches when some point's separation at the step's start is below the world's
+// linear slop, or when the solve pushed at some point (a fast body stopped by a speculative point
+// touches in the step it meets the surface).
 
 typedef struct vxk_contact_point {
     vxk_vec3 point;       // world, on the surface of a
