@@ -29,6 +29,9 @@
 
 // Gauss-Seidel passes of the restitution solve.
 #define RESTITUTION_ITERATIONS 4
+// The persistent buffer of the dynamics (vxk_dynamics.scratch) that holds the wide batches;
+// contacts.c uses the first six.
+#define SOLVER_SCRATCH_BATCHES 7
 // Wide batches per parallel piece.
 #define BATCH_GRAIN 4
 
@@ -377,9 +380,6 @@ vxk_status vxk_solve(const vxk_solve_input* in)
     const vxk_dynamics_settings* set = &dyn->settings;
     uint32_t nb = in->moving_count;
     uint32_t nc = in->contact_count;
-    uint32_t point_total = 0;
-    for (uint32_t i = 0; i < nc; ++i)
-        point_total += in->contacts[i].point_count;
     solver_body* bodies =
         (solver_body*)vxk_arena_alloc(in->arena, sizeof(solver_body) * ((size_t)nb + 2));
     vxk_solver_state* states =
@@ -387,12 +387,10 @@ vxk_status vxk_solve(const vxk_solve_input* in)
     uint32_t* slot =
         (uint32_t*)vxk_arena_alloc(in->arena, sizeof(uint32_t) * ((size_t)dyn->ids.count + 1));
     constraint* cs = (constraint*)vxk_arena_alloc(in->arena, sizeof(constraint) * ((size_t)nc + 1));
-    point_row* rows =
-        (point_row*)vxk_arena_alloc(in->arena, sizeof(point_row) * ((size_t)point_total + 1));
     uint32_t* color_a = (uint32_t*)vxk_arena_alloc(in->arena, sizeof(uint32_t) * ((size_t)nc + 1));
     uint32_t* color_b = (uint32_t*)vxk_arena_alloc(in->arena, sizeof(uint32_t) * ((size_t)nc + 1));
     vxk_mat3* inv_i = (vxk_mat3*)vxk_arena_alloc(in->arena, sizeof(vxk_mat3) * ((size_t)nb + 2));
-    if (!bodies || !states || !slot || !cs || !rows || !color_a || !color_b || !inv_i)
+    if (!bodies || !states || !slot || !cs || !color_a || !color_b || !inv_i)
         return VXK_ERR_OUT_OF_MEMORY;
     const uint32_t static_slot = nb;
     for (uint32_t i = 0; i < dyn->ids.count; ++i)
@@ -459,18 +457,26 @@ vxk_status vxk_solve(const vxk_solve_input* in)
         batch_count += (n + VXK_WIDE_LANES - 1) / VXK_WIDE_LANES;
     }
     ctx.batch_start[VXK_GRAPH_COLORS] = batch_count;
-    ctx.batches = (vxk_wide_constraint*)vxk_arena_alloc(in->arena, sizeof(vxk_wide_constraint) *
-                                                                       ((size_t)batch_count + 1));
-    if (!ctx.batches)
-        return VXK_ERR_OUT_OF_MEMORY;
-    // Prepare and pack: colour c's constraints, in list order, 8 to a batch, straight into the
-    // batch (zeroed just before, while it is in cache); the overflow's into rows.
-    const uint32_t scratch_slot = nb + 1;
-    uint32_t np = 0;
-    for (uint32_t i = 0; i < nc; ++i) {
-        cs[i].first_point = np;
-        np += in->contacts[i].point_count;
+    // The batches live in a persistent buffer of the dynamics (a steady run allocates nothing,
+    // and their pages stay mapped: as arena memory they would be fresh pages whenever the step
+    // arena grows); the overflow's point rows in the arena.
+    uint32_t overflow_points = 0;
+    for (uint32_t k = coloring.start[VXK_GRAPH_OVERFLOW];
+         k < coloring.start[VXK_GRAPH_OVERFLOW + 1]; ++k) {
+        cs[coloring.order[k]].first_point = overflow_points;
+        overflow_points += in->contacts[coloring.order[k]].point_count;
     }
+    point_row* rows =
+        (point_row*)vxk_arena_alloc(in->arena, sizeof(point_row) * ((size_t)overflow_points + 1));
+    if (!rows ||
+        vxk_dynamics_reserve(&dyn->scratch[SOLVER_SCRATCH_BATCHES],
+                             &dyn->scratch_bytes[SOLVER_SCRATCH_BATCHES],
+                             sizeof(vxk_wide_constraint) * ((size_t)batch_count + 1)) != VXK_OK)
+        return VXK_ERR_OUT_OF_MEMORY;
+    ctx.batches = (vxk_wide_constraint*)dyn->scratch[SOLVER_SCRATCH_BATCHES];
+    // Prepare and pack: colour c's constraints, in list order, 8 to a batch, straight into the
+    // batch (zeroed just before, while it is in cache).
+    const uint32_t scratch_slot = nb + 1;
     for (uint32_t c = 0; c < VXK_GRAPH_COLORS; ++c) {
         for (uint32_t k = coloring.start[c]; k < coloring.start[c + 1]; ++k) {
             uint32_t j = k - coloring.start[c];
