@@ -158,7 +158,7 @@ static int test_wide_matches_twin(void)
         random_batch(&seed, &cw);
         memcpy(&cs, &cw, sizeof(cw));
         vxk_wide_params prm = {rand_range(&seed, 60, 960), rand_range(&seed, 0.5f, 5),
-                               rand_range(&seed, 0.5f, 2), true};
+                               rand_range(&seed, 0.5f, 2), true, (round & 2) != 0};
         // Prepare overwrites the random axes half the time (both kernels see either).
         if (round % 2 == 0) {
             for (uint32_t i = 0; i < BODIES + 2; ++i)

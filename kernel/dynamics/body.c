@@ -844,6 +844,7 @@ vxk_status vxk_body_set_voxels(vxk_world* world, vxk_body_id id, vxk_int_box box
     voxel_shape_free(old);
     b->voxels = vs;
     b->material = vs->material;
+    b->shape_serial++;
     body_set_mass(b, &mp);
     b->bound_radius = voxel_bound_radius(vs);
     b->aabb = vxk_body_compute_aabb(b);

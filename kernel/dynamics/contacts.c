@@ -27,6 +27,12 @@
 // A point whose features are new takes the impulses of the nearest previous point of its pair
 // within this distance (metres; Bullet's contact breaking threshold).
 #define WARM_MATCH_DISTANCE 0.02f
+// The contact cache (Jolt's body pair cache): a pair whose relative pose moved less than this
+// (metres, and the cosine of half the rotation angle: 1 degree) since its manifolds were computed,
+// with the same shapes, terrain and a margin no larger, refreshes the cached points instead of
+// colliding again.
+#define CACHE_DISTANCE 0.001f
+#define CACHE_HALF_ANGLE_COS 0.99996192f
 // Normals within this cosine share a manifold.
 #define CLUSTER_COS 0.999f
 
@@ -36,6 +42,7 @@ typedef struct task {
     uint32_t a, b;               // pair: body indices; terrain: a = UINT32_MAX, b the body
     uint32_t hit_begin, hit_end; // terrain: the body's chunks in the broadphase hits
     float margin;
+    uint32_t prev_begin, prev_end; // the pair's contacts of the last step (the cache), or empty
 } task;
 
 typedef struct task_out {
@@ -121,6 +128,8 @@ typedef struct narrow_ctx {
     vxk_narrow_cache* cache;
     const task* tasks;
     const vxk_broadphase_hit* hits;
+    const vxk_contact* prev;
+    uint32_t epoch;
     task_out* out;
     float voxel_size;
     vxk_status status; // first failure (set under no lock: any failure sets OUT_OF_MEMORY)
@@ -287,22 +296,89 @@ static void mix_material(const vxk_dynamics* dyn, vxk_contact* c, uint8_t face_m
     c->restitution = fmaxf(ea, b->restitution);
 }
 
+// B's pose relative to A's (terrain: B's world pose).
+static vxk_transform relative_pose(const vxk_body* a, const vxk_body* b)
+{
+    if (!a)
+        return b->pose;
+    vxk_quat ia = vxk_quat_conj(a->pose.q);
+    return (vxk_transform){vxk_quat_rotate(ia, vxk_v3_sub(b->pose.p, a->pose.p)),
+                           vxk_quat_mul(ia, b->pose.q)};
+}
+
+// Whether the pair's cached manifolds (the last step's) may be refreshed instead of recomputed.
+static bool cache_usable(const narrow_ctx* ctx, const task* t, const vxk_body* a, const vxk_body* b,
+                         vxk_transform rel)
+{
+    if (t->prev_begin == t->prev_end)
+        return false;
+    const vxk_contact* c = &ctx->prev[t->prev_begin];
+    if (c->b_gen != ctx->dyn->ids.generations[t->b] || c->shape_b != b->shape_serial ||
+        t->margin > c->margin)
+        return false;
+    if (a ? (c->a_gen != ctx->dyn->ids.generations[t->a] || c->shape_a != a->shape_serial)
+          : c->epoch != ctx->epoch)
+        return false;
+    float dq =
+        c->rel.q.x * rel.q.x + c->rel.q.y * rel.q.y + c->rel.q.z * rel.q.z + c->rel.q.w * rel.q.w;
+    return vxk_v3_length_sq(vxk_v3_sub(c->rel.p, rel.p)) <= CACHE_DISTANCE * CACHE_DISTANCE &&
+           fabsf(dq) >= CACHE_HALF_ANGLE_COS;
+}
+
+// The cached manifolds with their points moved with the bodies: each point on A's surface and
+// its partner on B's surface follow their bodies, the normal follows A, and the separation is
+// measured anew along it.
+static void cache_refresh(const narrow_ctx* ctx, const task* t, const vxk_body* a,
+                          const vxk_body* b, task_out* o)
+{
+    vxk_mat3 ra = a ? vxk_mat3_from_quat(a->pose.q) : (vxk_mat3){{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+    vxk_vec3 ca = a ? a->pose.p : vxk_v3(0, 0, 0);
+    vxk_mat3 rb = vxk_mat3_from_quat(b->pose.q);
+    o->count = 0;
+    for (uint32_t j = t->prev_begin; j < t->prev_end && o->count < TASK_MANIFOLDS; ++j) {
+        vxk_contact* c = &o->manifolds[o->count];
+        *c = ctx->prev[j];
+        c->sub = o->count++;
+        c->touching = 0;
+        c->normal = vxk_mat3_mul_v(&ra, c->normal_a);
+        for (uint32_t p = 0; p < c->point_count; ++p) {
+            vxk_contact_point_state* cp = &c->points[p];
+            vxk_vec3 pa = vxk_v3_add(ca, vxk_mat3_mul_v(&ra, cp->local_a));
+            vxk_vec3 qb = vxk_v3_add(b->pose.p, vxk_mat3_mul_v(&rb, cp->local_b));
+            cp->point = pa;
+            cp->separation = vxk_v3_dot(c->normal, vxk_v3_sub(qb, pa));
+            cp->normal_impulse = cp->tangent_impulse[0] = cp->tangent_impulse[1] = 0.0f;
+        }
+    }
+}
+
 static void narrow_range(void* vctx, uint32_t begin, uint32_t end, uint32_t thread)
 {
     (void)thread;
     narrow_ctx* ctx = (narrow_ctx*)vctx;
     for (uint32_t i = begin; i < end; ++i) {
         const task* t = &ctx->tasks[i];
+        bool terrain = t->a == UINT32_MAX;
+        const vxk_body* a = terrain ? NULL : &ctx->dyn->bodies[t->a];
+        const vxk_body* b = &ctx->dyn->bodies[t->b];
+        vxk_transform rel = relative_pose(a, b);
+        task_out* o = &ctx->out[i];
+        if (cache_usable(ctx, t, a, b, rel)) {
+            cache_refresh(ctx, t, a, b, o);
+            continue;
+        }
         gatherer g;
         g.count = 0;
-        bool terrain = t->a == UINT32_MAX;
         vxk_int3 chunk = {0, 0, 0};
         if (terrain)
             terrain_task(ctx, t, &g, &chunk);
         else
             pair_task(ctx, t, &g);
-        task_out* o = &ctx->out[i];
         o->count = 0;
+        vxk_mat3 ra =
+            a ? vxk_mat3_from_quat(a->pose.q) : (vxk_mat3){{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+        vxk_vec3 ca = a ? a->pose.p : vxk_v3(0, 0, 0);
+        vxk_mat3 rb = vxk_mat3_from_quat(b->pose.q);
         for (uint32_t k = 0; k < g.count; ++k) {
             cluster* cl = &g.clusters[k];
             uint32_t n = vxk_manifold_reduce(cl->points, cl->count, cl->normal);
@@ -320,10 +396,20 @@ static void narrow_range(void* vctx, uint32_t begin, uint32_t end, uint32_t thre
             c->normal = cl->normal;
             c->material = cl->material;
             c->point_count = n;
+            c->rel = rel;
+            c->normal_a = vxk_mat3_tmul_v(&ra, cl->normal);
+            c->margin = t->margin;
+            c->shape_a = a ? a->shape_serial : 0;
+            c->shape_b = b->shape_serial;
+            c->epoch = ctx->epoch;
             for (uint32_t p = 0; p < n; ++p) {
-                c->points[p].point = cl->points[p].point;
-                c->points[p].separation = cl->points[p].separation;
-                c->points[p].feature = cl->points[p].feature;
+                vxk_contact_point_state* cp = &c->points[p];
+                cp->point = cl->points[p].point;
+                cp->separation = cl->points[p].separation;
+                cp->feature = cl->points[p].feature;
+                cp->local_a = vxk_mat3_tmul_v(&ra, vxk_v3_sub(cp->point, ca));
+                vxk_vec3 q = vxk_v3_mul_add(cp->point, cp->separation, cl->normal);
+                cp->local_b = vxk_mat3_tmul_v(&rb, vxk_v3_sub(q, b->pose.p));
             }
             mix_material(ctx->dyn, c, cl->material);
             o->count++;
@@ -630,23 +716,46 @@ vxk_status vxk_dynamics_step(vxk_world* world, vxk_arena* arena, float dt,
     uint32_t task_count = 0;
     for (uint32_t d = 0; d < dynamic_count; ++d)
         if (offsets[d + 1] > offsets[d])
-            tasks[task_count++] = (task){UINT32_MAX, dynamic[d], offsets[d], offsets[d + 1],
-                                         reach[dynamic[d]] + base_margin};
+            tasks[task_count++] = (task){
+                UINT32_MAX, dynamic[d], offsets[d], offsets[d + 1], reach[dynamic[d]] + base_margin,
+                0,          0};
     stats->terrain_tasks = task_count;
     for (uint32_t p = 0; p < pair_count; ++p) {
         uint32_t a = live[pairs[p].a], b = live[pairs[p].b];
         if (dyn->bodies[a].type != VXK_BODY_DYNAMIC && dyn->bodies[b].type != VXK_BODY_DYNAMIC)
             continue;
-        tasks[task_count++] = (task){a, b, 0, 0, reach[a] + reach[b] + base_margin};
+        tasks[task_count++] = (task){a, b, 0, 0, reach[a] + reach[b] + base_margin, 0, 0};
     }
     stats->stage_seconds[VXK_STEP_CANDIDATES] = seconds_since(&mark);
     stats->body_pairs = pair_count;
+
+    // Each task's contacts of the last step (the cache): both lists are in key order.
+    {
+        const vxk_contact* prev = dyn->contacts;
+        uint32_t j = 0, pc = dyn->contact_count;
+        for (uint32_t t = 0; t < task_count; ++t) {
+            vxk_contact key;
+            key.terrain = tasks[t].a == UINT32_MAX;
+            key.a = key.terrain ? 0 : tasks[t].a;
+            key.b = tasks[t].b;
+            while (j < pc && group_compare(&prev[j], &key) < 0)
+                j++;
+            uint32_t e = j;
+            while (e < pc && group_compare(&prev[e], &key) == 0)
+                e++;
+            tasks[t].prev_begin = j;
+            tasks[t].prev_end = e;
+            j = e;
+        }
+    }
 
     // 5. Narrowphase.
     narrow_ctx nctx = {dyn,
                        vxk_narrow_cache_get(world),
                        tasks,
                        hits,
+                       dyn->contacts,
+                       vxk_terrain_epoch(&world->terrain),
                        (task_out*)dyn->scratch[SCRATCH_SLOTS],
                        world->voxel_size,
                        VXK_OK};

@@ -48,9 +48,10 @@ typedef struct vxk_body {
     uint8_t shape; // vxk_shape_type
     uint8_t material;
     bool awake, is_bullet, live;
-    float radius;       // sphere
-    vxk_vec3 half;      // box
-    float bound_radius; // of the shape around the centre of mass
+    uint32_t shape_serial; // changes with the shape (vxk_body_set_voxels): the contact cache
+    float radius;          // sphere
+    vxk_vec3 half;         // box
+    float bound_radius;    // of the shape around the centre of mass
     vxk_voxel_data* voxels;
     vxk_aabb aabb; // of the shape at the pose (refreshed each step and on set)
 } vxk_body;
@@ -65,6 +66,9 @@ typedef struct vxk_contact_point_state {
     float max_normal_impulse;
     float relative_velocity;  // normal velocity before the solve (negative = closing)
     uint32_t feature_matched; // warm started by feature id (contacts.c)
+    // The contact cache (contacts.c): the point on A's surface in A's frame (terrain: world) and
+    // the touching point of B's surface (point + separation * normal) in B's frame.
+    vxk_vec3 local_a, local_b;
 } vxk_contact_point_state;
 
 typedef struct vxk_contact {
@@ -81,6 +85,14 @@ typedef struct vxk_contact {
     vxk_vec3 normal;
     float friction, restitution;
     uint32_t point_count;
+    // The contact cache: what the manifold was computed from. B's pose relative to A's (terrain:
+    // B's world pose), the normal in A's frame, the margin, the shapes' serials and the terrain
+    // epoch. A step whose pair moved less than the cache's bounds since then refreshes the
+    // points from these instead of colliding the shapes again.
+    vxk_transform rel;
+    vxk_vec3 normal_a;
+    float margin;
+    uint32_t shape_a, shape_b, epoch;
     vxk_contact_point_state points[VXK_MANIFOLD_POINTS];
 } vxk_contact;
 

@@ -165,8 +165,9 @@ static void solve_scalar_one(vxk_solver_state* st, const constraint* c, point_ro
 {
     vxk_solver_state* A = &st[c->a];
     vxk_solver_state* B = &st[c->b];
-    for (uint32_t p = 0; p < c->point_count; ++p) {
-        point_row* r = &pr[p];
+    const uint32_t last = c->point_count - 1; // the walk's direction alternates (the wide kernel)
+    for (uint32_t k = 0; k < c->point_count; ++k) {
+        point_row* r = &pr[prm->reverse ? last - k : k];
         vxk_contact_point_state* cp = r->state;
         float s =
             vxk_v3_dot(c->normal, vxk_v3_sub(anchor_delta(B, r->rb), anchor_delta(A, r->ra))) +
@@ -187,8 +188,8 @@ static void solve_scalar_one(vxk_solver_state* st, const constraint* c, point_ro
         cp->max_normal_impulse = max_f(cp->max_normal_impulse, impulse);
         row_apply(A, B, c, &r->n, c->normal, impulse);
     }
-    for (uint32_t p = 0; p < c->point_count; ++p) {
-        point_row* r = &pr[p];
+    for (uint32_t k = 0; k < c->point_count; ++k) {
+        point_row* r = &pr[prm->reverse ? last - k : k];
         vxk_contact_point_state* cp = r->state;
         float l1 = cp->tangent_impulse[0] - r->t1.mass * row_velocity(A, B, &r->t1, c->t1);
         float l2 = cp->tangent_impulse[1] - r->t2.mass * row_velocity(A, B, &r->t2, c->t2);
@@ -536,6 +537,7 @@ vxk_status vxk_solve(const vxk_solve_input* in)
     ctx.params.inv_h = inv_h;
     ctx.params.push_speed = set->contact_push_speed;
     ctx.params.restitution_threshold = set->restitution_threshold;
+    ctx.params.reverse = false;
 
     const vxk_vec3 g = set->gravity;
     for (uint32_t sub = 0; sub < substeps; ++sub) {
@@ -555,6 +557,7 @@ vxk_status vxk_solve(const vxk_solve_input* in)
         }
         run_pass(&ctx, PASS_WARM);
         ctx.params.use_bias = true;
+        ctx.params.reverse = (sub & 1u) != 0;
         run_pass(&ctx, PASS_SOLVE);
         // Integrate positions.
         for (uint32_t i = 0; i < nb; ++i) {
@@ -565,6 +568,7 @@ vxk_status vxk_solve(const vxk_solve_input* in)
             st->dr = vxk_mat3_from_quat(vxk_quat_mul(s->q, vxk_quat_conj(s->q0)));
         }
         ctx.params.use_bias = false;
+        ctx.params.reverse = (sub & 1u) == 0;
         run_pass(&ctx, PASS_SOLVE);
     }
     // Restitution: points that closed faster than the threshold and pushed bounce back. One pass

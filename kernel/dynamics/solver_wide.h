@@ -67,6 +67,7 @@ typedef struct vxk_wide_params {
     float push_speed; // the soft push's speed limit
     float restitution_threshold;
     bool use_bias; // solve (true) or relax (false)
+    bool reverse;  // walk the points last to first
 } vxk_wide_params;
 
 // The kernels over one batch: warm start (apply the accumulated impulses), the soft solve or

@@ -237,7 +237,12 @@ WATTR void WNAME(vxk_wide_solve)(vxk_solver_state* states, vxk_wide_constraint* 
     WF bias_rate = W(load)(c->bias_rate);
     WF soft_mass = prm->use_bias ? W(load)(c->mass_scale) : one;
     WF soft_impulse = prm->use_bias ? W(load)(c->impulse_scale) : zero;
-    for (uint32_t p = 0; p < c->point_count; ++p) {
+    // Passes alternate the direction of the walk over the points (prm->reverse): Gauss-Seidel in
+    // one fixed order leaves a bias towards the points solved first, which a tall stack turns
+    // into a lean.
+    const uint32_t last = c->point_count - 1;
+    for (uint32_t k = 0; k < c->point_count; ++k) {
+        uint32_t p = prm->reverse ? last - k : k;
         vxk_wide_point* wp = &c->points[p];
         WF s = W(add)(WNAME(dot)(n, WNAME(sub3)(WNAME(anchor_delta)(&PB, WNAME(load3)(wp->rb)),
                                                 WNAME(anchor_delta)(&PA, WNAME(load3)(wp->ra)))),
@@ -262,7 +267,8 @@ WATTR void WNAME(vxk_wide_solve)(vxk_solver_state* states, vxk_wide_constraint* 
     }
     WNAME(vec) t1 = WNAME(load3)(c->t1), t2 = WNAME(load3)(c->t2);
     WF friction = W(load)(c->friction);
-    for (uint32_t p = 0; p < c->point_count; ++p) {
+    for (uint32_t k = 0; k < c->point_count; ++k) {
+        uint32_t p = prm->reverse ? last - k : k;
         vxk_wide_point* wp = &c->points[p];
         WF old1 = W(load)(wp->tangent_impulse[0]), old2 = W(load)(wp->tangent_impulse[1]);
         WF l1 =
