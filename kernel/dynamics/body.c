@@ -143,7 +143,8 @@ vxk_status vxk_dynamics_attach(vxk_world* world, const vxk_world_def* def)
                                             def->contact_damping_ratio,
                                             def->contact_push_speed,
                                             def->restitution_threshold,
-                                            def->linear_slop};
+                                            def->linear_slop,
+                                            def->contact_cache};
     vxk_id_pool_init(&dyn->ids);
     world->dynamics = (vxk_subsystem){dyn, dynamics_destroy, dynamics_memory};
     return VXK_OK;

@@ -310,7 +310,7 @@ static vxk_transform relative_pose(const vxk_body* a, const vxk_body* b)
 static bool cache_usable(const narrow_ctx* ctx, const task* t, const vxk_body* a, const vxk_body* b,
                          vxk_transform rel)
 {
-    if (t->prev_begin == t->prev_end)
+    if (t->prev_begin == t->prev_end || !ctx->dyn->settings.contact_cache)
         return false;
     const vxk_contact* c = &ctx->prev[t->prev_begin];
     if (c->b_gen != ctx->dyn->ids.generations[t->b] || c->shape_b != b->shape_serial ||

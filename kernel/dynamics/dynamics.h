@@ -101,6 +101,7 @@ typedef struct vxk_dynamics_settings {
     uint32_t substeps;
     float contact_hertz, contact_damping_ratio, contact_push_speed;
     float restitution_threshold, linear_slop;
+    bool contact_cache;
 } vxk_dynamics_settings;
 
 typedef struct vxk_dynamics {

@@ -90,6 +90,9 @@ typedef struct vxk_world_def {
     float restitution_threshold; // closing speeds below it do not bounce (default 1 m/s)
     float linear_slop;           // overlap allowed at rest and the speculative base (default
                                  // 0.005 m)
+    bool contact_cache;          // a pair that moved less than 1 mm and 1 degree relative to its
+                                 // last manifolds refreshes them instead of colliding again
+                                 // (default true; false collides every pair every step)
 } vxk_world_def;
 
 vxk_world_def vxk_default_world_def(void);
