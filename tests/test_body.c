@@ -12,10 +12,12 @@
 
 #include <vxk/body.h>
 #include <vxk/mass.h>
+#include <vxk/vox.h>
 #include <vxk/voxel_types.h>
 
 #include <float.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 // ---- helpers ------------------------------------------------------------------------------------
@@ -1909,6 +1911,60 @@ static int test_oom_step(void)
     return 0;
 }
 
+// A voxel body from a .vox model (the shared sample data): the grid vxk_vox_load_flat gives,
+// with its solid voxel count and mass as vxk_mass_from_grid computes them from the world's
+// densities; dropped onto flat stone it comes to rest on it (its box stays above the floor).
+static int test_vox_body(void)
+{
+    char path[1024];
+    vxk_test_data_path(path, sizeof(path), "vox/ogt_test_multiple_model_scene.vox");
+    size_t size = 0;
+    uint8_t* data = vxk_test_read_file(path, &size);
+    VXK_CHECK_MSG(data != NULL, "cannot read %s", path);
+    vxk_voxel_grid grid = {{0, 0, 0}, NULL};
+    vxk_int3 origin;
+    VXK_CHECK_EQ_INT(vxk_vox_load_flat(data, size, NULL, &grid, &origin), VXK_OK);
+    free(data);
+    VXK_CHECK(grid.size.x <= VXK_BODY_MAX_GRID && grid.size.y <= VXK_BODY_MAX_GRID &&
+              grid.size.z <= VXK_BODY_MAX_GRID);
+    vxk_world_def wd = vxk_default_world_def();
+    vxk_world* w = NULL;
+    VXK_CHECK_EQ_INT(vxk_world_create(&wd, &w), VXK_OK);
+    VXK_CHECK_EQ_INT(
+        vxk_world_fill_box(w, (vxk_int_box){{-64, -8, -64}, {63, -1, 63}}, VXK_MAT_STONE), VXK_OK);
+    vxk_body_def def = vxk_default_body_def();
+    def.shape = vxk_voxel_shape(&grid, 0.1f);
+    def.position = (vxk_vec3){0.0f, 0.1f * (float)grid.size.y + 2.0f, 0.0f};
+    vxk_body_id id;
+    VXK_CHECK_EQ_INT(vxk_body_create(w, &def, &id), VXK_OK);
+    size_t n = (size_t)grid.size.x * (size_t)grid.size.y * (size_t)grid.size.z;
+    uint32_t solid = 0;
+    for (size_t i = 0; i < n; ++i)
+        solid += grid.voxels[i] != 0;
+    float density[256];
+    for (int m = 0; m < 256; ++m)
+        density[m] = vxk_world_materials(w)->materials[m].density;
+    vxk_mass_properties mp;
+    VXK_CHECK_EQ_INT(vxk_mass_from_grid(&mp, &grid, density, 0.1f), VXK_OK);
+    vxk_body_info info;
+    VXK_CHECK_EQ_INT(vxk_body_get_info(w, id, &info), VXK_OK);
+    VXK_CHECK_EQ_U64(info.solid_voxels, solid);
+    VXK_CHECK(fabs((double)info.mass - mp.mass) <= 1e-5 * mp.mass);
+    for (int step = 0; step < 300; ++step)
+        VXK_CHECK_EQ_INT(vxk_world_step(w, 1.0f / 60.0f), VXK_OK);
+    vxk_aabb box;
+    vxk_vec3 v, av;
+    VXK_CHECK_EQ_INT(vxk_body_get_aabb(w, id, &box), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_body_get_velocity(w, id, &v, &av), VXK_OK);
+    fprintf(stderr, "   %s: %dx%dx%d, %u solid voxels, %u boxes, rests at y %.4f\n", path,
+            grid.size.x, grid.size.y, grid.size.z, solid, info.compound_boxes, (double)box.min.y);
+    VXK_CHECK_MSG(box.min.y > -0.02f && box.min.y < 0.05f, "box bottom at %.4f", (double)box.min.y);
+    VXK_CHECK(sqrtf(v.x * v.x + v.y * v.y + v.z * v.z) < 0.05f);
+    vxk_voxel_grid_free(&grid);
+    vxk_world_destroy(w);
+    return 0;
+}
+
 int main(void)
 {
     VXK_RUN(test_defaults);
@@ -1920,6 +1976,7 @@ int main(void)
     VXK_RUN(test_iteration);
     VXK_RUN(test_voxel_bodies);
     VXK_RUN(test_set_voxels);
+    VXK_RUN(test_vox_body);
     VXK_RUN(test_memory_stats);
     vxk_edge_tests_begin();
     VXK_RUN(test_world_def_dynamics);
