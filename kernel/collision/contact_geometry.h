@@ -23,9 +23,9 @@
 #define VXK_MANIFOLD_POINTS 4
 
 typedef struct vxk_manifold_point {
-    vxk_vec3 point;     // world, on A's surface
-    float separation;   // along normal; negative = overlap
-    uint32_t feature;   // feature pair id
+    vxk_vec3 point;   // world, on A's surface
+    float separation; // along normal; negative = overlap
+    uint32_t feature; // feature pair id
 } vxk_manifold_point;
 
 typedef struct vxk_manifold {
