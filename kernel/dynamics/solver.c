@@ -375,6 +375,19 @@ static void unpack_lane(const vxk_wide_constraint* w, uint32_t lane, vxk_contact
     }
 }
 
+// Whether some point of a prepared batch closes faster than the restitution threshold on a
+// lane with restitution: the restitution passes skip the other batches (their impulses would
+// all be zero), which is every batch of a scene at rest.
+static uint32_t batch_may_bounce(const vxk_wide_constraint* w, float threshold)
+{
+    for (uint32_t p = 0; p < w->point_count; ++p)
+        for (uint32_t l = 0; l < w->lane_count; ++l)
+            if ((w->point_lanes[p] >> l & 1u) && w->restitution[l] != 0.0f &&
+                !(w->points[p].relative_velocity[l] > -threshold))
+                return 1;
+    return 0;
+}
+
 vxk_status vxk_solve(const vxk_solve_input* in)
 {
     vxk_dynamics* dyn = in->dyn;
@@ -515,8 +528,10 @@ vxk_status vxk_solve(const vxk_solve_input* in)
             }
             w->lane_count = lane + 1;
             // The axes and relative velocities of a full batch, 8 lanes at a time.
-            if (lane == VXK_WIDE_LANES - 1 || k + 1 == coloring.start[c + 1])
+            if (lane == VXK_WIDE_LANES - 1 || k + 1 == coloring.start[c + 1]) {
                 vxk_wide_prepare(w, states, inv_i);
+                w->has_restitution = batch_may_bounce(w, set->restitution_threshold);
+            }
         }
     }
     for (uint32_t k = coloring.start[VXK_GRAPH_OVERFLOW];

@@ -51,7 +51,8 @@ typedef struct vxk_wide_constraint {
     uint32_t write_a, write_b; // bit per lane: the body is dynamic, its velocities are stored
     uint32_t point_count;      // the most points of any lane
     uint32_t lane_count;
-    uint32_t has_restitution;                  // some lane has restitution != 0
+    uint32_t
+        has_restitution; // some point may bounce (restitution != 0, closing past the threshold)
     uint32_t point_lanes[VXK_MANIFOLD_POINTS]; // point p: bit per lane that has it
     uint32_t pad[3];
     float inv_mass_a[VXK_WIDE_LANES], inv_mass_b[VXK_WIDE_LANES];
