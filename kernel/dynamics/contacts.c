@@ -614,19 +614,25 @@ static double seconds_since(uint64_t* mark)
     return s;
 }
 
-// How far a body may move in a step (linear and by rotation of its farthest point), from its
-// velocity after this step's gravity and forces.
-static float body_reach(const vxk_dynamics* dyn, const vxk_body* b, float dt)
+// A body's velocity at the end of this step's first integration (after gravity and forces), the
+// motion the margins must cover.
+static vxk_vec3 body_velocity(const vxk_dynamics* dyn, const vxk_body* b, float dt)
 {
     if (b->type == VXK_BODY_STATIC)
-        return 0.0f;
+        return vxk_v3(0, 0, 0);
     vxk_vec3 v = b->v;
     if (b->type == VXK_BODY_DYNAMIC)
         v = vxk_v3_add(
             v, vxk_v3_scale(vxk_v3_add(vxk_v3_scale(dyn->settings.gravity, b->gravity_scale),
                                        vxk_v3_scale(b->force, b->inv_mass)),
                             dt));
-    return (vxk_v3_length(v) + vxk_v3_length(b->w) * b->bound_radius) * dt;
+    return v;
+}
+
+// How far a body's surface may move by rotation in a step.
+static float body_spin_reach(const vxk_body* b, float dt)
+{
+    return b->type == VXK_BODY_STATIC ? 0.0f : vxk_v3_length(b->w) * b->bound_radius * dt;
 }
 
 vxk_status vxk_dynamics_step(vxk_world* world, vxk_arena* arena, float dt,
@@ -635,7 +641,10 @@ vxk_status vxk_dynamics_step(vxk_world* world, vxk_arena* arena, float dt,
     vxk_dynamics* dyn = vxk_dynamics_get(world);
     uint64_t mark = vxk_jobs_now_ns();
     const float slop = dyn->settings.linear_slop;
+    // Boxes for the candidate search grow by the reach plus 4 slops; points are reported within
+    // the closing motion plus one slop (the approach speed x dt + slop).
     const float base_margin = 4.0f * slop;
+    const float point_margin = slop;
     // 1. Bodies: live ones in index order, their boxes grown by reach.
     uint32_t cap = dyn->ids.count;
     vxk_status status = VXK_OK;
@@ -648,7 +657,9 @@ vxk_status vxk_dynamics_step(vxk_world* world, vxk_arena* arena, float dt,
     vxk_aabb* fat = (vxk_aabb*)dyn->scratch[SCRATCH_BOXES];
     vxk_aabb* dyn_boxes = fat + cap;
     float* reach = (float*)vxk_arena_alloc(arena, sizeof(float) * (size_t)cap + 16);
-    if (!reach)
+    float* spin = (float*)vxk_arena_alloc(arena, sizeof(float) * (size_t)cap + 16);
+    vxk_vec3* vel = (vxk_vec3*)vxk_arena_alloc(arena, sizeof(vxk_vec3) * (size_t)cap + 16);
+    if (!reach || !spin || !vel)
         return VXK_ERR_OUT_OF_MEMORY;
     uint32_t live_count = 0, moving_count = 0, dynamic_count = 0;
     for (uint32_t i = 0; i < cap; ++i) {
@@ -656,7 +667,9 @@ vxk_status vxk_dynamics_step(vxk_world* world, vxk_arena* arena, float dt,
         if (!b->live)
             continue;
         b->aabb = vxk_body_compute_aabb(b);
-        reach[i] = body_reach(dyn, b, dt);
+        vel[i] = body_velocity(dyn, b, dt);
+        spin[i] = body_spin_reach(b, dt);
+        reach[i] = vxk_v3_length(vel[i]) * dt + spin[i];
         float g = reach[i] + base_margin;
         fat[live_count] = (vxk_aabb){vxk_v3_sub(b->aabb.min, vxk_v3(g, g, g)),
                                      vxk_v3_add(b->aabb.max, vxk_v3(g, g, g))};
@@ -716,15 +729,23 @@ vxk_status vxk_dynamics_step(vxk_world* world, vxk_arena* arena, float dt,
     uint32_t task_count = 0;
     for (uint32_t d = 0; d < dynamic_count; ++d)
         if (offsets[d + 1] > offsets[d])
-            tasks[task_count++] = (task){
-                UINT32_MAX, dynamic[d], offsets[d], offsets[d + 1], reach[dynamic[d]] + base_margin,
-                0,          0};
+            tasks[task_count++] = (task){UINT32_MAX,
+                                         dynamic[d],
+                                         offsets[d],
+                                         offsets[d + 1],
+                                         reach[dynamic[d]] + point_margin,
+                                         0,
+                                         0};
     stats->terrain_tasks = task_count;
     for (uint32_t p = 0; p < pair_count; ++p) {
         uint32_t a = live[pairs[p].a], b = live[pairs[p].b];
         if (dyn->bodies[a].type != VXK_BODY_DYNAMIC && dyn->bodies[b].type != VXK_BODY_DYNAMIC)
             continue;
-        tasks[task_count++] = (task){a, b, 0, 0, reach[a] + reach[b] + base_margin, 0, 0};
+        // The speculative margin of a pair: its closing motion over the step (relative velocity,
+        // and each surface's spin) plus the slop, so bodies moving together (a stack falling
+        // as one) add nothing.
+        float closing = vxk_v3_length(vxk_v3_sub(vel[b], vel[a])) * dt + spin[a] + spin[b];
+        tasks[task_count++] = (task){a, b, 0, 0, closing + point_margin, 0, 0};
     }
     stats->stage_seconds[VXK_STEP_CANDIDATES] = seconds_since(&mark);
     stats->body_pairs = pair_count;
