@@ -510,6 +510,17 @@ static vxk_body* body_get(const vxk_world* world, vxk_body_id id)
     return &dyn->bodies[id.index];
 }
 
+// The live body of a call: VXK_ERR_INVALID_ARGUMENT for a NULL world or a refused output
+// (outputs_ok false), then VXK_ERR_STALE_ID; the order every body call reports them in.
+static vxk_status body_lookup(const vxk_world* world, vxk_body_id id, bool outputs_ok,
+                              vxk_body** out)
+{
+    if (!world || !outputs_ok)
+        return VXK_ERR_INVALID_ARGUMENT;
+    *out = body_get(world, id);
+    return *out ? VXK_OK : VXK_ERR_STALE_ID;
+}
+
 bool vxk_body_is_valid(const vxk_world* world, vxk_body_id id)
 {
     return body_get(world, id) != NULL;
@@ -517,11 +528,10 @@ bool vxk_body_is_valid(const vxk_world* world, vxk_body_id id)
 
 vxk_status vxk_body_destroy(vxk_world* world, vxk_body_id id)
 {
-    if (!world)
-        return VXK_ERR_INVALID_ARGUMENT;
-    vxk_body* b = body_get(world, id);
-    if (!b)
-        return VXK_ERR_STALE_ID;
+    vxk_body* b;
+    vxk_status status = body_lookup(world, id, true, &b);
+    if (status != VXK_OK)
+        return status;
     vxk_dynamics* dyn = vxk_dynamics_get(world);
     // Its contacts stay in the last step's list: the next step finds no contact for the pair
     // (or one of a new body at the same index, another generation) and reports the end.
@@ -535,11 +545,10 @@ vxk_status vxk_body_destroy(vxk_world* world, vxk_body_id id)
 
 vxk_status vxk_body_get_transform(const vxk_world* world, vxk_body_id id, vxk_transform* out)
 {
-    if (!world || !out)
-        return VXK_ERR_INVALID_ARGUMENT;
-    const vxk_body* b = body_get(world, id);
-    if (!b)
-        return VXK_ERR_STALE_ID;
+    vxk_body* b;
+    vxk_status status = body_lookup(world, id, !(!out), &b);
+    if (status != VXK_OK)
+        return status;
     *out = b->pose;
     return VXK_OK;
 }
@@ -547,11 +556,10 @@ vxk_status vxk_body_get_transform(const vxk_world* world, vxk_body_id id, vxk_tr
 vxk_status vxk_body_get_velocity(const vxk_world* world, vxk_body_id id, vxk_vec3* linear,
                                  vxk_vec3* angular)
 {
-    if (!world || !linear || !angular)
-        return VXK_ERR_INVALID_ARGUMENT;
-    const vxk_body* b = body_get(world, id);
-    if (!b)
-        return VXK_ERR_STALE_ID;
+    vxk_body* b;
+    vxk_status status = body_lookup(world, id, !(!linear || !angular), &b);
+    if (status != VXK_OK)
+        return status;
     *linear = b->v;
     *angular = b->w;
     return VXK_OK;
@@ -559,33 +567,30 @@ vxk_status vxk_body_get_velocity(const vxk_world* world, vxk_body_id id, vxk_vec
 
 vxk_status vxk_body_get_user_data(const vxk_world* world, vxk_body_id id, void** out)
 {
-    if (!world || !out)
-        return VXK_ERR_INVALID_ARGUMENT;
-    const vxk_body* b = body_get(world, id);
-    if (!b)
-        return VXK_ERR_STALE_ID;
+    vxk_body* b;
+    vxk_status status = body_lookup(world, id, !(!out), &b);
+    if (status != VXK_OK)
+        return status;
     *out = b->user_data;
     return VXK_OK;
 }
 
 vxk_status vxk_body_get_aabb(const vxk_world* world, vxk_body_id id, vxk_aabb* out)
 {
-    if (!world || !out)
-        return VXK_ERR_INVALID_ARGUMENT;
-    const vxk_body* b = body_get(world, id);
-    if (!b)
-        return VXK_ERR_STALE_ID;
+    vxk_body* b;
+    vxk_status status = body_lookup(world, id, !(!out), &b);
+    if (status != VXK_OK)
+        return status;
     *out = vxk_body_compute_aabb(b);
     return VXK_OK;
 }
 
 vxk_status vxk_body_get_info(const vxk_world* world, vxk_body_id id, vxk_body_info* out)
 {
-    if (!world || !out)
-        return VXK_ERR_INVALID_ARGUMENT;
-    const vxk_body* b = body_get(world, id);
-    if (!b)
-        return VXK_ERR_STALE_ID;
+    vxk_body* b;
+    vxk_status status = body_lookup(world, id, !(!out), &b);
+    if (status != VXK_OK)
+        return status;
     memset(out, 0, sizeof(*out));
     out->type = (vxk_body_type)b->type;
     out->shape = (vxk_shape_type)b->shape;
@@ -613,11 +618,10 @@ vxk_status vxk_body_get_info(const vxk_world* world, vxk_body_id id, vxk_body_in
 vxk_status vxk_body_set_transform(vxk_world* world, vxk_body_id id, vxk_vec3 position,
                                   vxk_quat rotation)
 {
-    if (!world)
-        return VXK_ERR_INVALID_ARGUMENT;
-    vxk_body* b = body_get(world, id);
-    if (!b)
-        return VXK_ERR_STALE_ID;
+    vxk_body* b;
+    vxk_status status = body_lookup(world, id, true, &b);
+    if (status != VXK_OK)
+        return status;
     if (!vxk_vec3_is_finite(position) || !quat_finite(rotation))
         return VXK_ERR_NOT_FINITE;
     if (!quat_near_unit(rotation))
@@ -631,11 +635,10 @@ vxk_status vxk_body_set_transform(vxk_world* world, vxk_body_id id, vxk_vec3 pos
 vxk_status vxk_body_set_velocity(vxk_world* world, vxk_body_id id, vxk_vec3 linear,
                                  vxk_vec3 angular)
 {
-    if (!world)
-        return VXK_ERR_INVALID_ARGUMENT;
-    vxk_body* b = body_get(world, id);
-    if (!b)
-        return VXK_ERR_STALE_ID;
+    vxk_body* b;
+    vxk_status status = body_lookup(world, id, true, &b);
+    if (status != VXK_OK)
+        return status;
     if (!vxk_vec3_is_finite(linear) || !vxk_vec3_is_finite(angular))
         return VXK_ERR_NOT_FINITE;
     if (b->type == VXK_BODY_STATIC &&
@@ -649,11 +652,10 @@ vxk_status vxk_body_set_velocity(vxk_world* world, vxk_body_id id, vxk_vec3 line
 
 vxk_status vxk_body_set_user_data(vxk_world* world, vxk_body_id id, void* user_data)
 {
-    if (!world)
-        return VXK_ERR_INVALID_ARGUMENT;
-    vxk_body* b = body_get(world, id);
-    if (!b)
-        return VXK_ERR_STALE_ID;
+    vxk_body* b;
+    vxk_status status = body_lookup(world, id, true, &b);
+    if (status != VXK_OK)
+        return status;
     b->user_data = user_data;
     return VXK_OK;
 }
@@ -670,14 +672,10 @@ static vxk_vec3 apply_inv_inertia(const vxk_body* b, vxk_vec3 v)
 static vxk_status body_for_push(vxk_world* world, vxk_body_id id, vxk_body** out, vxk_vec3 a,
                                 vxk_vec3 b)
 {
-    if (!world)
-        return VXK_ERR_INVALID_ARGUMENT;
-    *out = body_get(world, id);
-    if (!*out)
-        return VXK_ERR_STALE_ID;
-    if (!vxk_vec3_is_finite(a) || !vxk_vec3_is_finite(b))
-        return VXK_ERR_NOT_FINITE;
-    return VXK_OK;
+    vxk_status status = body_lookup(world, id, true, out);
+    if (status == VXK_OK && (!vxk_vec3_is_finite(a) || !vxk_vec3_is_finite(b)))
+        status = VXK_ERR_NOT_FINITE;
+    return status;
 }
 
 vxk_status vxk_body_apply_force(vxk_world* world, vxk_body_id id, vxk_vec3 force, vxk_vec3 point)
@@ -770,43 +768,40 @@ static void copy_box(uint8_t* grid, vxk_int3 size, uint8_t* buffer, vxk_int_box 
         }
 }
 
+// A box of a voxel body's grid (voxels) or of its type bytes.
+static vxk_status read_grid_box(const vxk_world* world, vxk_body_id id, uint8_t* out,
+                                vxk_int_box box, bool types)
+{
+    vxk_body* b;
+    vxk_status status = body_lookup(world, id, true, &b);
+    if (status == VXK_OK)
+        status = voxel_box_check(b, out, box);
+    if (status == VXK_OK)
+        copy_box(types ? b->voxels->types : b->voxels->grid.voxels, b->voxels->grid.size, out, box,
+                 true);
+    return status;
+}
+
 vxk_status vxk_body_read_voxels(const vxk_world* world, vxk_body_id id, uint8_t* out,
                                 vxk_int_box box)
 {
-    if (!world)
-        return VXK_ERR_INVALID_ARGUMENT;
-    const vxk_body* b = body_get(world, id);
-    if (!b)
-        return VXK_ERR_STALE_ID;
-    vxk_status status = voxel_box_check(b, out, box);
-    if (status == VXK_OK)
-        copy_box(b->voxels->grid.voxels, b->voxels->grid.size, out, box, true);
-    return status;
+    return read_grid_box(world, id, out, box, false);
 }
 
 vxk_status vxk_body_read_voxel_types(const vxk_world* world, vxk_body_id id, uint8_t* out,
                                      vxk_int_box box)
 {
-    if (!world)
-        return VXK_ERR_INVALID_ARGUMENT;
-    const vxk_body* b = body_get(world, id);
-    if (!b)
-        return VXK_ERR_STALE_ID;
-    vxk_status status = voxel_box_check(b, out, box);
-    if (status == VXK_OK)
-        copy_box(b->voxels->types, b->voxels->grid.size, out, box, true);
-    return status;
+    return read_grid_box(world, id, out, box, true);
 }
 
 vxk_status vxk_body_set_voxels(vxk_world* world, vxk_body_id id, vxk_int_box box,
                                const uint8_t* ids)
 {
-    if (!world)
-        return VXK_ERR_INVALID_ARGUMENT;
-    vxk_body* b = body_get(world, id);
-    if (!b)
-        return VXK_ERR_STALE_ID;
-    vxk_status status = voxel_box_check(b, ids, box);
+    vxk_body* b;
+    vxk_status status = body_lookup(world, id, true, &b);
+    if (status != VXK_OK)
+        return status;
+    status = voxel_box_check(b, ids, box);
     if (status != VXK_OK)
         return status;
     size_t count = (size_t)(box.max.x - box.min.x + 1) * (size_t)(box.max.y - box.min.y + 1) *
