@@ -80,6 +80,9 @@ static void dynamics_destroy(void* self)
     vxk_bvh_tracker_free(&dyn->pairs);
     vxk_free(dyn->contacts, sizeof(vxk_contact) * dyn->contact_capacity);
     vxk_free(dyn->next_contacts, sizeof(vxk_contact) * dyn->next_capacity);
+    for (uint32_t i = 0; i < dyn->piece_capacity; ++i)
+        vxk_free(dyn->pieces[i].items, sizeof(vxk_contact) * dyn->pieces[i].capacity);
+    vxk_free(dyn->pieces, sizeof(vxk_contact_piece) * dyn->piece_capacity);
     vxk_free(dyn->begin_events, sizeof(vxk_contact_event) * dyn->begin_capacity);
     vxk_free(dyn->end_events, sizeof(vxk_contact_event) * dyn->end_capacity);
     for (int i = 0; i < 8; ++i)
@@ -108,6 +111,9 @@ static void dynamics_memory(const void* self, vxk_world_memory* stats)
         sizeof(vxk_contact_event) * ((uint64_t)dyn->begin_capacity + dyn->end_capacity);
     for (int i = 0; i < 8; ++i)
         contacts += dyn->scratch_bytes[i];
+    contacts += sizeof(vxk_contact_piece) * (uint64_t)dyn->piece_capacity;
+    for (uint32_t i = 0; i < dyn->piece_capacity; ++i)
+        contacts += sizeof(vxk_contact) * (uint64_t)dyn->pieces[i].capacity;
     stats->contact_bytes = contacts;
 }
 

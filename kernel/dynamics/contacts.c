@@ -4,9 +4,9 @@
 //
 // Order. Every output is placed by a stable key, never by which thread made it: narrowphase
 // tasks are numbered before they run (terrain tasks by body index, each walking the body's
-// chunks in (y, z, x) order; pair tasks by (a, b)), each task writes its own fixed slots, and
-// the slots are compacted in task order. So the contact list, the solve and every event are
-// bit-identical for any worker count.
+// chunks in (y, z, x) order; pair tasks by (a, b)), each piece of tasks appends to its own
+// buffer in task order, and the buffers are concatenated in piece order. So the contact list, the
+// solve and every event are bit-identical for any worker count.
 #include "dynamics.h"
 #include "narrow_cache.h"
 
@@ -36,7 +36,10 @@
 // Normals within this cosine share a manifold.
 #define CLUSTER_COS 0.999f
 
-enum { SCRATCH_LIVE, SCRATCH_BOXES, SCRATCH_HITS, SCRATCH_OFFSETS, SCRATCH_TASKS, SCRATCH_SLOTS };
+enum { SCRATCH_LIVE, SCRATCH_BOXES, SCRATCH_HITS, SCRATCH_OFFSETS, SCRATCH_TASKS };
+
+// Tasks per narrowphase piece.
+#define NARROW_GRAIN 16
 
 typedef struct task {
     uint32_t a, b;               // pair: body indices; terrain: a = UINT32_MAX, b the body
@@ -45,9 +48,10 @@ typedef struct task {
     uint32_t prev_begin, prev_end; // the pair's contacts of the last step (the cache), or empty
 } task;
 
+// Where a task writes its manifolds: the end of its piece's buffer (room for TASK_MANIFOLDS).
 typedef struct task_out {
     uint32_t count;
-    vxk_contact manifolds[TASK_MANIFOLDS];
+    vxk_contact* manifolds;
 } task_out;
 
 static vxk_status reserve(vxk_dynamics* dyn, int slot, size_t bytes)
@@ -130,7 +134,7 @@ typedef struct narrow_ctx {
     const vxk_broadphase_hit* hits;
     const vxk_contact* prev;
     uint32_t epoch;
-    task_out* out;
+    vxk_contact_piece* pieces;
     float voxel_size;
     vxk_status status; // first failure (set under no lock: any failure sets OUT_OF_MEMORY)
 } narrow_ctx;
@@ -356,15 +360,32 @@ static void narrow_range(void* vctx, uint32_t begin, uint32_t end, uint32_t thre
 {
     (void)thread;
     narrow_ctx* ctx = (narrow_ctx*)vctx;
+    // This piece's buffer: each task appends its manifolds, so the pieces concatenated in piece
+    // order are the task order.
+    vxk_contact_piece* piece = &ctx->pieces[begin / NARROW_GRAIN];
+    piece->count = 0;
     for (uint32_t i = begin; i < end; ++i) {
         const task* t = &ctx->tasks[i];
         bool terrain = t->a == UINT32_MAX;
         const vxk_body* a = terrain ? NULL : &ctx->dyn->bodies[t->a];
         const vxk_body* b = &ctx->dyn->bodies[t->b];
         vxk_transform rel = relative_pose(a, b);
-        task_out* o = &ctx->out[i];
+        if (piece->count + TASK_MANIFOLDS > piece->capacity) {
+            uint32_t grown = piece->capacity ? piece->capacity * 2 : 4 * TASK_MANIFOLDS;
+            vxk_contact* items = (vxk_contact*)vxk_realloc(
+                piece->items, sizeof(vxk_contact) * piece->capacity, sizeof(vxk_contact) * grown);
+            if (!items) {
+                ctx->status = VXK_ERR_OUT_OF_MEMORY;
+                return;
+            }
+            piece->items = items;
+            piece->capacity = grown;
+        }
+        task_out out_storage = {0, piece->items + piece->count};
+        task_out* o = &out_storage;
         if (cache_usable(ctx, t, a, b, rel)) {
             cache_refresh(ctx, t, a, b, o);
+            piece->count += o->count;
             continue;
         }
         gatherer g;
@@ -414,6 +435,7 @@ static void narrow_range(void* vctx, uint32_t begin, uint32_t end, uint32_t thre
             mix_material(ctx->dyn, c, cl->material);
             o->count++;
         }
+        piece->count += o->count;
     }
 }
 
@@ -722,9 +744,20 @@ vxk_status vxk_dynamics_step(vxk_world* world, vxk_arena* arena, float dt,
     const vxk_broadphase_hit* hits = (const vxk_broadphase_hit*)dyn->scratch[SCRATCH_HITS];
     // 4. Tasks in key order: terrain (body, chunk), then pairs (a, b) with a dynamic body.
     uint32_t task_cap = dynamic_count + pair_count;
-    if (reserve(dyn, SCRATCH_TASKS, sizeof(task) * (size_t)task_cap + 16) != VXK_OK ||
-        reserve(dyn, SCRATCH_SLOTS, sizeof(task_out) * (size_t)task_cap + 16) != VXK_OK)
+    uint32_t piece_cap = task_cap / NARROW_GRAIN + 1;
+    if (reserve(dyn, SCRATCH_TASKS, sizeof(task) * (size_t)task_cap + 16) != VXK_OK)
         return VXK_ERR_OUT_OF_MEMORY;
+    if (piece_cap > dyn->piece_capacity) {
+        vxk_contact_piece* grown =
+            (vxk_contact_piece*)vxk_calloc(sizeof(vxk_contact_piece) * piece_cap);
+        if (!grown)
+            return VXK_ERR_OUT_OF_MEMORY;
+        if (dyn->pieces)
+            memcpy(grown, dyn->pieces, sizeof(vxk_contact_piece) * dyn->piece_capacity);
+        vxk_free(dyn->pieces, sizeof(vxk_contact_piece) * dyn->piece_capacity);
+        dyn->pieces = grown;
+        dyn->piece_capacity = piece_cap;
+    }
     task* tasks = (task*)dyn->scratch[SCRATCH_TASKS];
     uint32_t task_count = 0;
     for (uint32_t d = 0; d < dynamic_count; ++d)
@@ -771,21 +804,17 @@ vxk_status vxk_dynamics_step(vxk_world* world, vxk_arena* arena, float dt,
     }
 
     // 5. Narrowphase.
-    narrow_ctx nctx = {dyn,
-                       vxk_narrow_cache_get(world),
-                       tasks,
-                       hits,
-                       dyn->contacts,
-                       vxk_terrain_epoch(&world->terrain),
-                       (task_out*)dyn->scratch[SCRATCH_SLOTS],
-                       world->voxel_size,
-                       VXK_OK};
-    vxk_parallel_for(world->jobs, "narrowphase", task_count, 16, narrow_range, &nctx);
+    narrow_ctx nctx = {
+        dyn,           vxk_narrow_cache_get(world),        tasks,       hits,
+        dyn->contacts, vxk_terrain_epoch(&world->terrain), dyn->pieces, world->voxel_size,
+        VXK_OK};
+    vxk_parallel_for(world->jobs, "narrowphase", task_count, NARROW_GRAIN, narrow_range, &nctx);
     if (nctx.status != VXK_OK)
         return nctx.status;
+    uint32_t piece_count = vxk_parallel_for_pieces(task_count, NARROW_GRAIN);
     uint32_t manifolds = 0;
-    for (uint32_t t = 0; t < task_count; ++t)
-        manifolds += nctx.out[t].count;
+    for (uint32_t k = 0; k < piece_count; ++k)
+        manifolds += dyn->pieces[k].count;
     if (manifolds > dyn->next_capacity) {
         size_t bytes = sizeof(vxk_contact) * dyn->next_capacity;
         void* p = dyn->next_contacts;
@@ -796,9 +825,12 @@ vxk_status vxk_dynamics_step(vxk_world* world, vxk_arena* arena, float dt,
     }
     vxk_contact* now = dyn->next_contacts;
     uint32_t now_count = 0;
-    for (uint32_t t = 0; t < task_count; ++t)
-        for (uint32_t k = 0; k < nctx.out[t].count; ++k)
-            now[now_count++] = nctx.out[t].manifolds[k];
+    for (uint32_t k = 0; k < piece_count; ++k) {
+        if (dyn->pieces[k].count)
+            memcpy(now + now_count, dyn->pieces[k].items,
+                   sizeof(vxk_contact) * dyn->pieces[k].count);
+        now_count += dyn->pieces[k].count;
+    }
     match_groups(dyn, now, now_count, false);
     stats->stage_seconds[VXK_STEP_NARROWPHASE] = seconds_since(&mark);
     stats->contacts = now_count;

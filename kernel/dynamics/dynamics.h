@@ -96,6 +96,12 @@ typedef struct vxk_contact {
     vxk_contact_point_state points[VXK_MANIFOLD_POINTS];
 } vxk_contact;
 
+// The manifolds one narrowphase piece wrote, in task order (kept across steps, grown).
+typedef struct vxk_contact_piece {
+    vxk_contact* items;
+    uint32_t count, capacity;
+} vxk_contact_piece;
+
 typedef struct vxk_dynamics_settings {
     vxk_vec3 gravity;
     uint32_t substeps;
@@ -119,6 +125,9 @@ typedef struct vxk_dynamics {
     uint32_t contact_count, contact_capacity;
     vxk_contact* next_contacts;
     uint32_t next_capacity;
+    // The narrowphase pieces' outputs, concatenated in piece order into next_contacts.
+    vxk_contact_piece* pieces;
+    uint32_t piece_capacity;
     // Events of the last step.
     vxk_contact_event* begin_events;
     uint32_t begin_count, begin_capacity;
