@@ -50,14 +50,6 @@ static void stage_caches(step_context* ctx)
             vxk_narrow_cache_invalidate(cache, ctx->near, ctx->near_count);
 }
 
-static double seconds_since(uint64_t* mark)
-{
-    uint64_t now = vxk_jobs_now_ns();
-    double s = (double)(now - *mark) * 1e-9;
-    *mark = now;
-    return s;
-}
-
 // The stages as spans on the calling thread's Chrome trace (when tracing is on): they run one
 // after another from the step's start, so each begins where the one before ended.
 static void trace_stages(vxk_jobs* jobs, uint64_t start, const vxk_world_step_stats* stats)
@@ -86,16 +78,16 @@ vxk_status vxk_world_step(vxk_world* world, float dt)
     step_context ctx = {world, dt, &world->step_arena, NULL, 0, NULL, 0, {0}};
     uint64_t start = vxk_jobs_now_ns(), mark = start;
     vxk_status status = stage_take_dirty(&ctx);
-    ctx.stats.stage_seconds[VXK_STEP_TAKE_DIRTY] = seconds_since(&mark);
+    ctx.stats.stage_seconds[VXK_STEP_TAKE_DIRTY] = vxk_seconds_since(&mark);
     if (status == VXK_OK)
         status = stage_masks(&ctx);
     if (status != VXK_OK) {
         vxk_terrain_untake_dirty(&world->terrain);
         return status;
     }
-    ctx.stats.stage_seconds[VXK_STEP_MASKS] = seconds_since(&mark);
+    ctx.stats.stage_seconds[VXK_STEP_MASKS] = vxk_seconds_since(&mark);
     stage_caches(&ctx);
-    ctx.stats.stage_seconds[VXK_STEP_CACHES] = seconds_since(&mark);
+    ctx.stats.stage_seconds[VXK_STEP_CACHES] = vxk_seconds_since(&mark);
     if (dt > 0.0f) {
         status = vxk_dynamics_step(world, ctx.arena, dt, &ctx.stats);
         if (status != VXK_OK && ctx.stats.stage_seconds[VXK_STEP_SOLVE] == 0.0)

@@ -40,6 +40,15 @@ struct vxk_world {
     vxk_subsystem dynamics;   // dynamics/body.c (bodies, contacts, the solver's buffers)
 };
 
+// Seconds since *mark (vxk_jobs_now_ns), and *mark moved to now: the stage timer of the step.
+static inline double vxk_seconds_since(uint64_t* mark)
+{
+    uint64_t now = vxk_jobs_now_ns();
+    double s = (double)(now - *mark) * 1e-9;
+    *mark = now;
+    return s;
+}
+
 // The subsystems, created and attached by vxk_world_create (each in its own file); a reader never
 // creates one. VXK_ERR_OUT_OF_MEMORY leaves the world's slot empty.
 vxk_status vxk_broadphase_attach(vxk_world* world);   // collision/broadphase.c

@@ -386,6 +386,43 @@ static int test_stack_and_sphere_rest(void)
     return 0;
 }
 
+// More manifolds on one dynamic body than there are colours: 36 spheres resting on one wide box
+// (37 manifolds of the box; the colours take 23 of the spheres' after colour 0, the rest go
+// to the overflow, solved one manifold per batch). Every sphere rests on the box's top, the box
+// on the floor.
+static int test_overflow_rests(void)
+{
+    vxk_world* w = make_world(NULL);
+    VXK_CHECK(w != NULL);
+    vxk_body_def d = vxk_default_body_def();
+    d.position = (vxk_vec3){0.0f, 0.5f, 0.0f};
+    d.shape = vxk_box_shape((vxk_vec3){6.0f, 0.5f, 6.0f}, VXK_MAT_STONE);
+    vxk_body_id slab = {0, 0};
+    VXK_CHECK_EQ_INT(vxk_body_create(w, &d, &slab), VXK_OK);
+    enum { SIDE = 6 };
+    vxk_body_id balls[SIDE * SIDE];
+    for (int i = 0; i < SIDE * SIDE; ++i) {
+        d.position =
+            (vxk_vec3){-4.5f + 1.8f * (float)(i % SIDE), 1.45f, -4.5f + 1.8f * (float)(i / SIDE)};
+        d.shape = vxk_sphere_shape(0.45f, VXK_MAT_STONE);
+        VXK_CHECK_EQ_INT(vxk_body_create(w, &d, &balls[i]), VXK_OK);
+    }
+    for (int step = 0; step < 240; ++step)
+        VXK_CHECK_EQ_INT(vxk_world_step(w, STEP_DT), VXK_OK);
+    vxk_vec3 sp = pose(w, slab).p;
+    VXK_CHECK_MSG(fabs(sp.y - 0.5) < 0.02 && fabs(sp.x) < 0.02 && fabs(sp.z) < 0.02,
+                  "slab at (%.4g %.4g %.4g)", (double)sp.x, (double)sp.y, (double)sp.z);
+    for (int i = 0; i < SIDE * SIDE; ++i) {
+        vxk_vec3 p = pose(w, balls[i]).p, v, av;
+        vxk_body_get_velocity(w, balls[i], &v, &av);
+        VXK_CHECK_MSG(fabs(p.y - 1.45) < 0.02 && vxk_v3_length(v) < 0.05f,
+                      "sphere %d at height %.4g, speed %.3g", i, (double)p.y,
+                      (double)vxk_v3_length(v));
+    }
+    vxk_world_destroy(w);
+    return 0;
+}
+
 // A pyramid of 14 at the base on 0 (inline), 1, 2, 3 and 8 workers: the same poses, bit for bit
 // (the colours' batches run as parallel pieces).
 static int pyramid_run(uint32_t workers, vxk_transform* out, int count)
@@ -441,6 +478,7 @@ int main(void)
     VXK_RUN(test_wide_matches_twin);
     VXK_RUN(test_coloring);
     VXK_RUN(test_stack_and_sphere_rest);
+    VXK_RUN(test_overflow_rests);
     VXK_RUN(test_workers_bitwise);
     return vxk_test_finish();
 }

@@ -876,34 +876,26 @@ uint32_t vxk_world_body_count(const vxk_world* world)
     return world ? vxk_dynamics_get(world)->ids.live : 0;
 }
 
-static uint64_t hash_bytes(uint64_t h, const void* data, size_t size)
-{
-    const uint8_t* p = (const uint8_t*)data;
-    for (size_t i = 0; i < size; ++i)
-        h = (h ^ p[i]) * 0x100000001B3ull;
-    return h;
-}
-
 uint64_t vxk_world_hash(const vxk_world* world)
 {
     if (!world)
         return 0;
     const vxk_dynamics* dyn = vxk_dynamics_get(world);
-    uint64_t h = vxk_world_terrain_hash(world) ^ 0xCBF29CE484222325ull;
+    uint64_t h = vxk_world_terrain_hash(world) ^ VXK_HASH_SEED;
     for (uint32_t i = 0; i < dyn->ids.count; ++i) {
         const vxk_body* b = &dyn->bodies[i];
         if (!b->live)
             continue;
         uint32_t head[4] = {i, dyn->ids.generations[i], b->type,
                             b->shape | (uint32_t)b->awake << 8};
-        h = hash_bytes(h, head, sizeof(head));
-        h = hash_bytes(h, &b->pose, sizeof(b->pose));
-        h = hash_bytes(h, &b->v, sizeof(b->v));
-        h = hash_bytes(h, &b->w, sizeof(b->w));
+        h = vxk_hash_bytes(h, head, sizeof(head));
+        h = vxk_hash_bytes(h, &b->pose, sizeof(b->pose));
+        h = vxk_hash_bytes(h, &b->v, sizeof(b->v));
+        h = vxk_hash_bytes(h, &b->w, sizeof(b->w));
         if (b->voxels) {
             const vxk_voxel_data* vs = b->voxels;
             size_t n = (size_t)vs->grid.size.x * (size_t)vs->grid.size.y * (size_t)vs->grid.size.z;
-            h = hash_bytes(h, vs->grid.voxels, n);
+            h = vxk_hash_bytes(h, vs->grid.voxels, n);
         }
     }
     return h;

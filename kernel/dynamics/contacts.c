@@ -139,14 +139,25 @@ typedef struct narrow_ctx {
     vxk_status status; // first failure (set under no lock: any failure sets OUT_OF_MEMORY)
 } narrow_ctx;
 
-static void collide_face(gatherer* g, const vxk_body* body, const vxk_mat3* rot, const vxk_face* f,
-                         uint32_t key, float margin)
+// The deepest separation of a manifold's points (FLT_MAX when it has none).
+static float manifold_deepest(const vxk_manifold* m)
+{
+    float d = FLT_MAX;
+    for (uint32_t i = 0; i < m->point_count; ++i)
+        d = fminf(d, m->points[i].separation);
+    return d;
+}
+
+// Collides the body's shape with one terrain face and gathers the points; returns the deepest
+// separation it found (FLT_MAX for none).
+static float collide_face(gatherer* g, const vxk_body* body, const vxk_mat3* rot, const vxk_face* f,
+                          uint32_t key, float margin)
 {
     vxk_manifold m;
     if (body->shape == VXK_SHAPE_SPHERE) {
         vxk_collide_face_sphere(&m, f, body->pose.p, body->radius, margin);
         gather(g, &m, key, f->material);
-        return;
+        return manifold_deepest(&m);
     }
     uint32_t boxes = body->voxels ? body->voxels->box_count : 1;
     // Face bounds, for the compound's box cull.
@@ -154,11 +165,13 @@ static void collide_face(gatherer* g, const vxk_body* body, const vxk_mat3* rot,
     uint32_t u = f->axis == 0 ? 2u : 0u, v = f->axis == 1 ? 2u : 1u;
     vxk_v3_set(&hi, u, vxk_v3_get(hi, u) + f->size_u);
     vxk_v3_set(&hi, v, vxk_v3_get(hi, v) + f->size_v);
+    const vxk_mat3 abs_rot = {vxk_v3_abs(rot->cx), vxk_v3_abs(rot->cy), vxk_v3_abs(rot->cz)};
+    float deepest = FLT_MAX;
     for (uint32_t i = 0; i < boxes; ++i) {
         vxk_obb o = vxk_body_obb(body, rot, i);
         if (body->voxels) {
-            vxk_mat3 a = {vxk_v3_abs(rot->cx), vxk_v3_abs(rot->cy), vxk_v3_abs(rot->cz)};
-            vxk_vec3 e = vxk_v3_add(vxk_mat3_mul_v(&a, o.half), vxk_v3(margin, margin, margin));
+            vxk_vec3 e =
+                vxk_v3_add(vxk_mat3_mul_v(&abs_rot, o.half), vxk_v3(margin, margin, margin));
             vxk_vec3 bl = vxk_v3_sub(o.center, e), bh = vxk_v3_add(o.center, e);
             if (bl.x > hi.x || bl.y > hi.y || bl.z > hi.z || bh.x < lo.x || bh.y < lo.y ||
                 bh.z < lo.z)
@@ -166,10 +179,11 @@ static void collide_face(gatherer* g, const vxk_body* body, const vxk_mat3* rot,
         }
         vxk_collide_face_box(&m, f, &o, margin);
         gather(g, &m, key * 0x01000193u + i, f->material);
+        deepest = fminf(deepest, manifold_deepest(&m));
     }
+    return deepest;
 }
 
-// One chunk's faces near the body.
 static void terrain_chunk(narrow_ctx* ctx, const task* t, vxk_int3 coord, gatherer* g,
                           vxk_int3* deepest_chunk, float* deepest)
 {
@@ -213,17 +227,11 @@ static void terrain_chunk(narrow_ctx* ctx, const task* t, vxk_int3 coord, gather
         vxk_face_from_quad(&f, q, coord, ctx->voxel_size);
         uint32_t key = chunk_key ^ ((uint32_t)q.x | (uint32_t)q.y << 3 | (uint32_t)q.z << 6 |
                                     (uint32_t)q.normal << 9);
-        uint32_t before = g->count;
-        float before_deepest = *deepest;
-        collide_face(g, body, &rot, &f, key, t->margin);
-        (void)before;
-        (void)before_deepest;
-        for (uint32_t k = 0; k < g->count; ++k)
-            for (uint32_t p = 0; p < g->clusters[k].count; ++p)
-                if (g->clusters[k].points[p].separation < *deepest) {
-                    *deepest = g->clusters[k].points[p].separation;
-                    *deepest_chunk = coord;
-                }
+        float d = collide_face(g, body, &rot, &f, key, t->margin);
+        if (d < *deepest) {
+            *deepest = d;
+            *deepest_chunk = coord;
+        }
     }
     vxk_narrow_release(&ref);
 }
@@ -628,14 +636,6 @@ static vxk_status match_groups(vxk_dynamics* dyn, vxk_contact* now, uint32_t now
 
 // ---- the step --------------------------------------------------------------------------------
 
-static double seconds_since(uint64_t* mark)
-{
-    uint64_t now = vxk_jobs_now_ns();
-    double s = (double)(now - *mark) * 1e-9;
-    *mark = now;
-    return s;
-}
-
 // A body's velocity at the end of this step's first integration (after gravity and forces), the
 // motion the margins must cover.
 static vxk_vec3 body_velocity(const vxk_dynamics* dyn, const vxk_body* b, float dt)
@@ -780,7 +780,7 @@ vxk_status vxk_dynamics_step(vxk_world* world, vxk_arena* arena, float dt,
         float closing = vxk_v3_length(vxk_v3_sub(vel[b], vel[a])) * dt + spin[a] + spin[b];
         tasks[task_count++] = (task){a, b, 0, 0, closing + point_margin, 0, 0};
     }
-    stats->stage_seconds[VXK_STEP_CANDIDATES] = seconds_since(&mark);
+    stats->stage_seconds[VXK_STEP_CANDIDATES] = vxk_seconds_since(&mark);
     stats->body_pairs = pair_count;
 
     // Each task's contacts of the last step (the cache): both lists are in key order.
@@ -832,7 +832,7 @@ vxk_status vxk_dynamics_step(vxk_world* world, vxk_arena* arena, float dt,
         now_count += dyn->pieces[k].count;
     }
     match_groups(dyn, now, now_count, false);
-    stats->stage_seconds[VXK_STEP_NARROWPHASE] = seconds_since(&mark);
+    stats->stage_seconds[VXK_STEP_NARROWPHASE] = vxk_seconds_since(&mark);
     stats->contacts = now_count;
 
     // 6. Solve and integrate.
@@ -840,7 +840,7 @@ vxk_status vxk_dynamics_step(vxk_world* world, vxk_arena* arena, float dt,
     status = vxk_solve(&in);
     if (status != VXK_OK)
         return status;
-    stats->stage_seconds[VXK_STEP_SOLVE] = seconds_since(&mark);
+    stats->stage_seconds[VXK_STEP_SOLVE] = vxk_seconds_since(&mark);
 
     // 7. Events, then the new contacts become the persistent ones.
     for (uint32_t i = 0; i < now_count; ++i) {
@@ -867,7 +867,7 @@ vxk_status vxk_dynamics_step(vxk_world* world, vxk_arena* arena, float dt,
         b->force = b->torque = vxk_v3(0, 0, 0);
         b->aabb = vxk_body_compute_aabb(b);
     }
-    stats->stage_seconds[VXK_STEP_EVENTS] = seconds_since(&mark);
+    stats->stage_seconds[VXK_STEP_EVENTS] = vxk_seconds_since(&mark);
     return status;
 }
 

@@ -20,7 +20,7 @@
 // gives what solving them one by one would. Each colour is packed 8 manifolds to a batch and
 // solved by the wide kernels (solver_wide.c: prepare, warm start, solve, relax, restitution),
 // its batches as parallel pieces; colours run one after the other, then the overflow (what fit
-// no colour) one manifold at a time with the scalar code here, on the same body states. The
+// no colour) one manifold per batch, in list order, through the same kernels. The
 // order is a function of the manifold list alone, so the results are the same bits for any
 // worker count, and (exact IEEE operations only) for SIMD and scalar builds.
 #include "constraint_graph.h"
@@ -58,29 +58,9 @@ static softness make_soft(float hertz, float zeta, float h)
     return (softness){omega / a1, a2 * a3, a3};
 }
 
-static inline float max_f(float a, float b)
-{
-    return a > b ? a : b;
-}
-
-// One direction (normal or tangent) of a point: the lever arms crossed with it, and those
-// mapped by the inverse inertias (the angular velocity change per unit impulse).
-typedef struct axis_row {
-    vxk_vec3 ca, cb; // ra x d, rb x d
-    vxk_vec3 ia, ib; // Ia (ra x d), Ib (rb x d)
-    float mass;      // effective mass along d
-} axis_row;
-
-typedef struct point_row {
-    axis_row n, t1, t2;
-    vxk_vec3 ra, rb;
-    float separation; // at the step's start
-    vxk_contact_point_state* state;
-} point_row;
-
 typedef struct constraint {
     uint32_t a, b; // solver body slots (the last slot is the static body)
-    uint32_t first_point, point_count;
+    uint32_t point_count;
     vxk_vec3 normal, t1, t2;
     float inv_mass_a, inv_mass_b;
     float friction, restitution;
@@ -97,140 +77,17 @@ static void tangents(vxk_vec3 n, vxk_vec3* t1, vxk_vec3* t2)
     *t2 = vxk_v3(b, sign + n.y * n.y * a, -n.y);
 }
 
-static inline axis_row make_row(const solver_body* A, const solver_body* B, vxk_vec3 ra,
-                                vxk_vec3 rb, vxk_vec3 d)
-{
-    axis_row r;
-    r.ca = vxk_v3_cross(ra, d);
-    r.cb = vxk_v3_cross(rb, d);
-    r.ia = vxk_mat3_mul_v(&A->inv_i, r.ca);
-    r.ib = vxk_mat3_mul_v(&B->inv_i, r.cb);
-    float k = A->inv_mass + B->inv_mass + vxk_v3_dot(r.ca, r.ia) + vxk_v3_dot(r.cb, r.ib);
-    r.mass = k > 0.0f ? 1.0f / k : 0.0f;
-    return r;
-}
-
-// Relative velocity of B against A at the point, along the row's direction d.
-static inline float row_velocity(const vxk_solver_state* A, const vxk_solver_state* B,
-                                 const axis_row* r, vxk_vec3 d)
-{
-    return vxk_v3_dot(vxk_v3_sub(B->v, A->v), d) + vxk_v3_dot(B->w, r->cb) -
-           vxk_v3_dot(A->w, r->ca);
-}
-
-// The static slot's state is never written: its velocity stays zero.
-static inline void row_apply(vxk_solver_state* A, vxk_solver_state* B, const constraint* c,
-                             const axis_row* r, vxk_vec3 d, float impulse)
-{
-    A->v = vxk_v3_mul_add(A->v, -c->inv_mass_a * impulse, d);
-    A->w = vxk_v3_mul_add(A->w, -impulse, r->ia);
-    B->v = vxk_v3_mul_add(B->v, c->inv_mass_b * impulse, d);
-    B->w = vxk_v3_mul_add(B->w, impulse, r->ib);
-}
-
-// Where a body-fixed anchor r (at the step's start) is now, minus where it was.
-static inline vxk_vec3 anchor_delta(const vxk_solver_state* s, vxk_vec3 r)
-{
-    return vxk_v3_add(s->dp, vxk_v3_sub(vxk_mat3_mul_v(&s->dr, r), r));
-}
-
 // The step's constraints and bodies as the passes see them.
 typedef struct solve_ctx {
     vxk_solver_state* states; // nb + 2: the moving bodies, the static slot, a scratch slot
-    const constraint* cs;
-    point_row* rows;
-    const uint32_t* overflow; // constraint indices solved one at a time
-    uint32_t overflow_count;
     vxk_wide_constraint* batches;
-    uint32_t batch_start[VXK_GRAPH_COLORS + 1]; // colour c's batches: [start[c], start[c + 1])
+    // Colour c's batches: [start[c], start[c + 1]); the overflow (c = VXK_GRAPH_OVERFLOW) has one
+    // manifold per batch, solved one after the other.
+    uint32_t batch_start[VXK_GRAPH_COLORS + 2];
     vxk_wide_params params;
     vxk_jobs* jobs;
 } solve_ctx;
 
-static void warm_start_scalar_one(vxk_solver_state* st, const constraint* c, const point_row* rows)
-{
-    vxk_solver_state* A = &st[c->a];
-    vxk_solver_state* B = &st[c->b];
-    for (uint32_t p = 0; p < c->point_count; ++p) {
-        const point_row* r = &rows[c->first_point + p];
-        const vxk_contact_point_state* cp = r->state;
-        row_apply(A, B, c, &r->n, c->normal, cp->normal_impulse);
-        row_apply(A, B, c, &r->t1, c->t1, cp->tangent_impulse[0]);
-        row_apply(A, B, c, &r->t2, c->t2, cp->tangent_impulse[1]);
-    }
-}
-
-static void solve_scalar_one(vxk_solver_state* st, const constraint* c, point_row* pr,
-                             const vxk_wide_params* prm)
-{
-    vxk_solver_state* A = &st[c->a];
-    vxk_solver_state* B = &st[c->b];
-    const uint32_t last = c->point_count - 1; // the walk's direction alternates (the wide kernel)
-    for (uint32_t k = 0; k < c->point_count; ++k) {
-        point_row* r = &pr[prm->reverse ? last - k : k];
-        vxk_contact_point_state* cp = r->state;
-        float s =
-            vxk_v3_dot(c->normal, vxk_v3_sub(anchor_delta(B, r->rb), anchor_delta(A, r->ra))) +
-            r->separation;
-        float bias = 0.0f, mass_scale = 1.0f, impulse_scale = 0.0f;
-        if (s > 0.0f) {
-            bias = s * prm->inv_h; // speculative: approach until the surfaces meet
-        } else if (prm->use_bias) {
-            bias = max_f(c->soft.bias_rate * s, -prm->push_speed);
-            mass_scale = c->soft.mass_scale;
-            impulse_scale = c->soft.impulse_scale;
-        }
-        float vn = row_velocity(A, B, &r->n, c->normal);
-        float impulse = -r->n.mass * mass_scale * (vn + bias) - impulse_scale * cp->normal_impulse;
-        float next = max_f(cp->normal_impulse + impulse, 0.0f);
-        impulse = next - cp->normal_impulse;
-        cp->normal_impulse = next;
-        cp->max_normal_impulse = max_f(cp->max_normal_impulse, impulse);
-        row_apply(A, B, c, &r->n, c->normal, impulse);
-    }
-    for (uint32_t k = 0; k < c->point_count; ++k) {
-        point_row* r = &pr[prm->reverse ? last - k : k];
-        vxk_contact_point_state* cp = r->state;
-        float l1 = cp->tangent_impulse[0] - r->t1.mass * row_velocity(A, B, &r->t1, c->t1);
-        float l2 = cp->tangent_impulse[1] - r->t2.mass * row_velocity(A, B, &r->t2, c->t2);
-        // The Coulomb cone: the tangent impulse stays within friction * normal impulse.
-        float limit = c->friction * cp->normal_impulse;
-        float len2 = l1 * l1 + l2 * l2;
-        if (len2 > limit * limit) {
-            float scale = len2 > 0.0f ? limit / sqrtf(len2) : 0.0f;
-            l1 *= scale;
-            l2 *= scale;
-        }
-        float d1 = l1 - cp->tangent_impulse[0], d2 = l2 - cp->tangent_impulse[1];
-        cp->tangent_impulse[0] = l1;
-        cp->tangent_impulse[1] = l2;
-        row_apply(A, B, c, &r->t1, c->t1, d1);
-        row_apply(A, B, c, &r->t2, c->t2, d2);
-    }
-}
-
-static void restitution_scalar_one(vxk_solver_state* st, const constraint* c, const point_row* rows,
-                                   float threshold)
-{
-    if (c->restitution == 0.0f)
-        return;
-    vxk_solver_state* A = &st[c->a];
-    vxk_solver_state* B = &st[c->b];
-    for (uint32_t p = 0; p < c->point_count; ++p) {
-        const point_row* r = &rows[c->first_point + p];
-        vxk_contact_point_state* cp = r->state;
-        if (cp->relative_velocity > -threshold || cp->max_normal_impulse == 0.0f)
-            continue;
-        float vn = row_velocity(A, B, &r->n, c->normal);
-        float impulse = -r->n.mass * (vn + c->restitution * cp->relative_velocity);
-        float next = max_f(cp->normal_impulse + impulse, 0.0f);
-        impulse = next - cp->normal_impulse;
-        cp->normal_impulse = next;
-        row_apply(A, B, c, &r->n, c->normal, impulse);
-    }
-}
-
-// The step's constants of preparation.
 typedef struct prepare_ctx {
     const vxk_dynamics* dyn;
     const solver_body* bodies;
@@ -256,27 +113,10 @@ static void prepare_constraint(const prepare_ctx* x, constraint* c, const vxk_co
     c->soft = rigid_other ? x->static_soft : x->soft;
 }
 
-// Point p of contact k: anchors from the centres of mass at the step's start, effective masses,
-// the normal velocity before the solve.
-static inline void prepare_point(const prepare_ctx* x, point_row* r, const constraint* c,
-                                 vxk_contact* k, uint32_t p)
+// Manifolds per batch: 8 in a colour, 1 in the overflow (its manifolds may share bodies).
+static inline uint32_t lanes_of(uint32_t color)
 {
-    const solver_body* A = &x->bodies[c->a];
-    const solver_body* B = &x->bodies[c->b];
-    // The static body never moves, so its anchor delta is zero whatever ra is.
-    vxk_vec3 ca = k->terrain ? vxk_v3(0, 0, 0) : x->dyn->bodies[k->a].pose.p;
-    vxk_vec3 cb = x->dyn->bodies[k->b].pose.p;
-    vxk_contact_point_state* cp = &k->points[p];
-    r->state = cp;
-    r->ra = vxk_v3_sub(cp->point, ca);
-    r->rb = vxk_v3_sub(cp->point, cb);
-    // The separation as a function of the anchors' motion: s = s0 + n . (dB - dA).
-    r->separation = cp->separation;
-    r->n = make_row(A, B, r->ra, r->rb, c->normal);
-    r->t1 = make_row(A, B, r->ra, r->rb, c->t1);
-    r->t2 = make_row(A, B, r->ra, r->rb, c->t2);
-    cp->relative_velocity = row_velocity(&x->states[c->a], &x->states[c->b], &r->n, c->normal);
-    cp->max_normal_impulse = 0.0f;
+    return color == VXK_GRAPH_OVERFLOW ? 1u : VXK_WIDE_LANES;
 }
 
 typedef enum pass_kind { PASS_WARM, PASS_SOLVE, PASS_RESTITUTION } pass_kind;
@@ -308,7 +148,8 @@ static void pass_range(void* vjob, uint32_t begin, uint32_t end, uint32_t thread
 }
 
 // One pass over every constraint: the colours in order (each colour's batches in parallel
-// pieces: they share no dynamic body), then the overflow in list order.
+// pieces: they share no dynamic body), then the overflow in list order, through the same
+// kernels.
 static void run_pass(solve_ctx* ctx, pass_kind kind)
 {
     for (uint32_t c = 0; c < VXK_GRAPH_COLORS; ++c) {
@@ -321,15 +162,10 @@ static void run_pass(solve_ctx* ctx, pass_kind kind)
             vxk_parallel_for(ctx->jobs, "solve_colour", count, BATCH_GRAIN, pass_range, &job);
         }
     }
-    for (uint32_t i = 0; i < ctx->overflow_count; ++i) {
-        const constraint* c = &ctx->cs[ctx->overflow[i]];
-        if (kind == PASS_WARM)
-            warm_start_scalar_one(ctx->states, c, ctx->rows);
-        else if (kind == PASS_SOLVE)
-            solve_scalar_one(ctx->states, c, ctx->rows + c->first_point, &ctx->params);
-        else
-            restitution_scalar_one(ctx->states, c, ctx->rows, ctx->params.restitution_threshold);
-    }
+    // The overflow: one-lane batches, in list order (they may share bodies).
+    run_batches(ctx, ctx->batches + ctx->batch_start[VXK_GRAPH_OVERFLOW],
+                ctx->batch_start[VXK_GRAPH_OVERFLOW + 1] - ctx->batch_start[VXK_GRAPH_OVERFLOW],
+                kind);
 }
 
 static void pack3(float (*dst)[VXK_WIDE_LANES], uint32_t lane, vxk_vec3 v)
@@ -400,11 +236,10 @@ vxk_status vxk_solve(const vxk_solve_input* in)
         (vxk_solver_state*)vxk_arena_alloc(in->arena, sizeof(vxk_solver_state) * ((size_t)nb + 2));
     uint32_t* slot =
         (uint32_t*)vxk_arena_alloc(in->arena, sizeof(uint32_t) * ((size_t)dyn->ids.count + 1));
-    constraint* cs = (constraint*)vxk_arena_alloc(in->arena, sizeof(constraint) * ((size_t)nc + 1));
     uint32_t* color_a = (uint32_t*)vxk_arena_alloc(in->arena, sizeof(uint32_t) * ((size_t)nc + 1));
     uint32_t* color_b = (uint32_t*)vxk_arena_alloc(in->arena, sizeof(uint32_t) * ((size_t)nc + 1));
     vxk_mat3* inv_i = (vxk_mat3*)vxk_arena_alloc(in->arena, sizeof(vxk_mat3) * ((size_t)nb + 2));
-    if (!bodies || !states || !slot || !cs || !color_a || !color_b || !inv_i)
+    if (!bodies || !states || !slot || !color_a || !color_b || !inv_i)
         return VXK_ERR_OUT_OF_MEMORY;
     const uint32_t static_slot = nb;
     for (uint32_t i = 0; i < dyn->ids.count; ++i)
@@ -465,41 +300,33 @@ vxk_status vxk_solve(const vxk_solve_input* in)
     solve_ctx ctx;
     memset(&ctx, 0, sizeof(ctx));
     uint32_t batch_count = 0;
-    for (uint32_t c = 0; c < VXK_GRAPH_COLORS; ++c) {
+    for (uint32_t c = 0; c <= VXK_GRAPH_OVERFLOW; ++c) {
         ctx.batch_start[c] = batch_count;
-        uint32_t n = coloring.start[c + 1] - coloring.start[c];
-        batch_count += (n + VXK_WIDE_LANES - 1) / VXK_WIDE_LANES;
+        uint32_t n = coloring.start[c + 1] - coloring.start[c], lanes = lanes_of(c);
+        batch_count += (n + lanes - 1) / lanes;
     }
-    ctx.batch_start[VXK_GRAPH_COLORS] = batch_count;
+    ctx.batch_start[VXK_GRAPH_OVERFLOW + 1] = batch_count;
     // The batches live in a persistent buffer of the dynamics (a steady run allocates nothing,
     // and their pages stay mapped: as arena memory they would be fresh pages whenever the step
-    // arena grows); the overflow's point rows in the arena.
-    uint32_t overflow_points = 0;
-    for (uint32_t k = coloring.start[VXK_GRAPH_OVERFLOW];
-         k < coloring.start[VXK_GRAPH_OVERFLOW + 1]; ++k) {
-        cs[coloring.order[k]].first_point = overflow_points;
-        overflow_points += in->contacts[coloring.order[k]].point_count;
-    }
-    point_row* rows =
-        (point_row*)vxk_arena_alloc(in->arena, sizeof(point_row) * ((size_t)overflow_points + 1));
-    if (!rows ||
-        vxk_dynamics_reserve(&dyn->scratch[SOLVER_SCRATCH_BATCHES],
+    // arena grows).
+    if (vxk_dynamics_reserve(&dyn->scratch[SOLVER_SCRATCH_BATCHES],
                              &dyn->scratch_bytes[SOLVER_SCRATCH_BATCHES],
                              sizeof(vxk_wide_constraint) * ((size_t)batch_count + 1)) != VXK_OK)
         return VXK_ERR_OUT_OF_MEMORY;
     ctx.batches = (vxk_wide_constraint*)dyn->scratch[SOLVER_SCRATCH_BATCHES];
-    // Prepare and pack: colour c's constraints, in list order, 8 to a batch, straight into the
-    // batch (zeroed just before, while it is in cache).
+    // Prepare and pack: colour c's constraints, in list order, 8 to a batch (the overflow's one),
+    // straight into the batch (zeroed just before, while it is in cache).
     const uint32_t scratch_slot = nb + 1;
-    for (uint32_t c = 0; c < VXK_GRAPH_COLORS; ++c) {
+    for (uint32_t c = 0; c <= VXK_GRAPH_OVERFLOW; ++c) {
+        const uint32_t lanes = lanes_of(c);
         for (uint32_t k = coloring.start[c]; k < coloring.start[c + 1]; ++k) {
             uint32_t j = k - coloring.start[c];
-            vxk_wide_constraint* w = &ctx.batches[ctx.batch_start[c] + j / VXK_WIDE_LANES];
-            uint32_t lane = j % VXK_WIDE_LANES;
+            vxk_wide_constraint* w = &ctx.batches[ctx.batch_start[c] + j / lanes];
+            uint32_t lane = j % lanes;
             if (lane == 0) {
                 // Zero what the kernels read: the header and the points up to the batch's most.
                 uint32_t most = 0;
-                for (uint32_t l = k; l < k + VXK_WIDE_LANES && l < coloring.start[c + 1]; ++l)
+                for (uint32_t l = k; l < k + lanes && l < coloring.start[c + 1]; ++l)
                     most = most > in->contacts[coloring.order[l]].point_count
                                ? most
                                : in->contacts[coloring.order[l]].point_count;
@@ -508,7 +335,8 @@ vxk_status vxk_solve(const vxk_solve_input* in)
                     w->a[l] = w->b[l] = scratch_slot;
             }
             uint32_t ci = coloring.order[k];
-            constraint* con = &cs[ci];
+            constraint prepared;
+            constraint* con = &prepared;
             vxk_contact* contact = &in->contacts[ci];
             prepare_constraint(&prep, con, contact);
             pack_lane(w, lane, con, color_a[ci] != VXK_GRAPH_NO_BODY,
@@ -528,26 +356,13 @@ vxk_status vxk_solve(const vxk_solve_input* in)
             }
             w->lane_count = lane + 1;
             // The axes and relative velocities of a full batch, 8 lanes at a time.
-            if (lane == VXK_WIDE_LANES - 1 || k + 1 == coloring.start[c + 1]) {
+            if (lane == lanes - 1 || k + 1 == coloring.start[c + 1]) {
                 vxk_wide_prepare(w, states, inv_i);
                 w->has_restitution = batch_may_bounce(w, set->restitution_threshold);
             }
         }
     }
-    for (uint32_t k = coloring.start[VXK_GRAPH_OVERFLOW];
-         k < coloring.start[VXK_GRAPH_OVERFLOW + 1]; ++k) {
-        uint32_t ci = coloring.order[k];
-        constraint* con = &cs[ci];
-        prepare_constraint(&prep, con, &in->contacts[ci]);
-        for (uint32_t p = 0; p < con->point_count; ++p)
-            prepare_point(&prep, &rows[con->first_point + p], con, &in->contacts[ci], p);
-    }
     ctx.states = states;
-    ctx.cs = cs;
-    ctx.rows = rows;
-    ctx.overflow = coloring.order + coloring.start[VXK_GRAPH_OVERFLOW];
-    ctx.overflow_count =
-        coloring.start[VXK_GRAPH_OVERFLOW + 1] - coloring.start[VXK_GRAPH_OVERFLOW];
     ctx.jobs = dyn->world ? dyn->world->jobs : NULL;
     ctx.params.inv_h = inv_h;
     ctx.params.push_speed = set->contact_push_speed;
@@ -592,11 +407,11 @@ vxk_status vxk_solve(const vxk_solve_input* in)
     // solve would.
     for (uint32_t iteration = 0; iteration < RESTITUTION_ITERATIONS; ++iteration)
         run_pass(&ctx, PASS_RESTITUTION);
-    // The impulses back into the manifolds (the overflow's live there already).
-    for (uint32_t c = 0; c < VXK_GRAPH_COLORS; ++c)
+    // The impulses back into the manifolds.
+    for (uint32_t c = 0; c <= VXK_GRAPH_OVERFLOW; ++c)
         for (uint32_t k = coloring.start[c]; k < coloring.start[c + 1]; ++k) {
             uint32_t j = k - coloring.start[c];
-            unpack_lane(&ctx.batches[ctx.batch_start[c] + j / VXK_WIDE_LANES], j % VXK_WIDE_LANES,
+            unpack_lane(&ctx.batches[ctx.batch_start[c] + j / lanes_of(c)], j % lanes_of(c),
                         &in->contacts[coloring.order[k]]);
         }
     // Write back.
