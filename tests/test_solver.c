@@ -50,17 +50,6 @@ static void random_states(uint64_t* s, vxk_solver_state* states, uint32_t count)
     }
 }
 
-static void random_axis(uint64_t* s, vxk_wide_axis* a, uint32_t lane)
-{
-    for (int k = 0; k < 3; ++k) {
-        a->ca[k][lane] = rand_value(s, -1, 1);
-        a->cb[k][lane] = rand_value(s, -1, 1);
-        a->ia[k][lane] = rand_value(s, -2, 2);
-        a->ib[k][lane] = rand_value(s, -2, 2);
-    }
-    a->mass[lane] = rand_value(s, 0, 3);
-}
-
 // A batch over bodies [0, BODIES): distinct dynamic bodies per lane (the colouring's promise),
 // some lanes against the static slot BODIES or empty (scratch slot BODIES + 1), 1..4 points.
 static void random_batch(uint64_t* s, vxk_wide_constraint* c)
@@ -105,6 +94,21 @@ static void random_batch(uint64_t* s, vxk_wide_constraint* c)
         c->bias_rate[lane] = rand_range(s, 0, 30);
         c->mass_scale[lane] = rand_range(s, 0.5f, 1);
         c->impulse_scale[lane] = rand_range(s, 0, 0.5f);
+        // Random inverse inertias, friction centre and masses (prepare overwrites them half the
+        // time); large friction impulses put some lanes outside the Coulomb disc.
+        for (int k = 0; k < 6; ++k) {
+            c->inv_i_a[k][lane] = static_a ? 0.0f : rand_value(s, -1, 1);
+            c->inv_i_b[k][lane] = rand_value(s, -1, 1);
+        }
+        for (int k = 0; k < 3; ++k) {
+            c->center_a[k][lane] = rand_value(s, -1, 1);
+            c->center_b[k][lane] = rand_value(s, -1, 1);
+            c->tangent_mass[k][lane] = rand_value(s, -1, 2);
+        }
+        c->friction_impulse[0][lane] = rand_value(s, -3, 3);
+        c->friction_impulse[1][lane] = rand_value(s, -3, 3);
+        c->twist_mass[lane] = rand_value(s, 0, 2);
+        c->twist_impulse[lane] = rand_value(s, -2, 2);
         uint32_t points = 1 + (uint32_t)(vxk_test_rand(s) % VXK_MANIFOLD_POINTS);
         if (points > c->point_count)
             c->point_count = points;
@@ -115,14 +119,10 @@ static void random_batch(uint64_t* s, vxk_wide_constraint* c)
                 wp->ra[k][lane] = rand_value(s, -1, 1);
                 wp->rb[k][lane] = rand_value(s, -1, 1);
             }
-            random_axis(s, &wp->n, lane);
-            random_axis(s, &wp->t1, lane);
-            random_axis(s, &wp->t2, lane);
+            wp->normal_mass[lane] = rand_value(s, 0, 3);
+            wp->lever_arm[lane] = rand_value(s, 0, 1);
             wp->separation[lane] = rand_value(s, -0.05f, 0.05f);
             wp->normal_impulse[lane] = rand_value(s, 0, 2);
-            // Large tangent impulses put some lanes outside the friction cone.
-            wp->tangent_impulse[0][lane] = rand_value(s, -3, 3);
-            wp->tangent_impulse[1][lane] = rand_value(s, -3, 3);
             wp->max_normal_impulse[lane] = rand_value(s, 0, 1);
             wp->relative_velocity[lane] = rand_value(s, -4, 1);
         }
@@ -166,8 +166,9 @@ static int test_wide_matches_twin(void)
                     float* m = &inertia[i].cx.x;
                     m[k] = i < BODIES ? rand_value(&seed, -1, 1) : 0.0f;
                 }
-            vxk_wide_prepare(&cw, sw, inertia);
-            vxk_wide_prepare_scalar(&cs, ss, inertia);
+            float spec = rand_range(&seed, 0.005f, 0.05f);
+            vxk_wide_prepare(&cw, sw, inertia, spec);
+            vxk_wide_prepare_scalar(&cs, ss, inertia, spec);
             if (compare_runs(sw, ss, &cw, &cs, "prepare", round))
                 return 1;
         }
@@ -182,20 +183,33 @@ static int test_wide_matches_twin(void)
             if (compare_runs(sw, ss, &cw, &cs, prm.use_bias ? "solve" : "relax", round))
                 return 1;
         }
-        // The friction impulses end the solve inside the Coulomb cone.
-        for (uint32_t lane = 0; lane < cw.lane_count; ++lane)
+        // A relax pass ends with the friction impulse inside the Coulomb disc of the manifold's total normal impulse and
+        // the twist within friction x the normal impulses' moment about the centre.
+        prm.use_bias = false;
+        vxk_wide_solve(sw, &cw, &prm);
+        vxk_wide_solve_scalar(ss, &cs, &prm);
+        if (compare_runs(sw, ss, &cw, &cs, "second relax", round))
+            return 1;
+        for (uint32_t lane = 0; lane < cw.lane_count; ++lane) {
+            double total = 0.0, moment = 0.0;
             for (uint32_t p = 0; p < cw.point_count; ++p) {
-                float l1 = cw.points[p].tangent_impulse[0][lane];
-                float l2 = cw.points[p].tangent_impulse[1][lane];
-                float limit = cw.friction[lane] * cw.points[p].normal_impulse[lane];
                 VXK_CHECK_MSG(cw.points[p].normal_impulse[lane] >= 0.0f,
                               "negative normal impulse %g",
                               (double)cw.points[p].normal_impulse[lane]);
-                VXK_CHECK_MSG(sqrtf(l1 * l1 + l2 * l2) <= limit * 1.0001f + 1e-6f,
-                              "tangent impulse %g outside the cone %g",
-                              (double)sqrtf(l1 * l1 + l2 * l2), (double)limit);
-                outside += limit > 0.0f && sqrtf(l1 * l1 + l2 * l2) > limit * 0.9999f;
+                total += cw.points[p].normal_impulse[lane];
+                moment += (double)cw.points[p].normal_impulse[lane] * cw.points[p].lever_arm[lane];
             }
+            float l1 = cw.friction_impulse[0][lane], l2 = cw.friction_impulse[1][lane];
+            double limit = cw.friction[lane] * total;
+            double len = sqrt((double)l1 * l1 + (double)l2 * l2);
+            VXK_CHECK_MSG(len <= limit * 1.0001 + 1e-6, "friction impulse %g outside the disc %g",
+                          len, limit);
+            VXK_CHECK_MSG(fabs((double)cw.twist_impulse[lane]) <=
+                              cw.friction[lane] * moment * 1.0001 + 1e-6,
+                          "twist impulse %g past its limit %g", (double)cw.twist_impulse[lane],
+                          cw.friction[lane] * moment);
+            outside += limit > 0.0 && len > limit * 0.9999;
+        }
         vxk_wide_restitution(sw, &cw, &prm);
         vxk_wide_restitution_scalar(ss, &cs, &prm);
         if (compare_runs(sw, ss, &cw, &cs, "restitution", round))

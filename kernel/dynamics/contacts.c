@@ -353,13 +353,15 @@ static void cache_refresh(const narrow_ctx* ctx, const task* t, const vxk_body* 
         c->sub = o->count++;
         c->touching = 0;
         c->normal = vxk_mat3_mul_v(&ra, c->normal_a);
+        c->friction_impulse = vxk_v3(0, 0, 0);
+        c->twist_impulse = 0.0f;
         for (uint32_t p = 0; p < c->point_count; ++p) {
             vxk_contact_point_state* cp = &c->points[p];
             vxk_vec3 pa = vxk_v3_add(ca, vxk_mat3_mul_v(&ra, cp->local_a));
             vxk_vec3 qb = vxk_v3_add(b->pose.p, vxk_mat3_mul_v(&rb, cp->local_b));
             cp->point = pa;
             cp->separation = vxk_v3_dot(c->normal, vxk_v3_sub(qb, pa));
-            cp->normal_impulse = cp->tangent_impulse[0] = cp->tangent_impulse[1] = 0.0f;
+            cp->normal_impulse = 0.0f;
         }
     }
 }
@@ -493,6 +495,19 @@ static bool group_touching(const vxk_contact* list, uint32_t begin, uint32_t end
 static void warm_start(vxk_contact* now, uint32_t nb, uint32_t ne, vxk_contact* prev, uint32_t pb,
                        uint32_t pe)
 {
+    // Friction is per manifold: each takes the impulses of the previous manifold whose normal is
+    // nearest to its own (within CLUSTER_COS).
+    for (uint32_t i = nb; i < ne; ++i) {
+        float best = CLUSTER_COS;
+        for (uint32_t j = pb; j < pe && j - pb < TASK_MANIFOLDS; ++j) {
+            float d = vxk_v3_dot(prev[j].normal, now[i].normal);
+            if (d >= best) {
+                best = d;
+                now[i].friction_impulse = prev[j].friction_impulse;
+                now[i].twist_impulse = prev[j].twist_impulse;
+            }
+        }
+    }
     // Claimed previous points: bit q of claimed[j - pb] (a group holds at most TASK_MANIFOLDS).
     uint8_t claimed[TASK_MANIFOLDS] = {0};
     bool unmatched = false;
@@ -504,8 +519,6 @@ static void warm_start(vxk_contact* now, uint32_t nb, uint32_t ne, vxk_contact* 
                 for (uint32_t q = 0; q < prev[j].point_count; ++q)
                     if (prev[j].points[q].feature == cp->feature && !(claimed[j - pb] >> q & 1u)) {
                         cp->normal_impulse = prev[j].points[q].normal_impulse;
-                        cp->tangent_impulse[0] = prev[j].points[q].tangent_impulse[0];
-                        cp->tangent_impulse[1] = prev[j].points[q].tangent_impulse[1];
                         claimed[j - pb] |= (uint8_t)(1u << q);
                         found = true;
                         break;
@@ -540,8 +553,6 @@ static void warm_start(vxk_contact* now, uint32_t nb, uint32_t ne, vxk_contact* 
             if (bj == UINT32_MAX)
                 continue;
             cp->normal_impulse = prev[bj].points[bq].normal_impulse;
-            cp->tangent_impulse[0] = prev[bj].points[bq].tangent_impulse[0];
-            cp->tangent_impulse[1] = prev[bj].points[bq].tangent_impulse[1];
             claimed[bj - pb] |= (uint8_t)(1u << bq);
         }
 }
@@ -889,12 +900,12 @@ uint32_t vxk_world_get_contacts(const vxk_world* world, vxk_contact_data* out, u
         d->friction = c->friction;
         d->restitution = c->restitution;
         d->point_count = c->point_count;
+        d->friction_impulse = c->friction_impulse;
+        d->twist_impulse = c->twist_impulse;
         for (uint32_t p = 0; p < c->point_count; ++p) {
             d->points[p].point = c->points[p].point;
             d->points[p].separation = c->points[p].separation;
             d->points[p].normal_impulse = c->points[p].normal_impulse;
-            d->points[p].tangent_impulse[0] = c->points[p].tangent_impulse[0];
-            d->points[p].tangent_impulse[1] = c->points[p].tangent_impulse[1];
             d->points[p].feature = c->points[p].feature;
         }
     }

@@ -62,7 +62,6 @@ typedef struct vxk_contact_point_state {
     float separation;
     uint32_t feature;
     float normal_impulse;
-    float tangent_impulse[2];
     float max_normal_impulse;
     float relative_velocity;  // normal velocity before the solve (negative = closing)
     uint32_t feature_matched; // warm started by feature id (contacts.c)
@@ -85,6 +84,10 @@ typedef struct vxk_contact {
     vxk_vec3 normal;
     float friction, restitution;
     uint32_t point_count;
+    // Friction is per manifold (solver_wide.h): the accumulated impulse at the friction centre
+    // (world) and about the normal.
+    vxk_vec3 friction_impulse;
+    float twist_impulse;
     // The contact cache: what the manifold was computed from. B's pose relative to A's (terrain:
     // B's world pose), the normal in A's frame, the margin, the shapes' serials and the terrain
     // epoch. A step whose pair moved less than the cache's bounds since then refreshes the

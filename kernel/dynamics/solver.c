@@ -32,6 +32,9 @@
 // The persistent buffer of the dynamics (vxk_dynamics.scratch) that holds the wide batches;
 // contacts.c uses the first six.
 #define SOLVER_SCRATCH_BATCHES 7
+// The distance (in linear slops) over which a speculative point's weight in the friction centre
+// falls from 1 to almost 0 (Box3D's speculative distance).
+#define SPECULATIVE_SLOPS 4.0f
 // Wide batches per parallel piece.
 #define BATCH_GRAIN 4
 
@@ -198,14 +201,22 @@ static void pack_lane(vxk_wide_constraint* w, uint32_t lane, const constraint* c
         w->point_count = c->point_count;
 }
 
+static vxk_vec3 unpack3(const float (*src)[VXK_WIDE_LANES], uint32_t lane)
+{
+    return vxk_v3(src[0][lane], src[1][lane], src[2][lane]);
+}
+
 static void unpack_lane(const vxk_wide_constraint* w, uint32_t lane, vxk_contact* k)
 {
+    // The friction impulse as a world vector: the next step's tangents may differ.
+    k->friction_impulse =
+        vxk_v3_add(vxk_v3_scale(unpack3(w->t1, lane), w->friction_impulse[0][lane]),
+                   vxk_v3_scale(unpack3(w->t2, lane), w->friction_impulse[1][lane]));
+    k->twist_impulse = w->twist_impulse[lane];
     for (uint32_t p = 0; p < k->point_count; ++p) {
         vxk_contact_point_state* cp = &k->points[p];
         const vxk_wide_point* wp = &w->points[p];
         cp->normal_impulse = wp->normal_impulse[lane];
-        cp->tangent_impulse[0] = wp->tangent_impulse[0][lane];
-        cp->tangent_impulse[1] = wp->tangent_impulse[1][lane];
         cp->max_normal_impulse = wp->max_normal_impulse[lane];
         cp->relative_velocity = wp->relative_velocity[lane];
     }
@@ -282,6 +293,7 @@ vxk_status vxk_solve(const vxk_solve_input* in)
     float hertz = fminf(set->contact_hertz, 0.25f * (float)substeps / fmaxf(in->dt, 1e-9f));
     softness soft = make_soft(hertz, set->contact_damping_ratio, h);
     softness static_soft = make_soft(2.0f * hertz, set->contact_damping_ratio, h);
+    const float speculative_distance = SPECULATIVE_SLOPS * set->linear_slop;
 
     // Colour: by the bodies' slots, dynamic ones only.
     prepare_ctx prep = {dyn, bodies, states, slot, static_slot, soft, static_soft};
@@ -350,14 +362,15 @@ vxk_status vxk_solve(const vxk_solve_input* in)
                 pack3(wp->rb, lane, vxk_v3_sub(cp->point, pb));
                 wp->separation[lane] = cp->separation;
                 wp->normal_impulse[lane] = cp->normal_impulse;
-                wp->tangent_impulse[0][lane] = cp->tangent_impulse[0];
-                wp->tangent_impulse[1][lane] = cp->tangent_impulse[1];
                 w->point_lanes[p] |= 1u << lane;
             }
+            w->friction_impulse[0][lane] = vxk_v3_dot(contact->friction_impulse, con->t1);
+            w->friction_impulse[1][lane] = vxk_v3_dot(contact->friction_impulse, con->t2);
+            w->twist_impulse[lane] = contact->twist_impulse;
             w->lane_count = lane + 1;
             // The axes and relative velocities of a full batch, 8 lanes at a time.
             if (lane == lanes - 1 || k + 1 == coloring.start[c + 1]) {
-                vxk_wide_prepare(w, states, inv_i);
+                vxk_wide_prepare(w, states, inv_i, speculative_distance);
                 w->has_restitution = batch_may_bounce(w, set->restitution_threshold);
             }
         }

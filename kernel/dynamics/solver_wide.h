@@ -25,27 +25,26 @@ _Static_assert(sizeof(vxk_solver_state) == 96, "solver state is 96 bytes");
 _Static_assert(offsetof(vxk_solver_state, dp) == 32 && offsetof(vxk_solver_state, dr) == 44,
                "velocity row, then the pose rows");
 
-// One direction (normal or tangent) of a point in 8 lanes: the lever arms crossed with it
-// (ra x d, rb x d), those mapped by the world inverse inertias, and the effective mass.
-typedef struct vxk_wide_axis {
-    float ca[3][VXK_WIDE_LANES], cb[3][VXK_WIDE_LANES];
-    float ia[3][VXK_WIDE_LANES], ib[3][VXK_WIDE_LANES];
-    float mass[VXK_WIDE_LANES];
-} vxk_wide_axis; // 416 bytes
-
+// One point of 8 manifolds (lane i: a point of lane i's manifold). The lever arms' crosses with
+// the normal and their images under the inverse inertias are recomputed where they are used,
+// not stored: a stored copy made the batch 4x larger, and large scenes are bound by the memory
+// traffic of the batches, not by the arithmetic.
 typedef struct vxk_wide_point {
     float ra[3][VXK_WIDE_LANES], rb[3][VXK_WIDE_LANES]; // anchors from the centres of mass
-    vxk_wide_axis n, t1, t2;
-    float separation[VXK_WIDE_LANES]; // at the step's start
+    float separation[VXK_WIDE_LANES];                   // at the step's start
+    float normal_mass[VXK_WIDE_LANES];
     float normal_impulse[VXK_WIDE_LANES];
-    float tangent_impulse[2][VXK_WIDE_LANES];
     float max_normal_impulse[VXK_WIDE_LANES];
     float relative_velocity[VXK_WIDE_LANES];
-} vxk_wide_point; // 1632 bytes
+    float lever_arm[VXK_WIDE_LANES]; // distance from the friction centre (the twist limit)
+} vxk_wide_point;
+_Static_assert(sizeof(vxk_wide_point) == 12 * 32, "a wide point is 12 rows of 8 floats");
 
 // Eight manifolds of one colour, one per lane (no two share a dynamic body); a lane's points
-// past its point count, and lanes past lane_count, are zeros on the static slot, and their
-// impulses stay zero.
+// past its point count, and lanes past lane_count, are zeros on the scratch slot, and their
+// impulses stay zero. Friction is per manifold (Box3D's): one 2D impulse at the friction centre
+// (the points' centre weighted towards the touching ones) and one twist impulse about the
+// normal, both clamped by the manifold's total normal impulse.
 typedef struct vxk_wide_constraint {
     uint32_t a[VXK_WIDE_LANES], b[VXK_WIDE_LANES]; // body state slots
     uint32_t write_a, write_b; // bit per lane: the body is dynamic, its velocities are stored
@@ -54,13 +53,20 @@ typedef struct vxk_wide_constraint {
     uint32_t
         has_restitution; // some point may bounce (restitution != 0, closing past the threshold)
     uint32_t point_lanes[VXK_MANIFOLD_POINTS]; // point p: bit per lane that has it
-    uint32_t pad[3];
+    uint32_t pad[7];
     float inv_mass_a[VXK_WIDE_LANES], inv_mass_b[VXK_WIDE_LANES];
+    // World inverse inertias (symmetric: xx, xy, xz, yy, yz, zz), fixed over the step.
+    float inv_i_a[6][VXK_WIDE_LANES], inv_i_b[6][VXK_WIDE_LANES];
     float normal[3][VXK_WIDE_LANES], t1[3][VXK_WIDE_LANES], t2[3][VXK_WIDE_LANES];
+    float center_a[3][VXK_WIDE_LANES], center_b[3][VXK_WIDE_LANES]; // friction centre anchors
+    float tangent_mass[3][VXK_WIDE_LANES];     // inverse of the 2x2 tangent mass: 11, 12, 22
+    float friction_impulse[2][VXK_WIDE_LANES]; // along t1, t2
+    float twist_mass[VXK_WIDE_LANES], twist_impulse[VXK_WIDE_LANES];
     float friction[VXK_WIDE_LANES], restitution[VXK_WIDE_LANES];
     float bias_rate[VXK_WIDE_LANES], mass_scale[VXK_WIDE_LANES], impulse_scale[VXK_WIDE_LANES];
     vxk_wide_point points[VXK_MANIFOLD_POINTS];
 } vxk_wide_constraint;
+_Static_assert(offsetof(vxk_wide_constraint, inv_mass_a) == 128, "header is two lines");
 
 // The per-substep parameters of the solve.
 typedef struct vxk_wide_params {
@@ -72,18 +78,19 @@ typedef struct vxk_wide_params {
 } vxk_wide_params;
 
 // The kernels over one batch: warm start (apply the accumulated impulses), the soft solve or
-// relax (normal points in order, then friction per point within the Coulomb cone), and one
-// restitution pass. They read the lanes' bodies from states and write back the dynamic ones.
-// Pure functions of their inputs; a call touches only its lanes' bodies. The _scalar twins do the
-// same per-lane operations one lane at a time and give the same bits.
-// Prepare: from the lanes' bodies, inverse masses, directions and anchors (ra, rb) and
-// point_lanes, the points' axes (lever arms crossed with the directions, those mapped by the
-// world inverse inertias inv_i[slot], effective masses; zeros where a lane has no point) and
-// relative normal velocities.
-void vxk_wide_prepare(vxk_wide_constraint* c, const vxk_solver_state* states,
-                      const vxk_mat3* inv_i);
+// relax (normal points in order; in relax, then the twist and the central friction within the
+// Coulomb disc), and one restitution pass. They read the lanes' bodies from states and write
+// back the dynamic ones. Pure functions of their inputs; a call touches only its lanes' bodies.
+// The _scalar twins do the same per-lane operations one lane at a time and give the same bits.
+// Prepare: from the lanes' bodies, inverse masses, world inverse inertias (inv_i[slot]),
+// directions, anchors (ra, rb), separations and point_lanes: the inverse inertias, the points'
+// normal masses and relative normal velocities, the friction centre (points weighted by
+// clamp(2 - separation / speculative_distance, 1e-10, 1), so speculative points barely move it)
+// with the lever arms, the tangent mass and the twist mass; zeros where a lane has no point.
+void vxk_wide_prepare(vxk_wide_constraint* c, const vxk_solver_state* states, const vxk_mat3* inv_i,
+                      float speculative_distance);
 void vxk_wide_prepare_scalar(vxk_wide_constraint* c, const vxk_solver_state* states,
-                             const vxk_mat3* inv_i);
+                             const vxk_mat3* inv_i, float speculative_distance);
 void vxk_wide_warm_start(vxk_solver_state* states, const vxk_wide_constraint* c);
 void vxk_wide_solve(vxk_solver_state* states, vxk_wide_constraint* c, const vxk_wide_params* p);
 void vxk_wide_restitution(vxk_solver_state* states, vxk_wide_constraint* c,

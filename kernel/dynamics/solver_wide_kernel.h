@@ -106,24 +106,6 @@ static inline WNAME(vec) WNAME(anchor_delta)(const WNAME(pose) * s, WNAME(vec) r
     return WNAME(add3)(s->dp, WNAME(sub3)(rr, r));
 }
 
-// Relative velocity of B against A along the axis d: (vB - vA) . d + wB . cb - wA . ca.
-static inline WF WNAME(axis_velocity)(const WNAME(body) * A, const WNAME(body) * B,
-                                      const vxk_wide_axis* r, WNAME(vec) d)
-{
-    return W(sub)(
-        W(add)(WNAME(dot)(WNAME(sub3)(B->v, A->v), d), WNAME(dot)(B->w, WNAME(load3)(r->cb))),
-        WNAME(dot)(A->w, WNAME(load3)(r->ca)));
-}
-
-static inline void WNAME(axis_apply)(WNAME(body) * A, WNAME(body) * B, WF inv_mass_a, WF inv_mass_b,
-                                     const vxk_wide_axis* r, WNAME(vec) d, WF impulse)
-{
-    A->v = WNAME(mul_sub)(A->v, W(mul)(inv_mass_a, impulse), d);
-    A->w = WNAME(mul_sub)(A->w, impulse, WNAME(load3)(r->ia));
-    B->v = WNAME(mul_add)(B->v, W(mul)(inv_mass_b, impulse), d);
-    B->w = WNAME(mul_add)(B->w, impulse, WNAME(load3)(r->ib));
-}
-
 static inline WNAME(vec) WNAME(cross)(WNAME(vec) a, WNAME(vec) b)
 {
     return (WNAME(vec)){W(sub)(W(mul)(a.y, b.z), W(mul)(a.z, b.y)),
@@ -131,112 +113,209 @@ static inline WNAME(vec) WNAME(cross)(WNAME(vec) a, WNAME(vec) b)
                         W(sub)(W(mul)(a.x, b.y), W(mul)(a.y, b.x))};
 }
 
-typedef struct WNAME(mat) {
-    WNAME(vec) cx, cy, cz; // columns
-} WNAME(mat);
+// A symmetric 3x3 matrix per lane: xx, xy, xz, yy, yz, zz.
+typedef struct WNAME(sym) {
+    WF xx, xy, xz, yy, yz, zz;
+} WNAME(sym);
 
-static inline WNAME(mat) WNAME(gather_mat)(const vxk_mat3* m, const uint32_t* slot)
+static inline WNAME(sym) WNAME(load_sym)(const float (*p)[VXK_WIDE_LANES])
 {
-    float buf[9][VXK_WIDE_LANES];
+    return (WNAME(sym)){W(load)(p[0]), W(load)(p[1]), W(load)(p[2]),
+                        W(load)(p[3]), W(load)(p[4]), W(load)(p[5])};
+}
+
+static inline WNAME(vec) WNAME(sym_mul)(const WNAME(sym) * m, WNAME(vec) v)
+{
+    return (WNAME(vec)){W(add)(W(add)(W(mul)(m->xx, v.x), W(mul)(m->xy, v.y)), W(mul)(m->xz, v.z)),
+                        W(add)(W(add)(W(mul)(m->xy, v.x), W(mul)(m->yy, v.y)), W(mul)(m->yz, v.z)),
+                        W(add)(W(add)(W(mul)(m->xz, v.x), W(mul)(m->yz, v.y)), W(mul)(m->zz, v.z))};
+}
+
+// What a batch's kernels share: the lanes' bodies, inverse masses and inverse inertias.
+typedef struct WNAME(pair) {
+    WNAME(body) A, B;
+    WF ima, imb;
+    WNAME(sym) IA, IB;
+} WNAME(pair);
+
+// The normal velocity of B against A at anchors ra, rb: (vB - vA) . n + wB . (rb x n) - wA .
+// (ra x n); ca and cb receive the crosses.
+static inline WF WNAME(normal_velocity)(const WNAME(pair) * q, WNAME(vec) n, WNAME(vec) ra,
+                                        WNAME(vec) rb, WNAME(vec) * ca, WNAME(vec) * cb)
+{
+    *ca = WNAME(cross)(ra, n);
+    *cb = WNAME(cross)(rb, n);
+    return W(sub)(W(add)(WNAME(dot)(WNAME(sub3)(q->B.v, q->A.v), n), WNAME(dot)(q->B.w, *cb)),
+                  WNAME(dot)(q->A.w, *ca));
+}
+
+// Applies impulse along n at the anchors whose crosses with n are ca, cb.
+static inline void WNAME(normal_apply)(WNAME(pair) * q, WNAME(vec) n, WNAME(vec) ca, WNAME(vec) cb,
+                                       WF impulse)
+{
+    q->A.v = WNAME(mul_sub)(q->A.v, W(mul)(q->ima, impulse), n);
+    q->A.w = WNAME(mul_sub)(q->A.w, impulse, WNAME(sym_mul)(&q->IA, ca));
+    q->B.v = WNAME(mul_add)(q->B.v, W(mul)(q->imb, impulse), n);
+    q->B.w = WNAME(mul_add)(q->B.w, impulse, WNAME(sym_mul)(&q->IB, cb));
+}
+
+// Applies the linear impulse P at anchors ra (on A, negated) and rb (on B).
+static inline void WNAME(linear_apply)(WNAME(pair) * q, WNAME(vec) ra, WNAME(vec) rb, WNAME(vec) P)
+{
+    const WF one = W(broadcast)(1.0f);
+    q->A.v = WNAME(mul_sub)(q->A.v, q->ima, P);
+    q->A.w = WNAME(mul_sub)(q->A.w, one, WNAME(sym_mul)(&q->IA, WNAME(cross)(ra, P)));
+    q->B.v = WNAME(mul_add)(q->B.v, q->imb, P);
+    q->B.w = WNAME(mul_add)(q->B.w, one, WNAME(sym_mul)(&q->IB, WNAME(cross)(rb, P)));
+}
+
+// Applies the angular impulse L (on A negated).
+static inline void WNAME(angular_apply)(WNAME(pair) * q, WNAME(vec) L)
+{
+    const WF one = W(broadcast)(1.0f);
+    q->A.w = WNAME(mul_sub)(q->A.w, one, WNAME(sym_mul)(&q->IA, L));
+    q->B.w = WNAME(mul_add)(q->B.w, one, WNAME(sym_mul)(&q->IB, L));
+}
+
+static inline WNAME(pair)
+    WNAME(gather_pair)(const vxk_solver_state* states, const vxk_wide_constraint* c,
+                       WNAME(velocity_rows) * rows_a, WNAME(velocity_rows) * rows_b)
+{
+    WNAME(pair) q;
+    q.A = WNAME(gather_velocity)(states, c->a, rows_a);
+    q.B = WNAME(gather_velocity)(states, c->b, rows_b);
+    q.ima = W(load)(c->inv_mass_a);
+    q.imb = W(load)(c->inv_mass_b);
+    q.IA = WNAME(load_sym)(c->inv_i_a);
+    q.IB = WNAME(load_sym)(c->inv_i_b);
+    return q;
+}
+
+static inline void WNAME(scatter_pair)(vxk_solver_state* states, const vxk_wide_constraint* c,
+                                       const WNAME(pair) * q, WNAME(velocity_rows) * rows_a,
+                                       WNAME(velocity_rows) * rows_b)
+{
+    WNAME(scatter_velocity)(states, c->a, c->write_a, q->A, rows_a);
+    WNAME(scatter_velocity)(states, c->b, c->write_b, q->B, rows_b);
+}
+
+// The world inverse inertias of the lanes' bodies as symmetric rows (the upper triangle).
+static inline void WNAME(gather_sym)(float (*out)[VXK_WIDE_LANES], const vxk_mat3* m,
+                                     const uint32_t* slot)
+{
     for (int i = 0; i < VXK_WIDE_LANES; ++i) {
         const vxk_mat3* s = &m[slot[i]];
-        buf[0][i] = s->cx.x;
-        buf[1][i] = s->cx.y;
-        buf[2][i] = s->cx.z;
-        buf[3][i] = s->cy.x;
-        buf[4][i] = s->cy.y;
-        buf[5][i] = s->cy.z;
-        buf[6][i] = s->cz.x;
-        buf[7][i] = s->cz.y;
-        buf[8][i] = s->cz.z;
+        out[0][i] = s->cx.x;
+        out[1][i] = s->cy.x;
+        out[2][i] = s->cz.x;
+        out[3][i] = s->cy.y;
+        out[4][i] = s->cz.y;
+        out[5][i] = s->cz.z;
     }
-    WNAME(mat) r;
-    r.cx = WNAME(load3)((const float(*)[VXK_WIDE_LANES])buf);
-    r.cy = WNAME(load3)((const float(*)[VXK_WIDE_LANES])(buf + 3));
-    r.cz = WNAME(load3)((const float(*)[VXK_WIDE_LANES])(buf + 6));
-    return r;
-}
-
-// m v = (cx v.x + cy v.y) + cz v.z, as vxk_mat3_mul_v.
-static inline WNAME(vec) WNAME(mat_mul)(const WNAME(mat) * m, WNAME(vec) v)
-{
-    return WNAME(add3)(
-        WNAME(add3)((WNAME(vec)){W(mul)(m->cx.x, v.x), W(mul)(m->cx.y, v.x), W(mul)(m->cx.z, v.x)},
-                    (WNAME(vec)){W(mul)(m->cy.x, v.y), W(mul)(m->cy.y, v.y), W(mul)(m->cy.z, v.y)}),
-        (WNAME(vec)){W(mul)(m->cz.x, v.z), W(mul)(m->cz.y, v.z), W(mul)(m->cz.z, v.z)});
-}
-
-// One axis of a point, as the scalar solver's make_row: k = ima + imb + ca . ia + cb . ib.
-static inline void WNAME(prepare_axis)(vxk_wide_axis* out, const WNAME(mat) * IA,
-                                       const WNAME(mat) * IB, WF ima_imb, WNAME(vec) ra,
-                                       WNAME(vec) rb, WNAME(vec) d, WM valid)
-{
-    const WF zero = W(broadcast)(0.0f);
-    WNAME(vec) ca = WNAME(cross)(ra, d), cb = WNAME(cross)(rb, d);
-    WNAME(vec) ia = WNAME(mat_mul)(IA, ca), ib = WNAME(mat_mul)(IB, cb);
-    WF k = W(add)(W(add)(ima_imb, WNAME(dot)(ca, ia)), WNAME(dot)(cb, ib));
-    WF mass = W(select)(W(cmpgt)(k, zero), W(div)(W(broadcast)(1.0f), k), zero);
-    WNAME(store3)(out->ca, ca);
-    WNAME(store3)(out->cb, cb);
-    WNAME(store3)(out->ia, ia);
-    WNAME(store3)(out->ib, ib);
-    W(store)(out->mass, W(select)(valid, mass, zero));
 }
 
 WATTR void WNAME(vxk_wide_prepare)(vxk_wide_constraint* c, const vxk_solver_state* states,
-                                   const vxk_mat3* inv_i)
+                                   const vxk_mat3* inv_i, float speculative_distance)
 {
-    WNAME(mat) IA = WNAME(gather_mat)(inv_i, c->a), IB = WNAME(gather_mat)(inv_i, c->b);
+    WNAME(gather_sym)(c->inv_i_a, inv_i, c->a);
+    WNAME(gather_sym)(c->inv_i_b, inv_i, c->b);
     WNAME(velocity_rows) rows_a, rows_b;
-    WNAME(body) A = WNAME(gather_velocity)(states, c->a, &rows_a);
-    WNAME(body) B = WNAME(gather_velocity)(states, c->b, &rows_b);
-    WF ima_imb = W(add)(W(load)(c->inv_mass_a), W(load)(c->inv_mass_b));
+    WNAME(pair) q = WNAME(gather_pair)(states, c, &rows_a, &rows_b);
+    WF ima_imb = W(add)(q.ima, q.imb);
     WNAME(vec) n = WNAME(load3)(c->normal), t1 = WNAME(load3)(c->t1), t2 = WNAME(load3)(c->t2);
-    const WF zero = W(broadcast)(0.0f);
+    const WF zero = W(broadcast)(0.0f), one = W(broadcast)(1.0f), two = W(broadcast)(2.0f);
+    const WF min_weight = W(broadcast)(1e-10f);
+    const WF inv_tau = W(broadcast)(1.0f / speculative_distance);
+    WNAME(vec) center_a = {zero, zero, zero}, center_b = {zero, zero, zero};
+    WF total_weight = zero;
     for (uint32_t p = 0; p < c->point_count; ++p) {
         vxk_wide_point* wp = &c->points[p];
         WM valid = WMASK(from_bits)(c->point_lanes[p]);
         WNAME(vec) ra = WNAME(load3)(wp->ra), rb = WNAME(load3)(wp->rb);
-        WNAME(prepare_axis)(&wp->n, &IA, &IB, ima_imb, ra, rb, n, valid);
-        WNAME(prepare_axis)(&wp->t1, &IA, &IB, ima_imb, ra, rb, t1, valid);
-        WNAME(prepare_axis)(&wp->t2, &IA, &IB, ima_imb, ra, rb, t2, valid);
-        W(store)
-        (wp->relative_velocity, W(select)(valid, WNAME(axis_velocity)(&A, &B, &wp->n, n), zero));
+        WNAME(vec) ca, cb;
+        WF vn = WNAME(normal_velocity)(&q, n, ra, rb, &ca, &cb);
+        WF k = W(add)(W(add)(ima_imb, WNAME(dot)(ca, WNAME(sym_mul)(&q.IA, ca))),
+                      WNAME(dot)(cb, WNAME(sym_mul)(&q.IB, cb)));
+        WF mass = W(select)(W(cmpgt)(k, zero), W(div)(one, k), zero);
+        W(store)(wp->normal_mass, W(select)(valid, mass, zero));
+        W(store)(wp->relative_velocity, W(select)(valid, vn, zero));
+        // Speculative points barely move the friction centre: touching ones hold the body.
+        WF s = W(load)(wp->separation);
+        WF weight = W(min)(W(max)(W(sub)(two, W(mul)(s, inv_tau)), min_weight), one);
+        weight = W(select)(valid, weight, zero);
+        center_a = WNAME(mul_add)(center_a, weight, ra);
+        center_b = WNAME(mul_add)(center_b, weight, rb);
+        total_weight = W(add)(total_weight, weight);
     }
+    WM has_points = W(cmpgt)(total_weight, zero);
+    WF inv_weight = W(select)(has_points, W(div)(one, total_weight), zero);
+    center_a = (WNAME(vec)){W(mul)(center_a.x, inv_weight), W(mul)(center_a.y, inv_weight),
+                            W(mul)(center_a.z, inv_weight)};
+    center_b = (WNAME(vec)){W(mul)(center_b.x, inv_weight), W(mul)(center_b.y, inv_weight),
+                            W(mul)(center_b.z, inv_weight)};
+    WNAME(store3)(c->center_a, center_a);
+    WNAME(store3)(c->center_b, center_b);
+    for (uint32_t p = 0; p < c->point_count; ++p) {
+        vxk_wide_point* wp = &c->points[p];
+        WM valid = WMASK(from_bits)(c->point_lanes[p]);
+        WNAME(vec) d = WNAME(sub3)(WNAME(load3)(wp->ra), center_a);
+        W(store)(wp->lever_arm, W(select)(valid, WSQRT(WNAME(dot)(d, d)), zero));
+    }
+    // The 2x2 mass of the tangent directions at the centre, inverted.
+    WNAME(vec) a1 = WNAME(cross)(center_a, t1), a2 = WNAME(cross)(center_a, t2);
+    WNAME(vec) b1 = WNAME(cross)(center_b, t1), b2 = WNAME(cross)(center_b, t2);
+    WNAME(vec) ia1 = WNAME(sym_mul)(&q.IA, a1), ib1 = WNAME(sym_mul)(&q.IB, b1);
+    WNAME(vec) ia2 = WNAME(sym_mul)(&q.IA, a2), ib2 = WNAME(sym_mul)(&q.IB, b2);
+    WF k11 = W(add)(W(add)(ima_imb, WNAME(dot)(a1, ia1)), WNAME(dot)(b1, ib1));
+    WF k22 = W(add)(W(add)(ima_imb, WNAME(dot)(a2, ia2)), WNAME(dot)(b2, ib2));
+    WF k12 = W(add)(WNAME(dot)(a1, ia2), WNAME(dot)(b1, ib2));
+    WF det = W(sub)(W(mul)(k11, k22), W(mul)(k12, k12));
+    WF inv_det = W(select)(W(cmpneq)(det, zero), W(div)(one, det), zero);
+    inv_det = W(select)(has_points, inv_det, zero);
+    W(store)(c->tangent_mass[0], W(mul)(inv_det, k22));
+    W(store)(c->tangent_mass[1], W(sub)(zero, W(mul)(inv_det, k12)));
+    W(store)(c->tangent_mass[2], W(mul)(inv_det, k11));
+    WF kt =
+        W(add)(WNAME(dot)(n, WNAME(sym_mul)(&q.IA, n)), WNAME(dot)(n, WNAME(sym_mul)(&q.IB, n)));
+    WF twist = W(select)(W(cmpgt)(kt, zero), W(div)(one, kt), zero);
+    W(store)(c->twist_mass, W(select)(has_points, twist, zero));
 }
 
 WATTR void WNAME(vxk_wide_warm_start)(vxk_solver_state* states, const vxk_wide_constraint* c)
 {
     WNAME(velocity_rows) rows_a, rows_b;
-    WNAME(body) A = WNAME(gather_velocity)(states, c->a, &rows_a);
-    WNAME(body) B = WNAME(gather_velocity)(states, c->b, &rows_b);
-    WF ima = W(load)(c->inv_mass_a), imb = W(load)(c->inv_mass_b);
+    WNAME(pair) q = WNAME(gather_pair)(states, c, &rows_a, &rows_b);
     WNAME(vec) n = WNAME(load3)(c->normal), t1 = WNAME(load3)(c->t1), t2 = WNAME(load3)(c->t2);
     for (uint32_t p = 0; p < c->point_count; ++p) {
         const vxk_wide_point* wp = &c->points[p];
-        WNAME(axis_apply)(&A, &B, ima, imb, &wp->n, n, W(load)(wp->normal_impulse));
-        WNAME(axis_apply)(&A, &B, ima, imb, &wp->t1, t1, W(load)(wp->tangent_impulse[0]));
-        WNAME(axis_apply)(&A, &B, ima, imb, &wp->t2, t2, W(load)(wp->tangent_impulse[1]));
+        WNAME(vec) ca = WNAME(cross)(WNAME(load3)(wp->ra), n);
+        WNAME(vec) cb = WNAME(cross)(WNAME(load3)(wp->rb), n);
+        WNAME(normal_apply)(&q, n, ca, cb, W(load)(wp->normal_impulse));
     }
-    WNAME(scatter_velocity)(states, c->a, c->write_a, A, &rows_a);
-    WNAME(scatter_velocity)(states, c->b, c->write_b, B, &rows_b);
+    WF f1 = W(load)(c->friction_impulse[0]), f2 = W(load)(c->friction_impulse[1]);
+    WNAME(vec)
+    P = WNAME(add3)((WNAME(vec)){W(mul)(f1, t1.x), W(mul)(f1, t1.y), W(mul)(f1, t1.z)},
+                    (WNAME(vec)){W(mul)(f2, t2.x), W(mul)(f2, t2.y), W(mul)(f2, t2.z)});
+    WNAME(linear_apply)(&q, WNAME(load3)(c->center_a), WNAME(load3)(c->center_b), P);
+    WF tw = W(load)(c->twist_impulse);
+    WNAME(angular_apply)(&q, (WNAME(vec)){W(mul)(tw, n.x), W(mul)(tw, n.y), W(mul)(tw, n.z)});
+    WNAME(scatter_pair)(states, c, &q, &rows_a, &rows_b);
 }
 
 WATTR void WNAME(vxk_wide_solve)(vxk_solver_state* states, vxk_wide_constraint* c,
                                  const vxk_wide_params* prm)
 {
     WNAME(velocity_rows) rows_a, rows_b;
-    WNAME(body) A = WNAME(gather_velocity)(states, c->a, &rows_a);
-    WNAME(body) B = WNAME(gather_velocity)(states, c->b, &rows_b);
+    WNAME(pair) q = WNAME(gather_pair)(states, c, &rows_a, &rows_b);
     WNAME(pose) PA = WNAME(gather_pose)(states, c->a);
     WNAME(pose) PB = WNAME(gather_pose)(states, c->b);
-    WF ima = W(load)(c->inv_mass_a), imb = W(load)(c->inv_mass_b);
     WNAME(vec) n = WNAME(load3)(c->normal);
     const WF zero = W(broadcast)(0.0f), one = W(broadcast)(1.0f);
     const WF inv_h = W(broadcast)(prm->inv_h), max_push = W(broadcast)(-prm->push_speed);
     WF bias_rate = W(load)(c->bias_rate);
     WF soft_mass = prm->use_bias ? W(load)(c->mass_scale) : one;
     WF soft_impulse = prm->use_bias ? W(load)(c->impulse_scale) : zero;
+    WF total_normal = zero, twist_limit = zero;
     // Passes alternate the direction of the walk over the points (prm->reverse): Gauss-Seidel in
     // one fixed order leaves a bias towards the points solved first, which a tall stack turns
     // into a lean.
@@ -244,9 +323,10 @@ WATTR void WNAME(vxk_wide_solve)(vxk_solver_state* states, vxk_wide_constraint* 
     for (uint32_t k = 0; k < c->point_count; ++k) {
         uint32_t p = prm->reverse ? last - k : k;
         vxk_wide_point* wp = &c->points[p];
-        WF s = W(add)(WNAME(dot)(n, WNAME(sub3)(WNAME(anchor_delta)(&PB, WNAME(load3)(wp->rb)),
-                                                WNAME(anchor_delta)(&PA, WNAME(load3)(wp->ra)))),
-                      W(load)(wp->separation));
+        WNAME(vec) ra = WNAME(load3)(wp->ra), rb = WNAME(load3)(wp->rb);
+        WF s = W(add)(
+            WNAME(dot)(n, WNAME(sub3)(WNAME(anchor_delta)(&PB, rb), WNAME(anchor_delta)(&PA, ra))),
+            W(load)(wp->separation));
         // Speculative (s > 0): approach until the surfaces meet; else the soft push (solve) or
         // nothing (relax).
         WM speculative = W(cmpgt)(s, zero);
@@ -254,54 +334,72 @@ WATTR void WNAME(vxk_wide_solve)(vxk_solver_state* states, vxk_wide_constraint* 
         WF bias = W(select)(speculative, W(mul)(s, inv_h), soft_bias);
         WF mass_scale = W(select)(speculative, one, soft_mass);
         WF impulse_scale = W(select)(speculative, zero, soft_impulse);
-        WF vn = WNAME(axis_velocity)(&A, &B, &wp->n, n);
+        WNAME(vec) ca, cb;
+        WF vn = WNAME(normal_velocity)(&q, n, ra, rb, &ca, &cb);
         WF old = W(load)(wp->normal_impulse);
-        WF impulse =
-            W(sub)(W(sub)(zero, W(mul)(W(mul)(W(load)(wp->n.mass), mass_scale), W(add)(vn, bias))),
-                   W(mul)(impulse_scale, old));
+        WF impulse = W(sub)(
+            W(sub)(zero, W(mul)(W(mul)(W(load)(wp->normal_mass), mass_scale), W(add)(vn, bias))),
+            W(mul)(impulse_scale, old));
         WF next = W(max)(W(add)(old, impulse), zero);
         impulse = W(sub)(next, old);
         W(store)(wp->normal_impulse, next);
         W(store)(wp->max_normal_impulse, W(max)(W(load)(wp->max_normal_impulse), impulse));
-        WNAME(axis_apply)(&A, &B, ima, imb, &wp->n, n, impulse);
+        total_normal = W(add)(total_normal, next);
+        twist_limit = W(add)(twist_limit, W(mul)(W(load)(wp->lever_arm), next));
+        WNAME(normal_apply)(&q, n, ca, cb, impulse);
     }
-    WNAME(vec) t1 = WNAME(load3)(c->t1), t2 = WNAME(load3)(c->t2);
-    WF friction = W(load)(c->friction);
-    for (uint32_t k = 0; k < c->point_count; ++k) {
-        uint32_t p = prm->reverse ? last - k : k;
-        vxk_wide_point* wp = &c->points[p];
-        WF old1 = W(load)(wp->tangent_impulse[0]), old2 = W(load)(wp->tangent_impulse[1]);
-        WF l1 =
-            W(sub)(old1, W(mul)(W(load)(wp->t1.mass), WNAME(axis_velocity)(&A, &B, &wp->t1, t1)));
-        WF l2 =
-            W(sub)(old2, W(mul)(W(load)(wp->t2.mass), WNAME(axis_velocity)(&A, &B, &wp->t2, t2)));
-        // The Coulomb cone: the tangent impulse stays within friction * normal impulse.
-        WF limit = W(mul)(friction, W(load)(wp->normal_impulse));
+    // Friction in the relax pass only (Box3D's order): the soft push does not fight it, and the
+    // relaxed normal impulses set its limits.
+    if (!prm->use_bias) {
+        WF friction = W(load)(c->friction);
+        // Twist about the normal, within friction x the normal impulses' moment about the centre.
+        WF twist_speed = WNAME(dot)(n, WNAME(sub3)(q.B.w, q.A.w));
+        WF old_twist = W(load)(c->twist_impulse);
+        WF limit = W(mul)(friction, twist_limit);
+        WF twist = W(sub)(old_twist, W(mul)(W(load)(c->twist_mass), twist_speed));
+        twist = W(max)(W(min)(twist, limit), W(sub)(zero, limit));
+        W(store)(c->twist_impulse, twist);
+        WF dt = W(sub)(twist, old_twist);
+        WNAME(angular_apply)(&q, (WNAME(vec)){W(mul)(dt, n.x), W(mul)(dt, n.y), W(mul)(dt, n.z)});
+        // Central friction: one 2D impulse at the friction centre, within the Coulomb disc of
+        // the total normal impulse.
+        WNAME(vec) t1 = WNAME(load3)(c->t1), t2 = WNAME(load3)(c->t2);
+        WNAME(vec) ra = WNAME(load3)(c->center_a), rb = WNAME(load3)(c->center_b);
+        WNAME(vec)
+        vr = WNAME(sub3)(WNAME(add3)(q.B.v, WNAME(cross)(q.B.w, rb)),
+                         WNAME(add3)(q.A.v, WNAME(cross)(q.A.w, ra)));
+        WF v1 = WNAME(dot)(vr, t1), v2 = WNAME(dot)(vr, t2);
+        WF m11 = W(load)(c->tangent_mass[0]), m12 = W(load)(c->tangent_mass[1]),
+           m22 = W(load)(c->tangent_mass[2]);
+        WF old1 = W(load)(c->friction_impulse[0]), old2 = W(load)(c->friction_impulse[1]);
+        WF l1 = W(sub)(old1, W(add)(W(mul)(m11, v1), W(mul)(m12, v2)));
+        WF l2 = W(sub)(old2, W(add)(W(mul)(m12, v1), W(mul)(m22, v2)));
+        WF max_friction = W(mul)(friction, total_normal);
         WF len2 = W(add)(W(mul)(l1, l1), W(mul)(l2, l2));
-        WM outside = W(cmpgt)(len2, W(mul)(limit, limit));
-        // Most resting points sit inside the cone: the square root and division only when
+        WM outside = W(cmpgt)(len2, W(mul)(max_friction, max_friction));
+        // Most resting manifolds sit inside the disc: the square root and division only when
         // some lane is outside (the same bits either way).
         if (WMASK(movemask)(outside)) {
-            WF scale = W(select)(W(cmpgt)(len2, zero), W(div)(limit, WSQRT(len2)), zero);
+            WF scale = W(select)(W(cmpgt)(len2, zero), W(div)(max_friction, WSQRT(len2)), zero);
             l1 = W(select)(outside, W(mul)(l1, scale), l1);
             l2 = W(select)(outside, W(mul)(l2, scale), l2);
         }
-        W(store)(wp->tangent_impulse[0], l1);
-        W(store)(wp->tangent_impulse[1], l2);
-        WNAME(axis_apply)(&A, &B, ima, imb, &wp->t1, t1, W(sub)(l1, old1));
-        WNAME(axis_apply)(&A, &B, ima, imb, &wp->t2, t2, W(sub)(l2, old2));
+        W(store)(c->friction_impulse[0], l1);
+        W(store)(c->friction_impulse[1], l2);
+        WF d1 = W(sub)(l1, old1), d2 = W(sub)(l2, old2);
+        WNAME(vec)
+        P = WNAME(add3)((WNAME(vec)){W(mul)(d1, t1.x), W(mul)(d1, t1.y), W(mul)(d1, t1.z)},
+                        (WNAME(vec)){W(mul)(d2, t2.x), W(mul)(d2, t2.y), W(mul)(d2, t2.z)});
+        WNAME(linear_apply)(&q, ra, rb, P);
     }
-    WNAME(scatter_velocity)(states, c->a, c->write_a, A, &rows_a);
-    WNAME(scatter_velocity)(states, c->b, c->write_b, B, &rows_b);
+    WNAME(scatter_pair)(states, c, &q, &rows_a, &rows_b);
 }
 
 WATTR void WNAME(vxk_wide_restitution)(vxk_solver_state* states, vxk_wide_constraint* c,
                                        const vxk_wide_params* prm)
 {
     WNAME(velocity_rows) rows_a, rows_b;
-    WNAME(body) A = WNAME(gather_velocity)(states, c->a, &rows_a);
-    WNAME(body) B = WNAME(gather_velocity)(states, c->b, &rows_b);
-    WF ima = W(load)(c->inv_mass_a), imb = W(load)(c->inv_mass_b);
+    WNAME(pair) q = WNAME(gather_pair)(states, c, &rows_a, &rows_b);
     WNAME(vec) n = WNAME(load3)(c->normal);
     const WF zero = W(broadcast)(0.0f);
     const WF threshold = W(broadcast)(-prm->restitution_threshold);
@@ -314,14 +412,15 @@ WATTR void WNAME(vxk_wide_restitution)(vxk_solver_state* states, vxk_wide_constr
         // solver's skip test (rv > -threshold || max_normal_impulse == 0).
         WM active = WMASK(andnot)(has, WMASK(or)(W(cmpgt)(rv, threshold),
                                                  W(cmpeq)(W(load)(wp->max_normal_impulse), zero)));
-        WF vn = WNAME(axis_velocity)(&A, &B, &wp->n, n);
+        WNAME(vec) ca, cb;
+        WF vn = WNAME(normal_velocity)(&q, n, WNAME(load3)(wp->ra), WNAME(load3)(wp->rb), &ca, &cb);
         WF old = W(load)(wp->normal_impulse);
-        WF impulse = W(sub)(zero, W(mul)(W(load)(wp->n.mass), W(add)(vn, W(mul)(restitution, rv))));
+        WF impulse =
+            W(sub)(zero, W(mul)(W(load)(wp->normal_mass), W(add)(vn, W(mul)(restitution, rv))));
         WF next = W(max)(W(add)(old, impulse), zero);
         impulse = W(select)(active, W(sub)(next, old), zero);
         W(store)(wp->normal_impulse, W(select)(active, next, old));
-        WNAME(axis_apply)(&A, &B, ima, imb, &wp->n, n, impulse);
+        WNAME(normal_apply)(&q, n, ca, cb, impulse);
     }
-    WNAME(scatter_velocity)(states, c->a, c->write_a, A, &rows_a);
-    WNAME(scatter_velocity)(states, c->b, c->write_b, B, &rows_b);
+    WNAME(scatter_pair)(states, c, &q, &rows_a, &rows_b);
 }

@@ -212,7 +212,6 @@ typedef struct vxk_contact_point {
     vxk_vec3 point;       // world, on the surface of a
     float separation;     // along the normal; negative = overlap
     float normal_impulse; // accumulated in the last step (N s)
-    float tangent_impulse[2];
     uint32_t feature; // stable while the same features touch (warm starting)
 } vxk_contact_point;
 
@@ -222,6 +221,11 @@ typedef struct vxk_contact_data {
     vxk_vec3 normal;  // unit, from a to b
     float friction, restitution;
     uint32_t point_count;
+    // Friction acts on the manifold as a whole: one impulse in the contact plane at the friction
+    // centre (the points' centre, weighted towards the touching ones) and one about the normal,
+    // accumulated in the last step (world; N s and N m s).
+    vxk_vec3 friction_impulse;
+    float twist_impulse;
     vxk_contact_point points[4];
 } vxk_contact_data;
 
