@@ -26,7 +26,7 @@ vxk_world_def vxk_default_world_def(void)
     def.contact_push_speed = 3.0f;
     def.restitution_threshold = 1.0f;
     def.linear_slop = 0.005f;
-    def.contact_cache = true;
+    def.contact_recycling = true;
     return def;
 }
 

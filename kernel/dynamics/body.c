@@ -150,7 +150,7 @@ vxk_status vxk_dynamics_attach(vxk_world* world, const vxk_world_def* def)
                                             def->contact_push_speed,
                                             def->restitution_threshold,
                                             def->linear_slop,
-                                            def->contact_cache};
+                                            def->contact_recycling};
     vxk_id_pool_init(&dyn->ids);
     world->dynamics = (vxk_subsystem){dyn, dynamics_destroy, dynamics_memory};
     return VXK_OK;

@@ -27,12 +27,17 @@
 // A point whose features are new takes the impulses of the nearest previous point of its pair
 // within this distance (metres; Bullet's contact breaking threshold).
 #define WARM_MATCH_DISTANCE 0.02f
-// The contact cache (Jolt's body pair cache): a pair whose relative pose moved less than this
-// (metres, and the cosine of half the rotation angle: 1 degree) since its manifolds were computed,
-// with the same shapes, terrain and a margin no larger, refreshes the cached points instead of
-// colliding again.
-#define CACHE_DISTANCE 0.001f
-#define CACHE_HALF_ANGLE_COS 0.99996192f
+// Contact recycling (Box3D's): a pair whose relative pose moved less than RECYCLE_SLOPS linear
+// slops (the motion of the surfaces by rotation included; for pairs that were not touching, at
+// most SPECULATIVE_SLOPS) since its manifolds were collided, neither body turning by more than 10
+// degrees, with the same shapes, terrain and a margin no larger, keeps the manifolds and
+// measures their separations anew.
+#define RECYCLE_SLOPS 10.0f
+#define SPECULATIVE_SLOPS 4.0f
+#define RECYCLE_HALF_ANGLE_COS2 0.99240388f // cos^2(5 degrees)
+// Points are collided within the margin plus this many slops, so that the jitter of a resting
+// pair's margin does not defeat recycling.
+#define MARGIN_HEADROOM_SLOPS 0.5f
 // Normals within this cosine share a manifold.
 #define CLUSTER_COS 0.999f
 
@@ -318,11 +323,26 @@ static vxk_transform relative_pose(const vxk_body* a, const vxk_body* b)
                            vxk_quat_mul(ia, b->pose.q)};
 }
 
-// Whether the pair's cached manifolds (the last step's) may be refreshed instead of recomputed.
-static bool cache_usable(const narrow_ctx* ctx, const task* t, const vxk_body* a, const vxk_body* b,
-                         vxk_transform rel)
+// The largest distance of the shape from the centre of mass along each body axis.
+static vxk_vec3 body_extent(const vxk_body* b)
 {
-    if (t->prev_begin == t->prev_end || !ctx->dyn->settings.contact_cache)
+    if (b->shape == VXK_SHAPE_SPHERE)
+        return vxk_v3(b->radius, b->radius, b->radius);
+    if (b->voxels)
+        return vxk_v3_add(vxk_v3_abs(b->voxels->local_mid), b->voxels->local_half);
+    return b->half;
+}
+
+static float quat_dot(vxk_quat a, vxk_quat b)
+{
+    return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w;
+}
+
+// Whether the pair's manifolds of the last step may be recycled instead of collided again.
+static bool recycle_usable(const narrow_ctx* ctx, const task* t, const vxk_body* a,
+                           const vxk_body* b, vxk_transform rel)
+{
+    if (t->prev_begin == t->prev_end || !ctx->dyn->settings.contact_recycling)
         return false;
     const vxk_contact* c = &ctx->prev[t->prev_begin];
     if (c->b_gen != ctx->dyn->ids.generations[t->b] || c->shape_b != b->shape_serial ||
@@ -331,36 +351,64 @@ static bool cache_usable(const narrow_ctx* ctx, const task* t, const vxk_body* a
     if (a ? (c->a_gen != ctx->dyn->ids.generations[t->a] || c->shape_a != a->shape_serial)
           : c->epoch != ctx->epoch)
         return false;
-    float dq =
-        c->rel.q.x * rel.q.x + c->rel.q.y * rel.q.y + c->rel.q.z * rel.q.z + c->rel.q.w * rel.q.w;
-    return vxk_v3_length_sq(vxk_v3_sub(c->rel.p, rel.p)) <= CACHE_DISTANCE * CACHE_DISTANCE &&
-           fabsf(dq) >= CACHE_HALF_ANGLE_COS;
+    const float slop = ctx->dyn->settings.linear_slop;
+    vxk_vec3 extent = body_extent(b);
+    if (a) {
+        extent = vxk_v3_max(extent, body_extent(a));
+    } else {
+        // A fast body against the terrain meets new faces: collide (Box3D recycles fast bodies
+        // against convex shapes only).
+        float min_extent = fminf(fminf(extent.x, extent.y), extent.z);
+        if (t->margin - slop > 0.5f * min_extent)
+            return false;
+    }
+    // Neither body turned by more than 10 degrees since the collision.
+    float da = a ? quat_dot(a->pose.q, c->q_a) : 1.0f, db = quat_dot(b->pose.q, c->q_b);
+    if (fminf(da * da, db * db) < RECYCLE_HALF_ANGLE_COS2)
+        return false;
+    bool touching = false;
+    for (uint32_t j = t->prev_begin; j < t->prev_end; ++j)
+        touching |= ctx->prev[j].touching != 0;
+    float tolerance = (touching ? RECYCLE_SLOPS : SPECULATIVE_SLOPS) * slop;
+    float d2 = vxk_v3_length_sq(vxk_v3_sub(c->rel.p, rel.p));
+    if (d2 >= tolerance * tolerance)
+        return false;
+    // The relative rotation moves the surfaces by at most 2 |sin(angle / 2)| x their extent,
+    // bounded per axis (Box3D's modified cross product of |q.v| with the extents).
+    float slack = tolerance - sqrtf(d2);
+    vxk_quat qr = vxk_quat_mul(vxk_quat_conj(c->rel.q), rel.q);
+    vxk_vec3 v = vxk_v3_abs(vxk_v3(qr.x, qr.y, qr.z));
+    vxk_vec3 arc = vxk_v3(v.y * extent.z + v.z * extent.y, v.z * extent.x + v.x * extent.z,
+                          v.x * extent.y + v.y * extent.x);
+    return 4.0f * vxk_v3_length_sq(arc) < slack * slack;
 }
 
-// The cached manifolds with their points moved with the bodies: each point on A's surface and
-// its partner on B's surface follow their bodies, the normal follows A, and the separation is
-// measured anew along it.
-static void cache_refresh(const narrow_ctx* ctx, const task* t, const vxk_body* a,
-                          const vxk_body* b, task_out* o)
+// The last step's manifolds kept: the normal (world) and the anchors stay as they were collided,
+// and each point's separation is measured anew between its anchors rotated with their bodies, as
+// the solver's substeps do. Freezing the normal and the lever arms while a pair barely moves is
+// what lets tall stacks stand: recollided every step, a normal that turns with the lower body
+// feeds a lean back into itself (a 30-box column leans and falls within 10 s).
+static void recycle(const narrow_ctx* ctx, const task* t, const vxk_body* a, const vxk_body* b,
+                    task_out* o)
 {
-    vxk_mat3 ra = a ? vxk_mat3_from_quat(a->pose.q) : (vxk_mat3){{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
     vxk_vec3 ca = a ? a->pose.p : vxk_v3(0, 0, 0);
-    vxk_mat3 rb = vxk_mat3_from_quat(b->pose.q);
     o->count = 0;
     for (uint32_t j = t->prev_begin; j < t->prev_end && o->count < TASK_MANIFOLDS; ++j) {
         vxk_contact* c = &o->manifolds[o->count];
         *c = ctx->prev[j];
         c->sub = o->count++;
         c->touching = 0;
-        c->normal = vxk_mat3_mul_v(&ra, c->normal_a);
         c->friction_impulse = vxk_v3(0, 0, 0);
         c->twist_impulse = 0.0f;
+        vxk_mat3 ra = vxk_mat3_from_quat(a ? vxk_quat_mul(a->pose.q, vxk_quat_conj(c->q_a))
+                                           : vxk_quat_identity());
+        vxk_mat3 rb = vxk_mat3_from_quat(vxk_quat_mul(b->pose.q, vxk_quat_conj(c->q_b)));
         for (uint32_t p = 0; p < c->point_count; ++p) {
             vxk_contact_point_state* cp = &c->points[p];
-            vxk_vec3 pa = vxk_v3_add(ca, vxk_mat3_mul_v(&ra, cp->local_a));
-            vxk_vec3 qb = vxk_v3_add(b->pose.p, vxk_mat3_mul_v(&rb, cp->local_b));
+            vxk_vec3 pa = vxk_v3_add(ca, vxk_mat3_mul_v(&ra, cp->anchor_a));
+            vxk_vec3 pb = vxk_v3_add(b->pose.p, vxk_mat3_mul_v(&rb, cp->anchor_b));
             cp->point = pa;
-            cp->separation = vxk_v3_dot(c->normal, vxk_v3_sub(qb, pa));
+            cp->separation = vxk_v3_dot(c->normal, vxk_v3_sub(pb, pa));
             cp->normal_impulse = 0.0f;
         }
     }
@@ -393,23 +441,22 @@ static void narrow_range(void* vctx, uint32_t begin, uint32_t end, uint32_t thre
         }
         task_out out_storage = {0, piece->items + piece->count};
         task_out* o = &out_storage;
-        if (cache_usable(ctx, t, a, b, rel)) {
-            cache_refresh(ctx, t, a, b, o);
+        if (recycle_usable(ctx, t, a, b, rel)) {
+            recycle(ctx, t, a, b, o);
             piece->count += o->count;
             continue;
         }
         gatherer g;
         g.count = 0;
         vxk_int3 chunk = {0, 0, 0};
+        task grown = *t;
+        grown.margin += MARGIN_HEADROOM_SLOPS * ctx->dyn->settings.linear_slop;
         if (terrain)
-            terrain_task(ctx, t, &g, &chunk);
+            terrain_task(ctx, &grown, &g, &chunk);
         else
-            pair_task(ctx, t, &g);
+            pair_task(ctx, &grown, &g);
         o->count = 0;
-        vxk_mat3 ra =
-            a ? vxk_mat3_from_quat(a->pose.q) : (vxk_mat3){{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
         vxk_vec3 ca = a ? a->pose.p : vxk_v3(0, 0, 0);
-        vxk_mat3 rb = vxk_mat3_from_quat(b->pose.q);
         for (uint32_t k = 0; k < g.count; ++k) {
             cluster* cl = &g.clusters[k];
             uint32_t n = vxk_manifold_reduce(cl->points, cl->count, cl->normal);
@@ -428,8 +475,9 @@ static void narrow_range(void* vctx, uint32_t begin, uint32_t end, uint32_t thre
             c->material = cl->material;
             c->point_count = n;
             c->rel = rel;
-            c->normal_a = vxk_mat3_tmul_v(&ra, cl->normal);
-            c->margin = t->margin;
+            c->q_a = a ? a->pose.q : vxk_quat_identity();
+            c->q_b = b->pose.q;
+            c->margin = grown.margin;
             c->shape_a = a ? a->shape_serial : 0;
             c->shape_b = b->shape_serial;
             c->epoch = ctx->epoch;
@@ -438,9 +486,9 @@ static void narrow_range(void* vctx, uint32_t begin, uint32_t end, uint32_t thre
                 cp->point = cl->points[p].point;
                 cp->separation = cl->points[p].separation;
                 cp->feature = cl->points[p].feature;
-                cp->local_a = vxk_mat3_tmul_v(&ra, vxk_v3_sub(cp->point, ca));
-                vxk_vec3 q = vxk_v3_mul_add(cp->point, cp->separation, cl->normal);
-                cp->local_b = vxk_mat3_tmul_v(&rb, vxk_v3_sub(q, b->pose.p));
+                cp->anchor_a = vxk_v3_sub(cp->point, ca);
+                cp->anchor_b =
+                    vxk_v3_sub(vxk_v3_mul_add(cp->point, cp->separation, cl->normal), b->pose.p);
             }
             mix_material(ctx->dyn, c, cl->material);
             o->count++;

@@ -65,9 +65,11 @@ typedef struct vxk_contact_point_state {
     float max_normal_impulse;
     float relative_velocity;  // normal velocity before the solve (negative = closing)
     uint32_t feature_matched; // warm started by feature id (contacts.c)
-    // The contact cache (contacts.c): the point on A's surface in A's frame (terrain: world) and
-    // the touching point of B's surface (point + separation * normal) in B's frame.
-    vxk_vec3 local_a, local_b;
+    // Where the point sits on each body, as world offsets from the centres of mass when the
+    // manifold was collided: on A's surface and on B's surface (point + separation x normal). The
+    // solver's lever arms; recycling (contacts.c) keeps them and measures the separation anew
+    // between them rotated with the bodies.
+    vxk_vec3 anchor_a, anchor_b;
 } vxk_contact_point_state;
 
 typedef struct vxk_contact {
@@ -88,12 +90,13 @@ typedef struct vxk_contact {
     // (world) and about the normal.
     vxk_vec3 friction_impulse;
     float twist_impulse;
-    // The contact cache: what the manifold was computed from. B's pose relative to A's (terrain:
-    // B's world pose), the normal in A's frame, the margin, the shapes' serials and the terrain
-    // epoch. A step whose pair moved less than the cache's bounds since then refreshes the
-    // points from these instead of colliding the shapes again.
+    // Recycling (contacts.c, Box3D's contact recycling): what the manifold was collided at. B's
+    // pose relative to A's (terrain: B's world pose), both rotations, the margin, the shapes'
+    // serials and the terrain epoch. A step whose pair moved less than the recycling bounds since
+    // then keeps the manifold (normal and anchors) and updates its separations instead of
+    // colliding the shapes again.
     vxk_transform rel;
-    vxk_vec3 normal_a;
+    vxk_quat q_a, q_b;
     float margin;
     uint32_t shape_a, shape_b, epoch;
     vxk_contact_point_state points[VXK_MANIFOLD_POINTS];
@@ -110,7 +113,7 @@ typedef struct vxk_dynamics_settings {
     uint32_t substeps;
     float contact_hertz, contact_damping_ratio, contact_push_speed;
     float restitution_threshold, linear_slop;
-    bool contact_cache;
+    bool contact_recycling;
 } vxk_dynamics_settings;
 
 typedef struct vxk_dynamics {

@@ -353,13 +353,11 @@ vxk_status vxk_solve(const vxk_solve_input* in)
             prepare_constraint(&prep, con, contact);
             pack_lane(w, lane, con, color_a[ci] != VXK_GRAPH_NO_BODY,
                       color_b[ci] != VXK_GRAPH_NO_BODY);
-            vxk_vec3 pa = contact->terrain ? vxk_v3(0, 0, 0) : dyn->bodies[contact->a].pose.p;
-            vxk_vec3 pb = dyn->bodies[contact->b].pose.p;
             for (uint32_t p = 0; p < con->point_count; ++p) {
                 vxk_contact_point_state* cp = &contact->points[p];
                 vxk_wide_point* wp = &w->points[p];
-                pack3(wp->ra, lane, vxk_v3_sub(cp->point, pa));
-                pack3(wp->rb, lane, vxk_v3_sub(cp->point, pb));
+                pack3(wp->ra, lane, cp->anchor_a);
+                pack3(wp->rb, lane, cp->anchor_b);
                 wp->separation[lane] = cp->separation;
                 wp->normal_impulse[lane] = cp->normal_impulse;
                 w->point_lanes[p] |= 1u << lane;
