@@ -34,6 +34,7 @@
 
 #include "narrow_cache.h"
 #include "ray_grid.h"
+#include "ray_terrain.h"
 
 _Static_assert(sizeof(vxk_ray_hit) == 44, "vxk_ray_hit is 44 bytes");
 
@@ -922,7 +923,7 @@ static inline bool near_cell(const ray_setup* r, const double inv[3], int32_t x,
     return ta <= tb;
 }
 
-static bool start_inside(ray_context* ctx, const ray_setup* r, vxk_ray_hit* hit)
+static bool start_inside(ray_context* ctx, const ray_setup* r, vxk_ray_hit* hit, vxk_int3* voxel)
 {
     int32_t v[3];
     for (int a = 0; a < 3; ++a)
@@ -957,6 +958,8 @@ static bool start_inside(ray_context* ctx, const ray_setup* r, vxk_ray_hit* hit)
         hit->material = id;
         hit->chunk = c;
     }
+    if (voxel)
+        *voxel = (vxk_int3){v[0], v[1], v[2]};
     return true;
 }
 
@@ -1279,6 +1282,30 @@ static inline __attribute__((always_inline)) vxk_status ray_traverse(ray_context
     return status;
 }
 
+// The solid voxel whose face the closest hit lies on (vxk_raycast_query): the quad's layer along
+// its normal, and along u and v the voxel of the quad under the hit point (clamped to the quad, so
+// a hit on an edge of the quad still names one of its own voxels).
+static vxk_int3 hit_voxel(const ray_setup* r, const ray_result* best)
+{
+    static const uint8_t u_axis[3] = {2, 0, 0}, v_axis[3] = {1, 2, 1};
+    vxk_quad q = best->quad;
+    uint32_t axis = vxk_quad_axis(q);
+    const int64_t chunk[3] = {best->chunk.x, best->chunk.y, best->chunk.z};
+    const int64_t origin[3] = {q.x, q.y, q.z};
+    int64_t out[3];
+    out[axis] = 8 * chunk[axis] + origin[axis];
+    const uint32_t in_plane[2] = {u_axis[axis], v_axis[axis]};
+    const int64_t extent[2] = {q.width, q.height};
+    for (int k = 0; k < 2; ++k) {
+        uint32_t a = in_plane[k];
+        int64_t base = 8 * chunk[a] + origin[a];
+        double at = (double)r->o[a] + (double)best->t * (double)r->dv[a] - (double)base;
+        int64_t i = at > 0.0 ? (int64_t)floor(at) : 0;
+        out[a] = base + (i < extent[k] ? i : extent[k] - 1);
+    }
+    return (vxk_int3){(int32_t)out[0], (int32_t)out[1], (int32_t)out[2]};
+}
+
 // Writes the ray's result: *hit_any, and *hit (zeroed, then the closest hit if any).
 static inline __attribute__((always_inline)) void
 ray_write_hit(const ray_setup* r, const ray_result* best, vxk_ray_hit* hit, bool* hit_any)
@@ -1308,14 +1335,14 @@ ray_write_hit(const ray_setup* r, const ray_result* best, vxk_ray_hit* hit, bool
 // Traces one ray. *hit (closest) or *hit_any (any) is written only on success, after the last
 // step that can fail.
 static vxk_status ray_trace(ray_context* ctx, const ray_setup* r, bool any, vxk_ray_hit* hit,
-                            bool* hit_any)
+                            bool* hit_any, vxk_int3* voxel)
 {
     // Chunks of the range's outermost layer are built by the ray (edge_chunk): only rays that
     // start or end near a range boundary look for them.
     ctx->near_edge = false;
     for (int a = 0; a < 3; ++a)
         ctx->near_edge |= fabs((double)r->o[a]) >= RAY_NEAR_EDGE;
-    if (start_inside(ctx, r, hit)) {
+    if (start_inside(ctx, r, hit, voxel)) {
         if (hit_any)
             *hit_any = true;
         return VXK_OK;
@@ -1329,6 +1356,8 @@ static vxk_status ray_trace(ray_context* ctx, const ray_setup* r, bool any, vxk_
             return status;
     }
     ray_write_hit(r, &best, hit, hit_any);
+    if (voxel)
+        *voxel = best.found ? hit_voxel(r, &best) : (vxk_int3){0, 0, 0};
     return VXK_OK;
 }
 
@@ -1338,7 +1367,7 @@ static vxk_status ray_trace(ray_context* ctx, const ray_setup* r, bool any, vxk_
 // writes *hit or *hit_any only once nothing can fail any more, so an error leaves them untouched
 // (a local result copied out afterwards was measured to stall on store forwarding).
 static vxk_status trace_call(const vxk_world* world, const vxk_ray* ray, bool any, vxk_ray_hit* hit,
-                             bool* hit_any)
+                             bool* hit_any, vxk_int3* voxel)
 {
     ray_setup r;
     vxk_status status = ray_validate(world, ray, &r);
@@ -1348,7 +1377,7 @@ static vxk_status trace_call(const vxk_world* world, const vxk_ray* ray, bool an
     context_init(&ctx, world);
     memo_slot slots[RAY_MEMO_SINGLE];
     memo_init(&ctx.memo, slots, RAY_MEMO_SINGLE, RAY_MEMO_SINGLE);
-    status = ray_trace(&ctx, &r, any, hit, hit_any);
+    status = ray_trace(&ctx, &r, any, hit, hit_any, voxel);
     memo_release(&ctx.memo);
     context_count(&ctx);
     return status;
@@ -1358,19 +1387,32 @@ vxk_status vxk_raycast(const vxk_world* world, vxk_ray_hit* hit, const vxk_ray* 
 {
     if (!world || !ray || !hit)
         return VXK_ERR_INVALID_ARGUMENT;
-    return trace_call(world, ray, false, hit, NULL);
+    return trace_call(world, ray, false, hit, NULL, NULL);
 }
 
 vxk_status vxk_raycast_any(const vxk_world* world, bool* hit_any, const vxk_ray* ray)
 {
     if (!world || !ray || !hit_any)
         return VXK_ERR_INVALID_ARGUMENT;
-    return trace_call(world, ray, true, NULL, hit_any);
+    return trace_call(world, ray, true, NULL, hit_any, NULL);
+}
+
+vxk_status vxk_ray_check(const vxk_world* world, const vxk_ray* ray)
+{
+    ray_setup r;
+    return ray_validate(world, ray, &r);
+}
+
+vxk_status vxk_raycast_terrain(const vxk_world* world, vxk_ray_hit* hit, vxk_int3* voxel,
+                               const vxk_ray* ray)
+{
+    return trace_call(world, ray, false, hit, NULL, voxel);
 }
 
 typedef struct batch_job {
     const vxk_world* world;
     vxk_ray_hit* hits;
+    vxk_int3* voxels; // NULL: not asked for
     const vxk_ray* rays;
     ray_bounds* bounds;
     vxk_narrow_cache* cache;
@@ -1490,7 +1532,8 @@ static void batch_piece(void* user, uint32_t begin, uint32_t end, uint32_t threa
         for (uint32_t k = 0; k < n; ++k, ++j) {
             packet.lane = k;
             vxk_ray_hit* hit = &job->hits[index[k]];
-            vxk_status status = ray_trace(&ctx, &r[k], false, hit, NULL);
+            vxk_int3* voxel = job->voxels ? &job->voxels[index[k]] : NULL;
+            vxk_status status = ray_trace(&ctx, &r[k], false, hit, NULL, voxel);
             if (status != VXK_OK) {
                 int expected = VXK_OK;
                 atomic_compare_exchange_strong(&job->status, &expected, (int)status);
@@ -1503,11 +1546,9 @@ static void batch_piece(void* user, uint32_t begin, uint32_t end, uint32_t threa
     context_count(&ctx);
 }
 
-vxk_status vxk_raycast_batch(const vxk_world* world, vxk_ray_hit* hits, const vxk_ray* rays,
-                             uint32_t count)
+static vxk_status batch_run(const vxk_world* world, vxk_ray_hit* hits, vxk_int3* voxels,
+                            const vxk_ray* rays, uint32_t count)
 {
-    if (!world || ((!hits || !rays) && count > 0))
-        return VXK_ERR_INVALID_ARGUMENT;
     bool long_rays = false;
     // Without memory for the order the rays run in input order (same results).
     size_t order_bytes = 2 * (size_t)count * sizeof(uint64_t);
@@ -1554,12 +1595,26 @@ vxk_status vxk_raycast_batch(const vxk_world* world, vxk_ray_hit* hits, const vx
     // Pieces of about 1/32 of the batch: the cut depends on count alone.
     uint32_t grain = count / 32;
     grain = grain < RAY_GRAIN_MIN ? RAY_GRAIN_MIN : (grain > RAY_GRAIN_MAX ? RAY_GRAIN_MAX : grain);
-    batch_job job = {world,       hits,       rays,        long_rays ? &bounds : NULL,
-                     setup.cache, setup.grid, setup.state, setup.index,
-                     order,       limit,      VXK_OK};
+    batch_job job = {world,       hits,       voxels,      rays,        long_rays ? &bounds : NULL,
+                     setup.cache, setup.grid, setup.state, setup.index, order,
+                     limit,       VXK_OK};
     vxk_parallel_for(jobs, "raycast_batch", count, grain, batch_piece, &job);
     vxk_free(order, order_bytes);
     return (vxk_status)atomic_load(&job.status);
+}
+
+vxk_status vxk_raycast_batch(const vxk_world* world, vxk_ray_hit* hits, const vxk_ray* rays,
+                             uint32_t count)
+{
+    if (!world || ((!hits || !rays) && count > 0))
+        return VXK_ERR_INVALID_ARGUMENT;
+    return batch_run(world, hits, NULL, rays, count);
+}
+
+vxk_status vxk_raycast_terrain_batch(const vxk_world* world, vxk_ray_hit* hits, vxk_int3* voxels,
+                                     const vxk_ray* rays, uint32_t count)
+{
+    return batch_run(world, hits, voxels, rays, count);
 }
 
 void vxk_raycast_cache_stats(const vxk_world* world, vxk_ray_cache_stats* out)

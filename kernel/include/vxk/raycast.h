@@ -54,6 +54,7 @@
 #define VXK_RAYCAST_H
 
 #include <vxk/base.h>
+#include <vxk/id.h>
 #include <vxk/world.h>
 
 #ifdef __cplusplus
@@ -118,6 +119,105 @@ vxk_status vxk_raycast_any(const vxk_world* world, bool* hit_any, const vxk_ray*
 // 8x8 pixel tiles with rows of 8 consecutive rays.
 vxk_status vxk_raycast_batch(const vxk_world* world, vxk_ray_hit* hits, const vxk_ray* rays,
                              uint32_t count);
+
+// ---- queries that hit bodies ----------------------------------------------------------------
+//
+// vxk_raycast_query and vxk_raycast_query_batch trace a ray against the terrain and the bodies
+// (vxk/body.h) that its filter lets through, and report the closest hit with what was hit: a
+// terrain voxel or a body.
+//
+// Terrain: exactly vxk_raycast's result (same distance, point and normal bits), with the solid
+// voxel whose face was hit (for a ray starting inside solid, the voxel of the origin).
+// Bodies, in the body's frame (its pose taken exactly, arithmetic in double):
+//   sphere   the analytic intersection; normal (point - centre) / radius;
+//   box      the slab test of the oriented box; normal the face's outward normal;
+//   voxels   a 3D DDA (Amanatides & Woo) over the body's grid, voxel by voxel from where the ray
+//            enters the grid's box: the first solid voxel (material id not 0) entered is hit, on
+//            its exact face; the normal is that face's outward normal. The box compound (the
+//            collision shape) is not used: its boxes cover exactly the solid voxels anyway.
+// A ray whose origin lies inside a body's shape (a closed sphere or box; a solid voxel, floor of
+// the grid coordinate) hits it at distance 0 with normal -normalize(direction), as inside solid
+// terrain. Hits are the entering faces of a shape: a ray leaving a shape it started outside of
+// does not hit it a second time.
+// Closest: the nearest hit within max_distance wins; on equal distances terrain wins over bodies,
+// and between bodies the lower id index wins, so the result never depends on any order of work.
+// The terrain part is traced first (over the whole max_distance); bodies then need to be strictly
+// nearer than its hit.
+//
+// Culling: a single query tests every live body's world box (the box of its shape at its pose)
+// with a slab test before the exact test: O(bodies) per ray. A batch builds, once per call, a
+// bounding volume hierarchy (binned SAH) over the world boxes of the live bodies (O(n log n),
+// about 100 bytes per body, freed at the end of the call) and walks it per ray front to back,
+// skipping nodes beyond the best hit so far: O(log n + bodies near the ray) per ray. (The step's
+// pair tracker is not used: it holds boxes padded for the next step's motion, not the bodies'
+// boxes at their current poses, and no query may change it.)
+//
+// Thread-safety: as vxk_raycast, and not concurrently with calls that change bodies or with
+// vxk_world_step (body reads are not synchronized).
+
+// What a query may hit: bits of vxk_ray_filter.hit.
+#define VXK_RAY_HIT_TERRAIN 1u   // terrain voxels
+#define VXK_RAY_HIT_STATIC 2u    // static bodies
+#define VXK_RAY_HIT_KINEMATIC 4u // kinematic bodies
+#define VXK_RAY_HIT_DYNAMIC 8u   // dynamic bodies
+#define VXK_RAY_HIT_BODIES (VXK_RAY_HIT_STATIC | VXK_RAY_HIT_KINEMATIC | VXK_RAY_HIT_DYNAMIC)
+#define VXK_RAY_HIT_ALL (VXK_RAY_HIT_TERRAIN | VXK_RAY_HIT_BODIES)
+
+typedef struct vxk_ray_filter {
+    uint32_t hit;        // VXK_RAY_HIT_* bits, at least one; a zero filter is refused
+    uint32_t pad;        // 0
+    vxk_body_id exclude; // a body never hit (the caster's own, say); null: none. A stale or
+                         // unknown id excludes nothing.
+} vxk_ray_filter;        // 16 bytes
+
+// Hits everything, excludes nothing.
+vxk_ray_filter vxk_default_ray_filter(void);
+
+typedef struct vxk_ray_query {
+    vxk_ray ray;
+    vxk_ray_filter filter;
+} vxk_ray_query; // 44 bytes
+
+typedef enum vxk_ray_target {
+    VXK_RAY_TARGET_NONE = 0,    // a miss
+    VXK_RAY_TARGET_TERRAIN = 1, // a terrain voxel
+    VXK_RAY_TARGET_BODY = 2,    // a body
+} vxk_ray_target;
+
+typedef struct vxk_ray_result {
+    vxk_vec3 point;   // origin + distance * normalize(direction)
+    vxk_vec3 normal;  // unit outward normal of the surface hit; -normalize(direction) inside
+    float distance;   // world units along the normalized direction
+    uint8_t target;   // vxk_ray_target; on a miss every field is zero
+    uint8_t material; // the material id of the voxel hit (terrain, voxel bodies), or the
+                      // material of a sphere or box body
+    uint8_t pad[2];
+    vxk_int3 voxel;   // terrain: the solid voxel (world voxel coordinates); voxel bodies: the
+                      // grid coordinate of the voxel hit; zero for spheres and boxes
+    vxk_body_id body; // the body hit; null for terrain
+} vxk_ray_result;     // 52 bytes
+
+// The closest hit of query->ray among what query->filter lets through. On VXK_OK *result is
+// filled (result->target says what was hit, VXK_RAY_TARGET_NONE for a miss). Errors, with
+// *result untouched: NULL world, result or query, a filter hitting nothing, unknown bits in it or
+// a nonzero pad -> VXK_ERR_INVALID_ARGUMENT; then the ray's errors as vxk_raycast reports them
+// (VXK_ERR_NOT_FINITE, VXK_ERR_OUT_OF_RANGE; whether or not the filter hits terrain);
+// VXK_ERR_OUT_OF_MEMORY when the terrain part cannot build its cache data.
+// Cost: vxk_raycast's when the terrain is hit, plus a box test per live body and the exact test of
+// each body whose box the ray meets (a voxel body: the voxels its DDA crosses).
+vxk_status vxk_raycast_query(const vxk_world* world, vxk_ray_result* result,
+                             const vxk_ray_query* query);
+
+// results[i] = the vxk_raycast_query result of queries[i]. Every query is validated first, and
+// results are written only when the whole batch succeeded: on an error nothing is written.
+// The terrain part runs as vxk_raycast_batch over the queries that hit terrain, the body part as
+// vxk_parallel_for pieces over the world's jobs; each result is computed on its own, so results
+// do not depend on the worker count. Errors: NULL world, or NULL arrays with count > 0 ->
+// VXK_ERR_INVALID_ARGUMENT; then the errors of vxk_raycast_query for the first bad query;
+// VXK_ERR_OUT_OF_MEMORY (the batch's buffers, the body hierarchy, the terrain part). count 0 is
+// VXK_OK. Callable from inside a job.
+vxk_status vxk_raycast_query_batch(const vxk_world* world, vxk_ray_result* results,
+                                   const vxk_ray_query* queries, uint32_t count);
 
 // Statistics of the world's ray/narrowphase cache: resident chunks, bytes, hits and misses since
 // the world was created, the coherent groups of 8 that batches traced as packets, and the DDA
