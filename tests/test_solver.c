@@ -6,6 +6,7 @@
 // the same poses, bit for bit, for the inline world and 1, 2, 3 and 8 workers.
 #include "arena.h"
 #include "constraint_graph.h"
+#include "dynamics.h"
 #include "solver_wide.h"
 #include "test.h"
 
@@ -183,8 +184,9 @@ static int test_wide_matches_twin(void)
             if (compare_runs(sw, ss, &cw, &cs, prm.use_bias ? "solve" : "relax", round))
                 return 1;
         }
-        // A relax pass ends with the friction impulse inside the Coulomb disc of the manifold's total normal impulse and
-        // the twist within friction x the normal impulses' moment about the centre.
+        // A relax pass ends with the friction impulse inside the Coulomb disc of the manifold's
+        // total normal impulse and the twist within friction x the normal impulses' moment about
+        // the centre.
         prm.use_bias = false;
         vxk_wide_solve(sw, &cw, &prm);
         vxk_wide_solve_scalar(ss, &cs, &prm);
@@ -437,17 +439,26 @@ static int test_overflow_rests(void)
     return 0;
 }
 
+// A world on a scheduler of `workers` workers (0: inline), returned in *jobs for the caller to
+// destroy after the world.
+static vxk_world* make_world_on(uint32_t workers, vxk_jobs** jobs)
+{
+    *jobs = NULL;
+    if (workers) {
+        vxk_jobs_def jd = vxk_default_jobs_def();
+        jd.worker_count = workers;
+        if (vxk_jobs_create(&jd, jobs) != 0)
+            return NULL;
+    }
+    return make_world(*jobs);
+}
+
 // A pyramid of 14 at the base on 0 (inline), 1, 2, 3 and 8 workers: the same poses, bit for bit
 // (the colours' batches run as parallel pieces).
 static int pyramid_run(uint32_t workers, vxk_transform* out, int count)
 {
     vxk_jobs* jobs = NULL;
-    if (workers) {
-        vxk_jobs_def jd = vxk_default_jobs_def();
-        jd.worker_count = workers;
-        VXK_CHECK_EQ_INT(vxk_jobs_create(&jd, &jobs), 0);
-    }
-    vxk_world* w = make_world(jobs);
+    vxk_world* w = make_world_on(workers, &jobs);
     VXK_CHECK(w != NULL);
     vxk_body_id ids[128];
     int n = 0;
@@ -487,6 +498,84 @@ static int test_workers_bitwise(void)
     return 0;
 }
 
+// Islands and bundles: a pile (one island of a few hundred manifolds), towers, free spheres and
+// a kinematic platform carrying boxes, stepped 90 times with the solver's bundling at its
+// defaults, with every island alone and spread by colour (large_island 1), and with all islands in
+// one bundle; each on 0 (inline), 1, 2, 3 and 8 workers. Islands only decide which bodies are
+// solved together, never how, so every run gives the same world hash.
+static int island_run(uint32_t workers, uint32_t bundle_manifolds, uint32_t large_island,
+                      uint64_t* hash, uint32_t* islands)
+{
+    vxk_jobs* jobs = NULL;
+    vxk_world* w = make_world_on(workers, &jobs);
+    VXK_CHECK(w != NULL);
+    vxk_dynamics* dyn = vxk_dynamics_get(w);
+    dyn->settings.bundle_manifolds = bundle_manifolds;
+    dyn->settings.large_island = large_island;
+    uint64_t seed = vxk_test_seed(0x1514D);
+    for (int i = 0; i < 160; ++i) // the pile
+        VXK_CHECK(!VXK_ID_IS_NULL(
+            add_box(w, (vxk_vec3){rand_range(&seed, -3, 3), 0.5f + 1.05f * (float)(i / 20),
+                                  rand_range(&seed, -3, 3)})));
+    for (int t = 0; t < 12; ++t) // towers
+        for (int k = 0; k < 3; ++k)
+            VXK_CHECK(!VXK_ID_IS_NULL(
+                add_box(w, (vxk_vec3){-20.0f + 3.0f * (float)t, 0.5f + (float)k, 15.0f})));
+    for (int i = 0; i < 20; ++i) { // free spheres
+        vxk_body_def d = vxk_default_body_def();
+        d.position = (vxk_vec3){rand_range(&seed, -25, 25), rand_range(&seed, 5, 15), -20.0f};
+        d.shape = vxk_sphere_shape(0.4f, VXK_MAT_STONE);
+        vxk_body_id id;
+        VXK_CHECK_EQ_INT(vxk_body_create(w, &d, &id), VXK_OK);
+    }
+    vxk_body_def plat = vxk_default_body_def(); // a kinematic platform with boxes on it
+    plat.type = VXK_BODY_KINEMATIC;
+    plat.position = (vxk_vec3){15.0f, 2.0f, -5.0f};
+    plat.linear_velocity = (vxk_vec3){0.5f, 0.0f, 0.0f};
+    plat.angular_velocity = (vxk_vec3){0.0f, 0.3f, 0.0f};
+    plat.shape = vxk_box_shape((vxk_vec3){3.0f, 0.25f, 3.0f}, VXK_MAT_STONE);
+    vxk_body_id platform;
+    VXK_CHECK_EQ_INT(vxk_body_create(w, &plat, &platform), VXK_OK);
+    for (int i = 0; i < 4; ++i)
+        VXK_CHECK(!VXK_ID_IS_NULL(add_box(w, (vxk_vec3){13.5f + 1.2f * (float)i, 2.8f, -5.0f})));
+    for (int step = 0; step < 90; ++step)
+        VXK_CHECK_EQ_INT(vxk_world_step(w, STEP_DT), VXK_OK);
+    vxk_world_step_stats stats;
+    vxk_world_get_step_stats(w, &stats);
+    *islands = stats.islands;
+    *hash = vxk_world_hash(w);
+    vxk_world_destroy(w);
+    if (jobs)
+        vxk_jobs_destroy(jobs);
+    return 0;
+}
+
+static int test_island_bundling_bitwise(void)
+{
+    uint64_t first = 0;
+    uint32_t first_islands = 0;
+    if (island_run(0, VXK_SOLVER_BUNDLE_MANIFOLDS, VXK_SOLVER_LARGE_ISLAND, &first, &first_islands))
+        return 1;
+    fprintf(stderr, "   %u islands, hash %016llx\n", first_islands, (unsigned long long)first);
+    VXK_CHECK_MSG(first_islands > 20, "only %u islands", first_islands);
+    const uint32_t bundle[3] = {VXK_SOLVER_BUNDLE_MANIFOLDS, 1, 1000000};
+    const uint32_t large[3] = {VXK_SOLVER_LARGE_ISLAND, 1, 1000000};
+    const uint32_t workers[5] = {0, 1, 2, 3, 8};
+    for (int v = 0; v < 3; ++v)
+        for (int r = 0; r < 5; ++r) {
+            uint64_t hash = 0;
+            uint32_t islands = 0;
+            if (island_run(workers[r], bundle[v], large[v], &hash, &islands))
+                return 1;
+            VXK_CHECK_MSG(hash == first && islands == first_islands,
+                          "bundling %u/%u, %u workers: hash %016llx (%u islands), inline default "
+                          "%016llx (%u islands)",
+                          bundle[v], large[v], workers[r], (unsigned long long)hash, islands,
+                          (unsigned long long)first, first_islands);
+        }
+    return 0;
+}
+
 int main(void)
 {
     VXK_RUN(test_wide_matches_twin);
@@ -494,5 +583,6 @@ int main(void)
     VXK_RUN(test_stack_and_sphere_rest);
     VXK_RUN(test_overflow_rests);
     VXK_RUN(test_workers_bitwise);
+    VXK_RUN(test_island_bundling_bitwise);
     return vxk_test_finish();
 }

@@ -150,7 +150,9 @@ vxk_status vxk_dynamics_attach(vxk_world* world, const vxk_world_def* def)
                                             def->contact_push_speed,
                                             def->restitution_threshold,
                                             def->linear_slop,
-                                            def->contact_recycling};
+                                            def->contact_recycling,
+                                            VXK_SOLVER_BUNDLE_MANIFOLDS,
+                                            VXK_SOLVER_LARGE_ISLAND};
     vxk_id_pool_init(&dyn->ids);
     world->dynamics = (vxk_subsystem){dyn, dynamics_destroy, dynamics_memory};
     return VXK_OK;

@@ -14,15 +14,31 @@ static inline void bit_set(uint64_t* set, uint32_t i)
     set[i >> 6] |= (uint64_t)1 << (i & 63);
 }
 
+size_t vxk_graph_set_words(uint32_t body_count)
+{
+    return (((size_t)body_count + 63) / 64 + 1) * VXK_GRAPH_COLORS;
+}
+
 vxk_status vxk_graph_color(vxk_graph_coloring* out, const uint32_t* a, const uint32_t* b,
                            uint32_t count, uint32_t body_count, vxk_arena* arena)
 {
-    size_t words = ((size_t)body_count + 63) / 64 + 1;
-    uint64_t* sets = (uint64_t*)vxk_arena_alloc(arena, sizeof(uint64_t) * words * VXK_GRAPH_COLORS);
-    out->order = (uint32_t*)vxk_arena_alloc(arena, sizeof(uint32_t) * ((size_t)count + 1));
-    out->color = (uint8_t*)vxk_arena_alloc(arena, (size_t)count + 1);
-    if (!sets || !out->order || !out->color)
+    uint64_t* sets =
+        (uint64_t*)vxk_arena_alloc(arena, sizeof(uint64_t) * vxk_graph_set_words(body_count));
+    uint32_t* order = (uint32_t*)vxk_arena_alloc(arena, sizeof(uint32_t) * ((size_t)count + 1));
+    uint8_t* color = (uint8_t*)vxk_arena_alloc(arena, (size_t)count + 1);
+    if (!sets || !order || !color)
         return VXK_ERR_OUT_OF_MEMORY;
+    vxk_graph_color_into(out, a, b, count, body_count, sets, order, color);
+    return VXK_OK;
+}
+
+void vxk_graph_color_into(vxk_graph_coloring* out, const uint32_t* a, const uint32_t* b,
+                          uint32_t count, uint32_t body_count, uint64_t* sets, uint32_t* order,
+                          uint8_t* color)
+{
+    size_t words = ((size_t)body_count + 63) / 64 + 1;
+    out->order = order;
+    out->color = color;
     memset(sets, 0, sizeof(uint64_t) * words * VXK_GRAPH_COLORS);
     uint32_t counts[VXK_GRAPH_COLORS + 1] = {0};
     for (uint32_t i = 0; i < count; ++i) {
@@ -55,5 +71,4 @@ vxk_status vxk_graph_color(vxk_graph_coloring* out, const uint32_t* a, const uin
     }
     for (uint32_t i = 0; i < count; ++i)
         out->order[fill[out->color[i]]++] = i;
-    return VXK_OK;
 }

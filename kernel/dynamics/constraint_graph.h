@@ -35,4 +35,11 @@ typedef struct vxk_graph_coloring {
 vxk_status vxk_graph_color(vxk_graph_coloring* out, const uint32_t* a, const uint32_t* b,
                            uint32_t count, uint32_t body_count, vxk_arena* arena);
 
+// The same colouring into caller memory (for jobs, which own no arena): order and color hold
+// count entries, sets vxk_graph_set_words(body_count) words.
+size_t vxk_graph_set_words(uint32_t body_count);
+void vxk_graph_color_into(vxk_graph_coloring* out, const uint32_t* a, const uint32_t* b,
+                          uint32_t count, uint32_t body_count, uint64_t* sets, uint32_t* order,
+                          uint8_t* color);
+
 #endif

@@ -895,7 +895,7 @@ vxk_status vxk_dynamics_step(vxk_world* world, vxk_arena* arena, float dt,
     stats->contacts = now_count;
 
     // 6. Solve and integrate.
-    vxk_solve_input in = {dyn, moving, moving_count, now, now_count, dt, arena};
+    vxk_solve_input in = {dyn, moving, moving_count, now, now_count, dt, arena, &stats->islands};
     status = vxk_solve(&in);
     if (status != VXK_OK)
         return status;

@@ -108,12 +108,19 @@ typedef struct vxk_contact_piece {
     uint32_t count, capacity;
 } vxk_contact_piece;
 
+#define VXK_SOLVER_BUNDLE_MANIFOLDS 64
+#define VXK_SOLVER_LARGE_ISLAND 1024
+
 typedef struct vxk_dynamics_settings {
     vxk_vec3 gravity;
     uint32_t substeps;
     float contact_hertz, contact_damping_ratio, contact_push_speed;
     float restitution_threshold, linear_slop;
     bool contact_recycling;
+    // How the solver packs islands into jobs (solver.c; results do not depend on them, which
+    // tests check by setting extremes): a bundle of small islands closes at this many manifolds,
+    // and an island with more than large_island manifolds is spread over the workers by colour.
+    uint32_t bundle_manifolds, large_island;
 } vxk_dynamics_settings;
 
 typedef struct vxk_dynamics {
@@ -174,6 +181,7 @@ typedef struct vxk_solve_input {
     uint32_t contact_count;
     float dt;
     vxk_arena* arena;
+    uint32_t* island_count; // out (may be NULL): islands of the moving dynamic bodies
 } vxk_solve_input;
 vxk_status vxk_solve(const vxk_solve_input* in);
 

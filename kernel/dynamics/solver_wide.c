@@ -8,7 +8,7 @@
 // touch the same body, which the colouring guarantees per manifold. The price is idle lanes where
 // a manifold has fewer points than the batch's most (boxes on boxes mostly have 4 or 2).
 //
-// Bodies are gathered lane by lane from the 80-byte states (velocities for every pass, the pose
+// Bodies are gathered lane by lane from the 96-byte states (velocities for every pass, the pose
 // deltas for the solve) and scattered back for the dynamic ones. Only add, sub, mul, div, sqrt,
 // max, comparisons and selects are used: exact IEEE operations, so the SIMD kernels and their
 // twins agree bit for bit, native or SIMDE_NO_NATIVE.

@@ -208,6 +208,7 @@ typedef struct vxk_world_step_stats {
     uint32_t body_pairs;                        // body pairs whose swept boxes overlap
     uint32_t terrain_tasks;                     // (dynamic body, terrain chunk) candidates
     uint32_t contacts;                          // manifolds of the last step
+    uint32_t islands;                           // islands of awake dynamic bodies solved
     double stage_seconds[VXK_STEP_STAGE_COUNT]; // of the last step
     double total_seconds;                       // of the last step
 } vxk_world_step_stats;
