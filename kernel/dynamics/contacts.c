@@ -414,6 +414,22 @@ static void recycle(const narrow_ctx* ctx, const task* t, const vxk_body* a, con
     }
 }
 
+static void warm_start(vxk_contact* now, uint32_t nb, uint32_t ne, vxk_contact* prev, uint32_t pb,
+                       uint32_t pe);
+
+// The task's new manifolds take the accumulated impulses of its manifolds of the last step when
+// they are of the same bodies (not of bodies destroyed since whose ids were reused).
+static void task_warm_start(const narrow_ctx* ctx, const task* t, task_out* o)
+{
+    if (t->prev_begin == t->prev_end || !o->count)
+        return;
+    const vxk_contact* c = &ctx->prev[t->prev_begin];
+    const uint32_t* gen = ctx->dyn->ids.generations;
+    if (c->b_gen != gen[t->b] || (t->a != UINT32_MAX && c->a_gen != gen[t->a]))
+        return;
+    warm_start(o->manifolds, 0, o->count, (vxk_contact*)ctx->prev, t->prev_begin, t->prev_end);
+}
+
 static void narrow_range(void* vctx, uint32_t begin, uint32_t end, uint32_t thread)
 {
     (void)thread;
@@ -424,6 +440,15 @@ static void narrow_range(void* vctx, uint32_t begin, uint32_t end, uint32_t thre
     piece->count = 0;
     for (uint32_t i = begin; i < end; ++i) {
         const task* t = &ctx->tasks[i];
+        // The bodies and last manifolds of a task a few ahead, read at random: ask early.
+        if (i + 2 < end) {
+            const task* n = &ctx->tasks[i + 2];
+            __builtin_prefetch(&ctx->dyn->bodies[n->b]);
+            if (n->a != UINT32_MAX)
+                __builtin_prefetch(&ctx->dyn->bodies[n->a]);
+            if (n->prev_begin != n->prev_end)
+                __builtin_prefetch(&ctx->prev[n->prev_begin]);
+        }
         bool terrain = t->a == UINT32_MAX;
         const vxk_body* a = terrain ? NULL : &ctx->dyn->bodies[t->a];
         const vxk_body* b = &ctx->dyn->bodies[t->b];
@@ -443,6 +468,7 @@ static void narrow_range(void* vctx, uint32_t begin, uint32_t end, uint32_t thre
         task_out* o = &out_storage;
         if (recycle_usable(ctx, t, a, b, rel)) {
             recycle(ctx, t, a, b, o);
+            task_warm_start(ctx, t, o);
             piece->count += o->count;
             continue;
         }
@@ -493,6 +519,7 @@ static void narrow_range(void* vctx, uint32_t begin, uint32_t end, uint32_t thre
             mix_material(ctx->dyn, c, cl->material);
             o->count++;
         }
+        task_warm_start(ctx, t, o);
         piece->count += o->count;
     }
 }
@@ -648,10 +675,10 @@ static vxk_status push_event(vxk_contact_event** list, uint32_t* count, uint32_t
     return VXK_OK;
 }
 
-// Walks the previous and the new contact groups in key order: warm starts matching groups and
-// records begin and end events. Events cannot fail to be recorded silently: their buffers are
-// grown here (VXK_ERR_OUT_OF_MEMORY is reported, the step's motion is kept).
-static vxk_status match_groups(vxk_dynamics* dyn, vxk_contact* now, uint32_t now_count, bool events)
+// Walks the previous and the new contact groups in key order and records begin and end events
+// (warm starting happened in the narrowphase tasks). Events cannot fail to be recorded silently:
+// their buffers are grown here (VXK_ERR_OUT_OF_MEMORY is reported, the step's motion is kept).
+static vxk_status record_events(vxk_dynamics* dyn, vxk_contact* now, uint32_t now_count)
 {
     vxk_contact* prev = dyn->contacts;
     uint32_t pc = dyn->contact_count;
@@ -668,24 +695,20 @@ static vxk_status match_groups(vxk_dynamics* dyn, vxk_contact* now, uint32_t now
         uint32_t ie = cmp <= 0 ? group_end(now, now_count, i) : i;
         uint32_t je = cmp >= 0 ? group_end(prev, pc, j) : j;
         bool matched = cmp == 0 && same_bodies(&now[i], &prev[j]);
-        if (!events && matched)
-            warm_start(now, i, ie, prev, j, je);
-        if (events) {
-            bool was = cmp >= 0 && group_touching(prev, j, je);
-            bool is = cmp <= 0 && group_touching(now, i, ie);
-            if (is && !(was && matched)) {
-                vxk_contact_event e;
-                fill_event(&e, now, i, ie, true);
-                if (push_event(&dyn->begin_events, &dyn->begin_count, &dyn->begin_capacity, &e) !=
-                    VXK_OK)
-                    status = VXK_ERR_OUT_OF_MEMORY;
-            }
-            if (was && !(is && matched)) {
-                vxk_contact_event e;
-                fill_event(&e, prev, j, je, false);
-                if (push_event(&dyn->end_events, &dyn->end_count, &dyn->end_capacity, &e) != VXK_OK)
-                    status = VXK_ERR_OUT_OF_MEMORY;
-            }
+        bool was = cmp >= 0 && group_touching(prev, j, je);
+        bool is = cmp <= 0 && group_touching(now, i, ie);
+        if (is && !(was && matched)) {
+            vxk_contact_event e;
+            fill_event(&e, now, i, ie, true);
+            if (push_event(&dyn->begin_events, &dyn->begin_count, &dyn->begin_capacity, &e) !=
+                VXK_OK)
+                status = VXK_ERR_OUT_OF_MEMORY;
+        }
+        if (was && !(is && matched)) {
+            vxk_contact_event e;
+            fill_event(&e, prev, j, je, false);
+            if (push_event(&dyn->end_events, &dyn->end_count, &dyn->end_capacity, &e) != VXK_OK)
+                status = VXK_ERR_OUT_OF_MEMORY;
         }
         i = ie;
         j = je;
@@ -890,7 +913,6 @@ vxk_status vxk_dynamics_step(vxk_world* world, vxk_arena* arena, float dt,
                    sizeof(vxk_contact) * dyn->pieces[k].count);
         now_count += dyn->pieces[k].count;
     }
-    match_groups(dyn, now, now_count, false);
     stats->stage_seconds[VXK_STEP_NARROWPHASE] = vxk_seconds_since(&mark);
     stats->contacts = now_count;
 
@@ -912,7 +934,7 @@ vxk_status vxk_dynamics_step(vxk_world* world, vxk_arena* arena, float dt,
     dyn->begin_count = 0;
     dyn->end_count = 0;
     status = VXK_OK;
-    if (match_groups(dyn, now, now_count, true) != VXK_OK)
+    if (record_events(dyn, now, now_count) != VXK_OK)
         status = VXK_ERR_OUT_OF_MEMORY;
     vxk_contact* old = dyn->contacts;
     uint32_t old_cap = dyn->contact_capacity;
