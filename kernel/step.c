@@ -5,6 +5,7 @@
 // collision/narrow_cache.c). The dynamics stages of the next issues slot in after these.
 #include "dynamics.h"
 #include "narrow_cache.h"
+#include "sleep.h"
 #include "world_internal.h"
 
 #include <vxk/broadphase.h>
@@ -87,6 +88,9 @@ vxk_status vxk_world_step(vxk_world* world, float dt)
     }
     ctx.stats.stage_seconds[VXK_STEP_MASKS] = vxk_seconds_since(&mark);
     stage_caches(&ctx);
+    // Sleeping bodies near written terrain wake (its contacts may have changed under them).
+    vxk_dynamics_wake_chunks(vxk_dynamics_get(world), ctx.dirty, ctx.dirty_count,
+                             world->voxel_size);
     ctx.stats.stage_seconds[VXK_STEP_CACHES] = vxk_seconds_since(&mark);
     if (dt > 0.0f) {
         status = vxk_dynamics_step(world, ctx.arena, dt, &ctx.stats);

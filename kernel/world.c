@@ -27,6 +27,9 @@ vxk_world_def vxk_default_world_def(void)
     def.restitution_threshold = 1.0f;
     def.linear_slop = 0.005f;
     def.contact_recycling = true;
+    def.enable_sleep = true;
+    def.sleep_threshold = 0.05f;
+    def.time_to_sleep = 0.5f;
     return def;
 }
 

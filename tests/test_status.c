@@ -42,7 +42,7 @@ static const char* status_name(vxk_status s)
 
 // ---- the headers' lists -------------------------------------------------------------------------
 
-#define MAX_FUNCTIONS 64
+#define MAX_FUNCTIONS 128
 #define MAX_REFERENCES 4
 #define NAME_SIZE 64
 
@@ -1101,6 +1101,10 @@ static int test_body(void)
     EXPECT(VXK_ERR_STALE_ID, vxk_body_set_velocity(w, stale, one, zero));
     EXPECT(VXK_ERR_NOT_FINITE, vxk_body_set_velocity(w, id, bad, zero));
     EXPECT(VXK_ERR_OUT_OF_RANGE, vxk_body_set_velocity(w, stat_id, one, zero));
+    EXPECT(VXK_OK, vxk_body_set_awake(w, id, false));
+    EXPECT(VXK_OK, vxk_body_set_awake(w, id, true));
+    EXPECT(VXK_ERR_INVALID_ARGUMENT, vxk_body_set_awake(NULL, id, true));
+    EXPECT(VXK_ERR_STALE_ID, vxk_body_set_awake(w, stale, true));
     EXPECT(VXK_OK, vxk_body_set_user_data(w, id, &info));
     EXPECT(VXK_ERR_INVALID_ARGUMENT, vxk_body_set_user_data(NULL, id, &info));
     EXPECT(VXK_ERR_STALE_ID, vxk_body_set_user_data(w, stale, &info));

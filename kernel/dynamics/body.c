@@ -1,6 +1,7 @@
 // body.c: the public body API (vxk/body.h): defs, validation, shapes and their mass, the body
 // array by id index, getters and setters, iteration, memory and the world hash.
 #include "dynamics.h"
+#include "sleep.h"
 
 #include <vxk/boxes.h>
 #include <vxk/mass.h>
@@ -128,11 +129,13 @@ vxk_status vxk_dynamics_validate_def(const vxk_world_def* def)
     for (int i = 0; i < 6; ++i)
         if (!vxk_is_finite(f[i]))
             return VXK_ERR_NOT_FINITE;
-    if (!vxk_is_finite(def->restitution_threshold) || !vxk_is_finite(def->linear_slop))
+    if (!vxk_is_finite(def->restitution_threshold) || !vxk_is_finite(def->linear_slop) ||
+        !vxk_is_finite(def->sleep_threshold) || !vxk_is_finite(def->time_to_sleep))
         return VXK_ERR_NOT_FINITE;
     if (def->substeps < 1 || def->substeps > 64 || def->contact_hertz < 0.0f ||
         def->contact_damping_ratio < 0.0f || def->contact_push_speed < 0.0f ||
-        def->restitution_threshold < 0.0f || def->linear_slop < 0.0f)
+        def->restitution_threshold < 0.0f || def->linear_slop < 0.0f ||
+        def->sleep_threshold < 0.0f || def->time_to_sleep < 0.0f)
         return VXK_ERR_OUT_OF_RANGE;
     return VXK_OK;
 }
@@ -152,7 +155,10 @@ vxk_status vxk_dynamics_attach(vxk_world* world, const vxk_world_def* def)
                                             def->linear_slop,
                                             def->contact_recycling,
                                             VXK_SOLVER_BUNDLE_MANIFOLDS,
-                                            VXK_SOLVER_LARGE_ISLAND};
+                                            VXK_SOLVER_LARGE_ISLAND,
+                                            def->enable_sleep,
+                                            def->sleep_threshold,
+                                            def->time_to_sleep};
     vxk_id_pool_init(&dyn->ids);
     world->dynamics = (vxk_subsystem){dyn, dynamics_destroy, dynamics_memory};
     return VXK_OK;
@@ -491,7 +497,8 @@ vxk_status vxk_body_create(vxk_world* world, const vxk_body_def* def, vxk_body_i
     b->restitution = def->restitution >= 0.0f ? def->restitution : mat->restitution;
     b->user_data = def->user_data;
     b->is_bullet = def->is_bullet;
-    b->awake = def->awake;
+    b->awake = def->awake || def->type == VXK_BODY_STATIC;
+    b->sleep_next = index;
     b->radius = s->radius;
     b->half = s->half_extents;
     b->voxels = vs;
@@ -529,6 +536,13 @@ static vxk_status body_lookup(const vxk_world* world, vxk_body_id id, bool outpu
     return *out ? VXK_OK : VXK_ERR_STALE_ID;
 }
 
+// A push or a set through the API wakes the body and the island it fell asleep with.
+static void body_wake(vxk_world* world, vxk_body* b)
+{
+    vxk_dynamics* dyn = vxk_dynamics_get(world);
+    vxk_dynamics_wake(dyn, (uint32_t)(b - dyn->bodies));
+}
+
 bool vxk_body_is_valid(const vxk_world* world, vxk_body_id id)
 {
     return body_get(world, id) != NULL;
@@ -541,6 +555,15 @@ vxk_status vxk_body_destroy(vxk_world* world, vxk_body_id id)
     if (status != VXK_OK)
         return status;
     vxk_dynamics* dyn = vxk_dynamics_get(world);
+    // The island it slept with wakes; so do the sleeping bodies resting on a static or kinematic
+    // body (they are in no island with it).
+    vxk_dynamics_wake(dyn, id.index);
+    if (b->type != VXK_BODY_DYNAMIC)
+        for (uint32_t i = 0; i < dyn->contact_count; ++i) {
+            const vxk_contact* c = &dyn->contacts[i];
+            if (!c->terrain && (c->a == id.index || c->b == id.index))
+                vxk_dynamics_wake(dyn, c->a == id.index ? c->b : c->a);
+        }
     // Its contacts stay in the last step's list: the next step finds no contact for the pair
     // (or one of a new body at the same index, another generation) and reports the end.
     voxel_shape_free(b->voxels);
@@ -636,7 +659,7 @@ vxk_status vxk_body_set_transform(vxk_world* world, vxk_body_id id, vxk_vec3 pos
         return VXK_ERR_OUT_OF_RANGE;
     b->pose = (vxk_transform){position, vxk_quat_normalize(rotation)};
     b->aabb = vxk_body_compute_aabb(b);
-    b->awake = true;
+    body_wake(world, b);
     return VXK_OK;
 }
 
@@ -654,7 +677,22 @@ vxk_status vxk_body_set_velocity(vxk_world* world, vxk_body_id id, vxk_vec3 line
         return VXK_ERR_OUT_OF_RANGE;
     b->v = linear;
     b->w = angular;
-    b->awake = true;
+    body_wake(world, b);
+    return VXK_OK;
+}
+
+vxk_status vxk_body_set_awake(vxk_world* world, vxk_body_id id, bool awake)
+{
+    vxk_body* b;
+    vxk_status status = body_lookup(world, id, true, &b);
+    if (status != VXK_OK || b->type == VXK_BODY_STATIC)
+        return status;
+    if (awake) {
+        body_wake(world, b);
+    } else if (b->awake) {
+        uint32_t index = id.index;
+        vxk_dynamics_sleep(vxk_dynamics_get(world), &index, 1);
+    }
     return VXK_OK;
 }
 
@@ -694,7 +732,7 @@ vxk_status vxk_body_apply_force(vxk_world* world, vxk_body_id id, vxk_vec3 force
         return status;
     b->force = vxk_v3_add(b->force, force);
     b->torque = vxk_v3_add(b->torque, vxk_v3_cross(vxk_v3_sub(point, b->pose.p), force));
-    b->awake = true;
+    body_wake(world, b);
     return VXK_OK;
 }
 
@@ -705,7 +743,7 @@ vxk_status vxk_body_apply_force_to_center(vxk_world* world, vxk_body_id id, vxk_
     if (status != VXK_OK || b->type != VXK_BODY_DYNAMIC)
         return status;
     b->force = vxk_v3_add(b->force, force);
-    b->awake = true;
+    body_wake(world, b);
     return VXK_OK;
 }
 
@@ -716,7 +754,7 @@ vxk_status vxk_body_apply_torque(vxk_world* world, vxk_body_id id, vxk_vec3 torq
     if (status != VXK_OK || b->type != VXK_BODY_DYNAMIC)
         return status;
     b->torque = vxk_v3_add(b->torque, torque);
-    b->awake = true;
+    body_wake(world, b);
     return VXK_OK;
 }
 
@@ -730,7 +768,7 @@ vxk_status vxk_body_apply_impulse(vxk_world* world, vxk_body_id id, vxk_vec3 imp
     b->v = vxk_v3_mul_add(b->v, b->inv_mass, impulse);
     b->w =
         vxk_v3_add(b->w, apply_inv_inertia(b, vxk_v3_cross(vxk_v3_sub(point, b->pose.p), impulse)));
-    b->awake = true;
+    body_wake(world, b);
     return VXK_OK;
 }
 
@@ -741,7 +779,7 @@ vxk_status vxk_body_apply_angular_impulse(vxk_world* world, vxk_body_id id, vxk_
     if (status != VXK_OK || b->type != VXK_BODY_DYNAMIC)
         return status;
     b->w = vxk_v3_add(b->w, apply_inv_inertia(b, impulse));
-    b->awake = true;
+    body_wake(world, b);
     return VXK_OK;
 }
 
@@ -852,7 +890,7 @@ vxk_status vxk_body_set_voxels(vxk_world* world, vxk_body_id id, vxk_int_box box
     body_set_mass(b, &mp);
     b->bound_radius = voxel_bound_radius(vs);
     b->aabb = vxk_body_compute_aabb(b);
-    b->awake = true;
+    body_wake(world, b);
     return VXK_OK;
 }
 

@@ -9,6 +9,7 @@
 // solve and every event are bit-identical for any worker count.
 #include "dynamics.h"
 #include "narrow_cache.h"
+#include "sleep.h"
 
 #include <vxk/broadphase.h>
 #include <vxk/kdtree.h>
@@ -51,6 +52,8 @@ typedef struct task {
     uint32_t hit_begin, hit_end; // terrain: the body's chunks in the broadphase hits
     float margin;
     uint32_t prev_begin, prev_end; // the pair's contacts of the last step (the cache), or empty
+    uint32_t
+        carry; // nothing of it moves (sleeping bodies): its last manifolds are kept as they are
 } task;
 
 // Where a task writes its manifolds: the end of its piece's buffer (room for TASK_MANIFOLDS).
@@ -417,6 +420,21 @@ static void recycle(const narrow_ctx* ctx, const task* t, const vxk_body* a, con
 static void warm_start(vxk_contact* now, uint32_t nb, uint32_t ne, vxk_contact* prev, uint32_t pb,
                        uint32_t pe);
 
+// A task of sleeping bodies: its manifolds of the last step, impulses and all (its bodies have
+// not moved), when they are of the same bodies.
+static void carry(const narrow_ctx* ctx, const task* t, task_out* o)
+{
+    o->count = 0;
+    if (t->prev_begin == t->prev_end)
+        return;
+    const vxk_contact* c = &ctx->prev[t->prev_begin];
+    const uint32_t* gen = ctx->dyn->ids.generations;
+    if (c->b_gen != gen[t->b] || (t->a != UINT32_MAX && c->a_gen != gen[t->a]))
+        return;
+    for (uint32_t j = t->prev_begin; j < t->prev_end && o->count < TASK_MANIFOLDS; ++j)
+        o->manifolds[o->count++] = ctx->prev[j];
+}
+
 // The task's new manifolds take the accumulated impulses of its manifolds of the last step when
 // they are of the same bodies (not of bodies destroyed since whose ids were reused).
 static void task_warm_start(const narrow_ctx* ctx, const task* t, task_out* o)
@@ -466,6 +484,11 @@ static void narrow_range(void* vctx, uint32_t begin, uint32_t end, uint32_t thre
         }
         task_out out_storage = {0, piece->items + piece->count};
         task_out* o = &out_storage;
+        if (t->carry) {
+            carry(ctx, t, o);
+            piece->count += o->count;
+            continue;
+        }
         if (recycle_usable(ctx, t, a, b, rel)) {
             recycle(ctx, t, a, b, o);
             task_warm_start(ctx, t, o);
@@ -722,7 +745,7 @@ static vxk_status record_events(vxk_dynamics* dyn, vxk_contact* now, uint32_t no
 // motion the margins must cover.
 static vxk_vec3 body_velocity(const vxk_dynamics* dyn, const vxk_body* b, float dt)
 {
-    if (b->type == VXK_BODY_STATIC)
+    if (b->type == VXK_BODY_STATIC || !b->awake)
         return vxk_v3(0, 0, 0);
     vxk_vec3 v = b->v;
     if (b->type == VXK_BODY_DYNAMIC)
@@ -736,7 +759,18 @@ static vxk_vec3 body_velocity(const vxk_dynamics* dyn, const vxk_body* b, float 
 // How far a body's surface may move by rotation in a step.
 static float body_spin_reach(const vxk_body* b, float dt)
 {
-    return b->type == VXK_BODY_STATIC ? 0.0f : vxk_v3_length(b->w) * b->bound_radius * dt;
+    return b->type == VXK_BODY_STATIC || !b->awake ? 0.0f
+                                                   : vxk_v3_length(b->w) * b->bound_radius * dt;
+}
+
+// Whether a body moves this step and wakes the sleeping bodies it touches: an awake dynamic body,
+// or an awake kinematic one with a velocity.
+static bool body_active(const vxk_body* b)
+{
+    if (!b->awake || b->type == VXK_BODY_STATIC)
+        return false;
+    return b->type == VXK_BODY_DYNAMIC || vxk_v3_length_sq(b->v) > 0.0f ||
+           vxk_v3_length_sq(b->w) > 0.0f;
 }
 
 vxk_status vxk_dynamics_step(vxk_world* world, vxk_arena* arena, float dt,
@@ -765,12 +799,18 @@ vxk_status vxk_dynamics_step(vxk_world* world, vxk_arena* arena, float dt,
     vxk_vec3* vel = (vxk_vec3*)vxk_arena_alloc(arena, sizeof(vxk_vec3) * (size_t)cap + 16);
     if (!reach || !spin || !vel)
         return VXK_ERR_OUT_OF_MEMORY;
-    uint32_t live_count = 0, moving_count = 0, dynamic_count = 0;
+    // moving: filled after the narrowphase has woken what it touched; asleep: sleeping dynamic
+    // bodies (their terrain manifolds are carried), in the arena.
+    uint32_t* asleep = (uint32_t*)vxk_arena_alloc(arena, sizeof(uint32_t) * (size_t)cap + 16);
+    if (!asleep)
+        return VXK_ERR_OUT_OF_MEMORY;
+    uint32_t live_count = 0, moving_count = 0, dynamic_count = 0, asleep_count = 0;
     for (uint32_t i = 0; i < cap; ++i) {
         vxk_body* b = &dyn->bodies[i];
         if (!b->live)
             continue;
-        b->aabb = vxk_body_compute_aabb(b);
+        if (b->awake)
+            b->aabb = vxk_body_compute_aabb(b);
         vel[i] = body_velocity(dyn, b, dt);
         spin[i] = body_spin_reach(b, dt);
         reach[i] = vxk_v3_length(vel[i]) * dt + spin[i];
@@ -778,11 +818,11 @@ vxk_status vxk_dynamics_step(vxk_world* world, vxk_arena* arena, float dt,
         fat[live_count] = (vxk_aabb){vxk_v3_sub(b->aabb.min, vxk_v3(g, g, g)),
                                      vxk_v3_add(b->aabb.max, vxk_v3(g, g, g))};
         live[live_count++] = i;
-        if (b->type != VXK_BODY_STATIC)
-            moving[moving_count++] = i;
-        if (b->type == VXK_BODY_DYNAMIC) {
+        if (b->type == VXK_BODY_DYNAMIC && b->awake) {
             dyn_boxes[dynamic_count] = fat[live_count - 1];
             dynamic[dynamic_count++] = i;
+        } else if (b->type == VXK_BODY_DYNAMIC) {
+            asleep[asleep_count++] = i;
         }
     }
     // 2. Pairs from the BVH (object id = position in live), tracked across steps.
@@ -842,15 +882,23 @@ vxk_status vxk_dynamics_step(vxk_world* world, vxk_arena* arena, float dt,
     }
     task* tasks = (task*)dyn->scratch[SCRATCH_TASKS];
     uint32_t task_count = 0;
-    for (uint32_t d = 0; d < dynamic_count; ++d)
-        if (offsets[d + 1] > offsets[d])
-            tasks[task_count++] = (task){UINT32_MAX,
-                                         dynamic[d],
-                                         offsets[d],
-                                         offsets[d + 1],
-                                         reach[dynamic[d]] + point_margin,
-                                         0,
-                                         0};
+    // Terrain tasks by body index: the awake bodies' chunks, the sleeping bodies' kept manifolds.
+    for (uint32_t d = 0, z = 0; d < dynamic_count || z < asleep_count;) {
+        if (z == asleep_count || (d < dynamic_count && dynamic[d] < asleep[z])) {
+            if (offsets[d + 1] > offsets[d])
+                tasks[task_count++] = (task){UINT32_MAX,
+                                             dynamic[d],
+                                             offsets[d],
+                                             offsets[d + 1],
+                                             reach[dynamic[d]] + point_margin,
+                                             0,
+                                             0,
+                                             0};
+            d++;
+        } else {
+            tasks[task_count++] = (task){UINT32_MAX, asleep[z++], 0, 0, 0.0f, 0, 0, 1};
+        }
+    }
     stats->terrain_tasks = task_count;
     for (uint32_t p = 0; p < pair_count; ++p) {
         uint32_t a = live[pairs[p].a], b = live[pairs[p].b];
@@ -860,7 +908,8 @@ vxk_status vxk_dynamics_step(vxk_world* world, vxk_arena* arena, float dt,
         // and each surface's spin) plus the slop, so bodies moving together (a stack falling
         // as one) add nothing.
         float closing = vxk_v3_length(vxk_v3_sub(vel[b], vel[a])) * dt + spin[a] + spin[b];
-        tasks[task_count++] = (task){a, b, 0, 0, closing + point_margin, 0, 0};
+        uint32_t still = !body_active(&dyn->bodies[a]) && !body_active(&dyn->bodies[b]);
+        tasks[task_count++] = (task){a, b, 0, 0, closing + point_margin, 0, 0, still};
     }
     stats->stage_seconds[VXK_STEP_CANDIDATES] = vxk_seconds_since(&mark);
     stats->body_pairs = pair_count;
@@ -913,6 +962,25 @@ vxk_status vxk_dynamics_step(vxk_world* world, vxk_arena* arena, float dt,
                    sizeof(vxk_contact) * dyn->pieces[k].count);
         now_count += dyn->pieces[k].count;
     }
+    // A sleeping body touched by a moving one wakes with its island (in list order, so a wake
+    // that reaches further sleeping bodies is the same in every run), then the bodies that move
+    // this step are the awake ones.
+    for (uint32_t i = 0; i < now_count; ++i) {
+        const vxk_contact* c = &now[i];
+        if (c->terrain)
+            continue;
+        const vxk_body* a = &dyn->bodies[c->a];
+        const vxk_body* b = &dyn->bodies[c->b];
+        if (!b->awake && body_active(a))
+            vxk_dynamics_wake(dyn, c->b);
+        else if (!a->awake && body_active(b))
+            vxk_dynamics_wake(dyn, c->a);
+    }
+    for (uint32_t i = 0; i < cap; ++i) {
+        const vxk_body* b = &dyn->bodies[i];
+        if (b->live && b->awake && b->type != VXK_BODY_STATIC)
+            moving[moving_count++] = i;
+    }
     stats->stage_seconds[VXK_STEP_NARROWPHASE] = vxk_seconds_since(&mark);
     stats->contacts = now_count;
 
@@ -947,6 +1015,14 @@ vxk_status vxk_dynamics_step(vxk_world* world, vxk_arena* arena, float dt,
         vxk_body* b = &dyn->bodies[moving[i]];
         b->force = b->torque = vxk_v3(0, 0, 0);
         b->aabb = vxk_body_compute_aabb(b);
+    }
+    stats->awake_bodies = stats->sleeping_bodies = 0;
+    for (uint32_t i = 0; i < cap; ++i) {
+        const vxk_body* b = &dyn->bodies[i];
+        if (b->live && b->type == VXK_BODY_DYNAMIC) {
+            stats->awake_bodies += b->awake;
+            stats->sleeping_bodies += !b->awake;
+        }
     }
     stats->stage_seconds[VXK_STEP_EVENTS] = vxk_seconds_since(&mark);
     return status;

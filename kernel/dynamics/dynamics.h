@@ -48,6 +48,8 @@ typedef struct vxk_body {
     uint8_t shape; // vxk_shape_type
     uint8_t material;
     bool awake, is_bullet, live;
+    float sleep_time;      // seconds it has moved slower than the sleep threshold
+    uint32_t sleep_next;   // asleep: the next body of the island it slept with (a ring)
     uint32_t shape_serial; // changes with the shape (vxk_body_set_voxels): the contact cache
     float radius;          // sphere
     vxk_vec3 half;         // box
@@ -121,6 +123,8 @@ typedef struct vxk_dynamics_settings {
     // tests check by setting extremes): a bundle of small islands closes at this many manifolds,
     // and an island with more than large_island manifolds is spread over the workers by colour.
     uint32_t bundle_manifolds, large_island;
+    bool enable_sleep;
+    float sleep_threshold, time_to_sleep;
 } vxk_dynamics_settings;
 
 typedef struct vxk_dynamics {

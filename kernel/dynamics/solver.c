@@ -31,7 +31,10 @@
 #include "constraint_graph.h"
 #include "dynamics.h"
 #include "island.h"
+#include "sleep.h"
 #include "solver_wide.h"
+
+#include <float.h>
 
 // Gauss-Seidel passes of the restitution solve.
 #define RESTITUTION_ITERATIONS 4
@@ -137,6 +140,8 @@ typedef struct solve_ctx {
     vxk_vec3 gravity;
     softness soft, static_soft;
     vxk_jobs* jobs;
+    float dt;
+    uint8_t* sleepy; // per island: it falls asleep after this step
 } solve_ctx;
 
 // ---- setup -----------------------------------------------------------------------------------
@@ -500,6 +505,39 @@ static void pack_bundle(const solve_ctx* x, bundle* k)
 
 // ---- a bundle's step -------------------------------------------------------------------------
 
+// The bodies' sleep times, and which of the bundle's islands fall asleep: those whose every body
+// has moved slower than the sleep threshold for the time to sleep, and that touch no moving
+// kinematic body.
+static void mark_sleepy(const solve_ctx* x, const bundle* k)
+{
+    const vxk_dynamics_settings* set = &x->dyn->settings;
+    const vxk_islands* is = x->islands;
+    for (uint32_t i = k->island_begin; i < k->island_end; ++i) {
+        float least = FLT_MAX;
+        for (uint32_t j = is->body_start[i]; j < is->body_start[i + 1]; ++j) {
+            vxk_body* b = &x->dyn->bodies[x->moving[is->bodies[j]]];
+            if (vxk_body_sleep_velocity(b) > set->sleep_threshold)
+                b->sleep_time = 0.0f;
+            else
+                b->sleep_time += x->dt;
+            least = fminf(least, b->sleep_time);
+        }
+        for (uint32_t j = is->manifold_start[i]; j < is->manifold_start[i + 1]; ++j) {
+            uint32_t c = is->manifolds[j];
+            uint32_t ends[2] = {x->end_a[c], x->end_b[c]};
+            for (int e = 0; e < 2; ++e) {
+                if (ends[e] == x->global_static)
+                    continue;
+                const vxk_body* o = &x->dyn->bodies[x->moving[ends[e]]];
+                if (o->type == VXK_BODY_KINEMATIC &&
+                    (vxk_v3_length_sq(o->v) > 0.0f || vxk_v3_length_sq(o->w) > 0.0f))
+                    least = 0.0f;
+            }
+        }
+        x->sleepy[i] = set->enable_sleep && least >= set->time_to_sleep;
+    }
+}
+
 // Phase D: the whole step of a bundle; jobs spread a large one's colours and bodies over the
 // workers (NULL: all on this thread).
 static void solve_bundle(const solve_ctx* x, bundle* k, vxk_jobs* jobs)
@@ -549,6 +587,7 @@ static void solve_bundle(const solve_ctx* x, bundle* k, vxk_jobs* jobs)
         b->v = k->states[i].v;
         b->w = k->states[i].w;
     }
+    mark_sleepy(x, k);
 }
 
 static void solve_range(void* vctx, uint32_t begin, uint32_t end, uint32_t thread)
@@ -663,6 +702,11 @@ vxk_status vxk_solve(const vxk_solve_input* in)
     x.soft = make_soft(hertz, set->contact_damping_ratio, h);
     x.static_soft = make_soft(2.0f * hertz, set->contact_damping_ratio, h);
     x.jobs = dyn->world ? dyn->world->jobs : NULL;
+    x.dt = in->dt;
+    x.sleepy = (uint8_t*)vxk_arena_alloc(in->arena, (size_t)islands.count + 1);
+    uint32_t* sleepers = (uint32_t*)vxk_arena_alloc(in->arena, sizeof(uint32_t) * ((size_t)nb + 1));
+    if (!x.sleepy || !sleepers)
+        return VXK_ERR_OUT_OF_MEMORY;
     // Phase B: local slots and colours, per bundle in parallel.
     if (x.jobs && bundle_count > 1)
         vxk_parallel_for(x.jobs, "solve_setup", bundle_count, 4, setup_range, &x);
@@ -687,6 +731,15 @@ vxk_status vxk_solve(const vxk_solve_input* in)
     for (uint32_t i = 0; i < bundle_count; ++i)
         if (bundles[i].large)
             solve_bundle(&x, &bundles[i], x.jobs);
+    // The islands that fell asleep, in island order.
+    for (uint32_t i = 0; i < islands.count; ++i) {
+        if (!x.sleepy[i])
+            continue;
+        uint32_t n = 0;
+        for (uint32_t j = islands.body_start[i]; j < islands.body_start[i + 1]; ++j)
+            sleepers[n++] = in->moving[islands.bodies[j]];
+        vxk_dynamics_sleep(dyn, sleepers, n);
+    }
     // Kinematic bodies move by their velocities, substep by substep as their copies did.
     for (uint32_t i = 0; i < nb; ++i) {
         if (dynamic[i])

@@ -19,6 +19,15 @@
 // (semi-implicit Euler). A body in free fall from rest after k substeps: v = k h g,
 // x = x0 + h^2 g k (k + 1) / 2. Kinematic bodies move by their velocity; static ones never.
 //
+// Sleeping (vxk_world_def.enable_sleep): the dynamic bodies linked by contacts form islands; an
+// island whose bodies all move slower than the world's sleep threshold for its time to sleep
+// falls asleep as one: its bodies stop (velocities zero, not integrated, no narrowphase among
+// them, their contacts kept). A sleeping body wakes, with the island it fell asleep with, on
+// contact with an awake dynamic (or moving kinematic) body, on any force, impulse, velocity,
+// transform or voxels set through the API, on vxk_body_set_awake, when the terrain near it is
+// written, and when a body of its island, or a static or kinematic body it rests on, is
+// destroyed. A body created with awake false sleeps alone until then.
+//
 // Thread-safety: as the terrain writes (vxk/world.h): calls that change bodies must not run
 // concurrently with any other call on the same world; getters may run concurrently with each
 // other.
@@ -147,6 +156,11 @@ vxk_status vxk_body_set_transform(vxk_world* world, vxk_body_id id, vxk_vec3 pos
 // a static body -> VXK_ERR_OUT_OF_RANGE.
 vxk_status vxk_body_set_velocity(vxk_world* world, vxk_body_id id, vxk_vec3 linear,
                                  vxk_vec3 angular);
+// Wakes the body and the island it fell asleep with (awake true), or puts it to sleep alone
+// (false: velocities zeroed; a contact with an awake body wakes it again). Static bodies are
+// always awake (VXK_OK, nothing changed). Errors (nothing changed): VXK_ERR_INVALID_ARGUMENT (NULL
+// world), VXK_ERR_STALE_ID.
+vxk_status vxk_body_set_awake(vxk_world* world, vxk_body_id id, bool awake);
 // Sets the user data (does not wake the body). Errors: VXK_ERR_INVALID_ARGUMENT (NULL world),
 // VXK_ERR_STALE_ID.
 vxk_status vxk_body_set_user_data(vxk_world* world, vxk_body_id id, void* user_data);
@@ -212,7 +226,7 @@ typedef struct vxk_contact_point {
     vxk_vec3 point;       // world, on the surface of a
     float separation;     // along the normal; negative = overlap
     float normal_impulse; // accumulated in the last step (N s)
-    uint32_t feature; // stable while the same features touch (warm starting)
+    uint32_t feature;     // stable while the same features touch (warm starting)
 } vxk_contact_point;
 
 typedef struct vxk_contact_data {

@@ -96,6 +96,11 @@ typedef struct vxk_world_def {
                                  // its manifolds (normal and lever arms) and only measures their
                                  // separations anew. Faster, and what lets tall stacks stand.
                                  // (default true; false collides every pair every step)
+    // Sleeping: an island whose bodies all move slower than sleep_threshold (m/s: speed plus spin
+    // times the bounding radius) for time_to_sleep seconds falls asleep as one (vxk/body.h).
+    bool enable_sleep;     // default true
+    float sleep_threshold; // default 0.05 m/s
+    float time_to_sleep;   // default 0.5 s
 } vxk_world_def;
 
 vxk_world_def vxk_default_world_def(void);
@@ -209,6 +214,9 @@ typedef struct vxk_world_step_stats {
     uint32_t terrain_tasks;                     // (dynamic body, terrain chunk) candidates
     uint32_t contacts;                          // manifolds of the last step
     uint32_t islands;                           // islands of awake dynamic bodies solved
+    uint32_t awake_bodies;                      // dynamic bodies awake after the last step
+    uint32_t sleeping_bodies;                   // dynamic bodies asleep after the last step
+    uint32_t recycled_manifolds;                // manifolds kept from the step before
     double stage_seconds[VXK_STEP_STAGE_COUNT]; // of the last step
     double total_seconds;                       // of the last step
 } vxk_world_step_stats;
