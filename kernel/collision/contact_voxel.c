@@ -1,0 +1,1329 @@
+// contact_voxel.c: voxel contacts after seed 003 (the voxel-physics article): an OBB
+// separating-axis early out, the overlap region of one shape in the other's voxel space, each
+// candidate voxel mapped into the other grid and tested against its neighbourhood, the voxel-type
+// rules, voxels as spheres, lookup-normal correction, Inside voxels one voxel deep.
+//
+// Beyond the article:
+// - Tests are driven by the voxels the type rule needs, as bit rows: A's Corners against B's solid
+//   voxels, A's other solid voxels against B's Corners, A's Edges against B's Edges. Face and
+//   Inside voxels never drive a test, and empty words of candidate rows are skipped 64 voxels at a
+//   time, so two boxes resting face on face cost their rims, not their faces.
+// - Each test is driven by the side with fewer candidates times neighbourhood cells (the smaller
+//   body), but every pair is evaluated in the caller's order from the same world centres, so the
+//   driving side changes nothing, bit for bit.
+// - The neighbourhood is the box of cells within D of the mapped centre (the article's 3x3x3 when
+//   D is one voxel; wider for a margin or a larger voxel of the other shape).
+// - Clusters keep, instead of a list, the deepest point and the extreme points along 8 tangent
+//   directions (ties by the pair's key): a commutative choice, so the result does not depend on
+//   the order pairs are found in, memory is fixed and no intermediate reduction loses a corner.
+//   The tangent directions are turned pi / 8 from the cluster's axes so that the extremes of an
+//   axis-aligned rectangle are its corners, not whole edges of equal value.
+#include "contact_voxel.h"
+
+#include "core.h"
+
+#include <float.h>
+#include <string.h>
+
+// Normals within this cosine share a manifold (as the narrowphase's clusters).
+#define CLUSTER_COS 0.999f
+// Neighbourhood and region bounds are grown by this many voxels so that float rounding of the
+// mapping never drops a cell whose centre is within reach; the pair test decides exactly.
+#define RANGE_SLACK 2e-3f
+// Face-normal scores closer than this are a tie (they are sums of products of unit vectors).
+#define FACE_TIE 1e-5f
+// The tangent directions of the extremes are turned pi / 8 from the cluster's axes: no direction
+// is perpendicular to an axis-aligned edge, and the set of 8 is the same for n and -n (the
+// tangent basis of -n is mirrored), so a flipped pair of shapes keeps the same extremes.
+#define TANGENT_TURN 0.39269908f
+
+enum { MASK_SOLID, MASK_CORNER, MASK_EDGE, MASK_SOLID_NOT_CORNER };
+
+// The open face directions (bit i: direction i of k_face_offset) whose sum is normal k.
+static const uint8_t k_open_bits[VXK_VOXEL_NORMAL_COUNT] = {
+    0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x03, 0x05, 0x06, 0x0A, 0x0C, 0x14, 0x11,
+    0x21, 0x22, 0x18, 0x28, 0x30, 0x07, 0x23, 0x15, 0x31, 0x0E, 0x2A, 0x1C, 0x38};
+
+static const int8_t k_face_offset[6][3] = {{1, 0, 0},  {0, 1, 0},  {0, 0, 1},
+                                           {-1, 0, 0}, {0, -1, 0}, {0, 0, -1}};
+
+// ---- views -----------------------------------------------------------------------------------
+
+static bool size_ok(vxk_int3 s, int32_t least)
+{
+    return s.x >= least && s.y >= least && s.z >= least && s.x <= VXK_VOXEL_VIEW_MAX_SIZE &&
+           s.y <= VXK_VOXEL_VIEW_MAX_SIZE && s.z <= VXK_VOXEL_VIEW_MAX_SIZE;
+}
+
+static size_t row_count(vxk_int3 s)
+{
+    return (size_t)s.y * (size_t)s.z * (((size_t)s.x + 63) / 64);
+}
+
+size_t vxk_voxel_view_storage_bytes(vxk_int3 size)
+{
+    if (!size_ok(size, 1))
+        return 0;
+    size_t voxels = (size_t)size.x * (size_t)size.y * (size_t)size.z;
+    return 3 * row_count(size) * sizeof(uint64_t) + (voxels + 7) / 8 * 8;
+}
+
+static void view_layout(vxk_voxel_view* v, void* storage, vxk_int3 size)
+{
+    size_t rows = row_count(size);
+    v->size = size;
+    v->words = ((uint32_t)size.x + 63) / 64;
+    v->solid = (uint64_t*)storage;
+    v->corner = v->solid + rows;
+    v->edge = v->corner + rows;
+    v->types = (uint8_t*)(v->edge + rows);
+}
+
+static inline size_t row_at(const vxk_voxel_view* v, int32_t y, int32_t z)
+{
+    return ((size_t)y * (size_t)v->size.z + (size_t)z) * v->words;
+}
+
+static inline size_t voxel_index(const vxk_voxel_view* v, int32_t x, int32_t y, int32_t z)
+{
+    return (size_t)x + (size_t)v->size.x * ((size_t)z + (size_t)v->size.z * (size_t)y);
+}
+
+static inline bool inside_grid(const vxk_voxel_view* v, int32_t x, int32_t y, int32_t z)
+{
+    return x >= 0 && y >= 0 && z >= 0 && x < v->size.x && y < v->size.y && z < v->size.z;
+}
+
+// Occupancy of any cell: outside the grid a body is empty; a region is solid (only the Inside
+// exits read there).
+static inline bool solid_at(const vxk_voxel_view* v, int32_t x, int32_t y, int32_t z)
+{
+    if (!inside_grid(v, x, y, z))
+        return v->region;
+    return (v->solid[row_at(v, y, z) + ((uint32_t)x >> 6)] >> (x & 63)) & 1u;
+}
+
+// Bit i set when the face neighbour in normal-index direction i (0..5) is empty.
+static uint32_t exposure(const vxk_voxel_view* v, int32_t x, int32_t y, int32_t z)
+{
+    uint32_t pattern = 0;
+    for (uint32_t i = 0; i < 6; ++i)
+        pattern |= (uint32_t)!solid_at(v, x + k_face_offset[i][0], y + k_face_offset[i][1],
+                                       z + k_face_offset[i][2])
+                   << i;
+    return pattern;
+}
+
+// The exposure from the type byte when it decides it: a Face's normal is its one open direction,
+// an Edge's with two components its two, a Corner's with three components its three (four or
+// more open directions include an opposite pair, which cancels in the sum). Else the bits.
+static inline uint32_t exposure_of(const vxk_voxel_view* v, uint8_t byte, int32_t x, int32_t y,
+                                   int32_t z)
+{
+    static const uint8_t open_count[VXK_VOXEL_TYPE_COUNT] = {0, 3, 2, 1, 0};
+    uint32_t k = vxk_voxel_normal_of(byte);
+    vxk_voxel_type t = vxk_voxel_type_of(byte);
+    if (k < VXK_VOXEL_NORMAL_COUNT && t != VXK_VOXEL_INSIDE &&
+        (uint32_t)__builtin_popcount(k_open_bits[k]) == open_count[t])
+        return k_open_bits[k];
+    return exposure(v, x, y, z);
+}
+
+static inline bool box_empty(vxk_int_box b)
+{
+    return b.max.x < b.min.x || b.max.y < b.min.y || b.max.z < b.min.z;
+}
+
+// Bits of word w for x in [x0, x1].
+static inline uint64_t span_bits(int32_t x0, int32_t x1, uint32_t w)
+{
+    int32_t lo = x0 - (int32_t)(w * 64), hi = x1 - (int32_t)(w * 64);
+    uint64_t m = ~0ull;
+    if (lo > 0)
+        m &= ~0ull << lo;
+    if (hi < 63)
+        m &= ~0ull >> (63 - hi);
+    return m;
+}
+
+// Corner and Edge rows from the types of the voxels in box, and the active box: the solid voxels
+// of box (none: max < min).
+static void classify(vxk_voxel_view* v, vxk_int_box box)
+{
+    size_t rows = row_count(v->size);
+    memset(v->corner, 0, rows * sizeof(uint64_t));
+    memset(v->edge, 0, rows * sizeof(uint64_t));
+    vxk_int_box active = {{INT32_MAX, INT32_MAX, INT32_MAX}, {INT32_MIN, INT32_MIN, INT32_MIN}};
+    for (int32_t y = box.min.y; y <= box.max.y; ++y) {
+        for (int32_t z = box.min.z; z <= box.max.z; ++z) {
+            size_t row = row_at(v, y, z);
+            for (uint32_t w = (uint32_t)box.min.x >> 6; w <= (uint32_t)box.max.x >> 6; ++w) {
+                uint64_t bits = v->solid[row + w] & span_bits(box.min.x, box.max.x, w);
+                if (!bits)
+                    continue;
+                int32_t first = (int32_t)(w * 64) + __builtin_ctzll(bits);
+                int32_t last = (int32_t)(w * 64) + 63 - __builtin_clzll(bits);
+                active.min = (vxk_int3){VXK_MIN(active.min.x, first), VXK_MIN(active.min.y, y),
+                                        VXK_MIN(active.min.z, z)};
+                active.max = (vxk_int3){VXK_MAX(active.max.x, last), VXK_MAX(active.max.y, y),
+                                        VXK_MAX(active.max.z, z)};
+                for (; bits; bits &= bits - 1) {
+                    int32_t x = (int32_t)(w * 64) + __builtin_ctzll(bits);
+                    uint64_t bit = 1ull << (x & 63);
+                    vxk_voxel_type t = vxk_voxel_type_of(v->types[voxel_index(v, x, y, z)]);
+                    if (t == VXK_VOXEL_CORNER)
+                        v->corner[row + w] |= bit;
+                    else if (t == VXK_VOXEL_EDGE)
+                        v->edge[row + w] |= bit;
+                }
+            }
+        }
+    }
+    v->active = active;
+}
+
+vxk_status vxk_voxel_view_create(vxk_voxel_view* view, const vxk_voxel_grid* grid,
+                                 const uint8_t solid[256], const uint8_t* types, float voxel_size,
+                                 vxk_vec3 origin)
+{
+    if (!view || !grid || !grid->voxels || !solid)
+        return VXK_ERR_INVALID_ARGUMENT;
+    if (!size_ok(grid->size, 1))
+        return VXK_ERR_OUT_OF_RANGE;
+    if (!vxk_is_finite(voxel_size) || !(voxel_size > 0.0f) || !vxk_vec3_is_finite(origin))
+        return VXK_ERR_NOT_FINITE;
+    size_t bytes = vxk_voxel_view_storage_bytes(grid->size);
+    void* storage = vxk_calloc(bytes);
+    if (!storage)
+        return VXK_ERR_OUT_OF_MEMORY;
+    vxk_voxel_view v;
+    memset(&v, 0, sizeof(v));
+    view_layout(&v, storage, grid->size);
+    size_t n = (size_t)grid->size.x * (size_t)grid->size.y * (size_t)grid->size.z;
+    if (types) {
+        memcpy(v.types, types, n);
+    } else {
+        vxk_status status = vxk_voxel_types_compute(v.types, grid, solid);
+        if (status != VXK_OK) {
+            vxk_free(storage, bytes);
+            return status;
+        }
+    }
+    for (int32_t y = 0; y < v.size.y; ++y)
+        for (int32_t z = 0; z < v.size.z; ++z) {
+            uint64_t* row = v.solid + row_at(&v, y, z);
+            const uint8_t* ids = grid->voxels + voxel_index(&v, 0, y, z);
+            for (int32_t x = 0; x < v.size.x; ++x)
+                row[x >> 6] |= (uint64_t)(solid[ids[x]] != 0) << (x & 63);
+        }
+    classify(&v, (vxk_int_box){{0, 0, 0}, {v.size.x - 1, v.size.y - 1, v.size.z - 1}});
+    v.voxel_size = voxel_size;
+    v.origin = origin;
+    v.pose = (vxk_transform){{0, 0, 0}, {0, 0, 0, 1}};
+    v.storage = storage;
+    v.storage_bytes = bytes;
+    *view = v;
+    return VXK_OK;
+}
+
+void vxk_voxel_view_destroy(vxk_voxel_view* view)
+{
+    if (!view)
+        return;
+    if (view->storage)
+        vxk_free(view->storage, view->storage_bytes);
+    memset(view, 0, sizeof(*view));
+}
+
+vxk_status vxk_voxel_view_region_begin(vxk_voxel_view* view, void* storage, size_t storage_bytes,
+                                       vxk_int3 region_min, vxk_int3 size, float voxel_size)
+{
+    if (!view || !storage)
+        return VXK_ERR_INVALID_ARGUMENT;
+    if (!size_ok(size, 3))
+        return VXK_ERR_OUT_OF_RANGE;
+    if (!vxk_is_finite(voxel_size) || !(voxel_size > 0.0f))
+        return VXK_ERR_NOT_FINITE;
+    if (storage_bytes < vxk_voxel_view_storage_bytes(size))
+        return VXK_ERR_CAPACITY;
+    vxk_voxel_view v;
+    memset(&v, 0, sizeof(v));
+    view_layout(&v, storage, size);
+    memset(v.solid, 0, row_count(size) * sizeof(uint64_t));
+    v.active = (vxk_int_box){{0, 0, 0}, {-1, -1, -1}};
+    v.base = region_min;
+    v.voxel_size = voxel_size;
+    v.origin = vxk_v3((float)((double)region_min.x * voxel_size),
+                      (float)((double)region_min.y * voxel_size),
+                      (float)((double)region_min.z * voxel_size));
+    v.pose = (vxk_transform){{0, 0, 0}, {0, 0, 0, 1}};
+    v.region = true;
+    *view = v;
+    return VXK_OK;
+}
+
+void vxk_voxel_view_region_add_chunk(vxk_voxel_view* view, vxk_int3 chunk, const uint64_t solid[8])
+{
+    if (!view || !view->region || !view->solid || !solid)
+        return;
+    int64_t x0 = 8 * (int64_t)chunk.x - view->base.x;
+    int64_t y0 = 8 * (int64_t)chunk.y - view->base.y;
+    int64_t z0 = 8 * (int64_t)chunk.z - view->base.z;
+    if (x0 <= -8 || x0 >= view->size.x)
+        return;
+    for (int64_t ly = 0; ly < 8; ++ly) {
+        int64_t y = y0 + ly;
+        if (y < 0 || y >= view->size.y)
+            continue;
+        for (int64_t lz = 0; lz < 8; ++lz) {
+            int64_t z = z0 + lz;
+            if (z < 0 || z >= view->size.z)
+                continue;
+            uint64_t bits = (solid[ly] >> (8 * lz)) & 0xFFu;
+            int64_t x = x0;
+            if (x < 0) {
+                bits >>= -x;
+                x = 0;
+            }
+            int64_t room = view->size.x - x;
+            if (room < 8)
+                bits &= (1ull << room) - 1;
+            if (!bits)
+                continue;
+            uint64_t* row = view->solid + row_at(view, (int32_t)y, (int32_t)z);
+            uint32_t w = (uint32_t)x >> 6, shift = (uint32_t)x & 63;
+            row[w] |= bits << shift;
+            if (shift > 56)
+                row[w + 1] |= bits >> (64 - shift);
+        }
+    }
+}
+
+// Type byte of a solid voxel by its open face directions (the rules of vxk/voxel_types.h):
+// opposite open directions cancel in the normal, the rest is one of the table's; Inside voxels
+// get the normal NONE (a region walks their exits when a contact needs them).
+static void build_pattern_bytes(uint8_t table[64])
+{
+    static const vxk_voxel_type by_open[7] = {VXK_VOXEL_INSIDE, VXK_VOXEL_FACE,   VXK_VOXEL_EDGE,
+                                              VXK_VOXEL_CORNER, VXK_VOXEL_CORNER, VXK_VOXEL_CORNER,
+                                              VXK_VOXEL_CORNER};
+    for (uint32_t open = 0; open < 64; ++open) {
+        uint32_t opposite = open & (open >> 3) & 7u;
+        uint32_t net = open & ~(opposite | opposite << 3);
+        uint32_t normal = VXK_VOXEL_NORMAL_NONE;
+        for (uint32_t k = 0; k < VXK_VOXEL_NORMAL_COUNT && net; ++k)
+            if (k_open_bits[k] == net)
+                normal = k;
+        table[open] = vxk_voxel_byte(by_open[__builtin_popcount(open)], normal);
+    }
+}
+
+vxk_status vxk_voxel_view_region_finish(vxk_voxel_view* view)
+{
+    if (!view || !view->region || !view->solid)
+        return VXK_ERR_INVALID_ARGUMENT;
+    uint8_t table[64];
+    build_pattern_bytes(table);
+    const vxk_int3 s = view->size;
+    memset(view->types, VXK_VOXEL_BYTE_EMPTY, (size_t)s.x * (size_t)s.y * (size_t)s.z);
+    const vxk_int_box inner = {{1, 1, 1}, {s.x - 2, s.y - 2, s.z - 2}};
+    for (int32_t y = inner.min.y; y <= inner.max.y; ++y) {
+        for (int32_t z = inner.min.z; z <= inner.max.z; ++z) {
+            const uint64_t* row = view->solid + row_at(view, y, z);
+            const uint64_t* near[4] = {
+                view->solid + row_at(view, y + 1, z), view->solid + row_at(view, y, z + 1),
+                view->solid + row_at(view, y - 1, z), view->solid + row_at(view, y, z - 1)};
+            for (uint32_t w = 0; w < view->words; ++w) {
+                uint64_t bits = row[w];
+                if (w == 0)
+                    bits &= ~1ull; // x = 0 is border
+                if (!bits)
+                    continue;
+                // Solid masks of the six neighbours, in normal-index order.
+                uint64_t next[6];
+                next[0] = (row[w] >> 1) | (w + 1 < view->words ? row[w + 1] << 63 : 0);
+                next[3] = (row[w] << 1) | (w > 0 ? row[w - 1] >> 63 : 0);
+                next[1] = near[0][w];
+                next[2] = near[1][w];
+                next[4] = near[2][w];
+                next[5] = near[3][w];
+                for (; bits; bits &= bits - 1) {
+                    uint32_t bit = (uint32_t)__builtin_ctzll(bits);
+                    int32_t x = (int32_t)(w * 64 + bit);
+                    if (x > inner.max.x)
+                        break;
+                    uint32_t pattern = 0;
+                    for (uint32_t i = 0; i < 6; ++i)
+                        pattern |= (uint32_t)(~(next[i] >> bit) & 1u) << i;
+                    view->types[voxel_index(view, x, y, z)] = table[pattern];
+                }
+            }
+        }
+    }
+    classify(view, inner);
+    return VXK_OK;
+}
+
+vxk_status vxk_voxel_view_region_dense(vxk_voxel_view* view, void* storage, size_t storage_bytes,
+                                       vxk_int3 region_min, vxk_int3 size, float voxel_size,
+                                       const uint8_t* occupancy)
+{
+    if (!occupancy)
+        return VXK_ERR_INVALID_ARGUMENT;
+    vxk_voxel_view v;
+    vxk_status status =
+        vxk_voxel_view_region_begin(&v, storage, storage_bytes, region_min, size, voxel_size);
+    if (status != VXK_OK)
+        return status;
+    for (int32_t y = 0; y < size.y; ++y)
+        for (int32_t z = 0; z < size.z; ++z) {
+            uint64_t* row = v.solid + row_at(&v, y, z);
+            const uint8_t* cells = occupancy + voxel_index(&v, 0, y, z);
+            for (int32_t x = 0; x < size.x; ++x)
+                row[x >> 6] |= (uint64_t)(cells[x] != 0) << (x & 63);
+        }
+    status = vxk_voxel_view_region_finish(&v);
+    if (status == VXK_OK)
+        *view = v;
+    return status;
+}
+
+// ---- frames ----------------------------------------------------------------------------------
+
+// A view placed in the world for one call.
+typedef struct frame {
+    const vxk_voxel_view* v;
+    vxk_mat3 r;
+    vxk_vec3 pos, origin;
+    float s, inv_s;
+    vxk_vec3 centre0;                     // world centre of voxel (0,0,0)
+    vxk_vec3 step[3];                     // world offset of one voxel along x, y, z
+    vxk_vec3 dir[VXK_VOXEL_NORMAL_COUNT]; // lookup directions in world
+} frame;
+
+static bool view_usable(const vxk_voxel_view* v)
+{
+    return v && v->solid && v->types && size_ok(v->size, 1) && vxk_is_finite(v->voxel_size) &&
+           v->voxel_size > 0.0f && vxk_vec3_is_finite(v->origin) && vxk_vec3_is_finite(v->pose.p) &&
+           vxk_is_finite(v->pose.q.x) && vxk_is_finite(v->pose.q.y) && vxk_is_finite(v->pose.q.z) &&
+           vxk_is_finite(v->pose.q.w) && vxk_quat_length_sq(v->pose.q) > 1e-12f;
+}
+
+static void frame_init(frame* f, const vxk_voxel_view* v)
+{
+    f->v = v;
+    f->r = vxk_mat3_from_quat(vxk_quat_normalize(v->pose.q));
+    f->pos = v->pose.p;
+    f->origin = v->origin;
+    f->s = v->voxel_size;
+    f->inv_s = 1.0f / v->voxel_size;
+    for (uint32_t k = 0; k < VXK_VOXEL_NORMAL_COUNT; ++k)
+        f->dir[k] = vxk_mat3_mul_v(&f->r, vxk_voxel_normal_dir(k));
+    float half = 0.5f * f->s;
+    f->centre0 =
+        vxk_v3_add(f->pos, vxk_mat3_mul_v(&f->r, vxk_v3_add(f->origin, vxk_v3(half, half, half))));
+    f->step[0] = vxk_v3_scale(f->r.cx, f->s);
+    f->step[1] = vxk_v3_scale(f->r.cy, f->s);
+    f->step[2] = vxk_v3_scale(f->r.cz, f->s);
+}
+
+// The world centre of voxel (x, y, z): the one formula every role uses, so a pair's centres do not
+// depend on which side found it.
+static inline vxk_vec3 voxel_centre(const frame* f, int32_t x, int32_t y, int32_t z)
+{
+    float fx = (float)x, fy = (float)y, fz = (float)z;
+    return (vxk_vec3){f->centre0.x + fx * f->step[0].x + fy * f->step[1].x + fz * f->step[2].x,
+                      f->centre0.y + fx * f->step[0].y + fy * f->step[1].y + fz * f->step[2].y,
+                      f->centre0.z + fx * f->step[0].z + fy * f->step[1].z + fz * f->step[2].z};
+}
+
+// World point to continuous voxel coordinates of f (voxel i spans [i, i + 1)).
+static inline vxk_vec3 to_voxel(const frame* f, vxk_vec3 w)
+{
+    vxk_vec3 l = vxk_mat3_tmul_v(&f->r, vxk_v3_sub(w, f->pos));
+    return vxk_v3_scale(vxk_v3_sub(l, f->origin), f->inv_s);
+}
+
+// floor(x) as int32, saturated far outside any grid (and for NaN).
+static inline int32_t clamp_floor(float x)
+{
+    if (!(x > -1e7f))
+        return -10000000;
+    if (!(x < 1e7f))
+        return 10000000;
+    return (int32_t)floorf(x);
+}
+
+static inline int32_t clamp_ceil(float x)
+{
+    return -clamp_floor(-x);
+}
+
+// The voxels of f whose centres lie in [lo, hi] (continuous voxel coordinates), within f's
+// active box.
+static vxk_int_box centres_within(const frame* f, vxk_vec3 lo, vxk_vec3 hi)
+{
+    vxk_int_box a = f->v->active;
+    return (vxk_int_box){
+        {VXK_MAX(a.min.x, clamp_ceil(lo.x - 0.5f)), VXK_MAX(a.min.y, clamp_ceil(lo.y - 0.5f)),
+         VXK_MAX(a.min.z, clamp_ceil(lo.z - 0.5f))},
+        {VXK_MIN(a.max.x, clamp_floor(hi.x - 0.5f)), VXK_MIN(a.max.y, clamp_floor(hi.y - 0.5f)),
+         VXK_MIN(a.max.z, clamp_floor(hi.z - 0.5f))}};
+}
+
+// The exit direction of an Inside voxel of a region: the nearest non-solid cell along the 26
+// directions (cells outside the grid solid), ties to the lowest index; NONE without one.
+static uint32_t region_exit(const vxk_voxel_view* v, int32_t x, int32_t y, int32_t z)
+{
+    uint32_t best = UINT32_MAX, best_k = VXK_VOXEL_NORMAL_NONE;
+    for (uint32_t k = 0; k < VXK_VOXEL_NORMAL_COUNT; ++k) {
+        vxk_int3 d = vxk_voxel_normal_offset(k);
+        uint32_t length_squared = (uint32_t)(d.x * d.x + d.y * d.y + d.z * d.z);
+        for (int32_t n = 1; (uint32_t)(n * n) * length_squared < best; ++n) {
+            int32_t px = x + n * d.x, py = y + n * d.y, pz = z + n * d.z;
+            if (!inside_grid(v, px, py, pz))
+                break;
+            if (!solid_at(v, px, py, pz)) {
+                best = (uint32_t)(n * n) * length_squared;
+                best_k = k;
+                break;
+            }
+        }
+    }
+    return best_k;
+}
+
+// A voxel's lookup normal index: its byte's, or for a region's Inside voxel its walked exit.
+static uint32_t lookup_index(const vxk_voxel_view* v, uint8_t byte, int32_t x, int32_t y, int32_t z)
+{
+    uint32_t k = vxk_voxel_normal_of(byte);
+    if (k == VXK_VOXEL_NORMAL_NONE && v->region && vxk_voxel_type_of(byte) == VXK_VOXEL_INSIDE)
+        k = region_exit(v, x, y, z);
+    return k;
+}
+
+// Feature id of voxel v (absolute coordinates) and what it touches (the other voxel, or a
+// primitive's face and point feature), hashed.
+static inline uint32_t voxel_feature(vxk_int3 v, const void* other, size_t other_bytes)
+{
+    uint64_t h = vxk_hash_bytes(VXK_HASH_SEED, &v, sizeof(v));
+    h = vxk_hash_bytes(h, other, other_bytes);
+    return (uint32_t)(h ^ h >> 32);
+}
+
+static inline uint64_t pack_voxel(int32_t x, int32_t y, int32_t z)
+{
+    return (uint64_t)x | (uint64_t)y << 8 | (uint64_t)z << 16;
+}
+
+// ---- clusters --------------------------------------------------------------------------------
+
+static void cluster_start(vxk_voxel_cluster* c, vxk_vec3 normal, const vxk_voxel_candidate* p)
+{
+    c->normal = normal;
+    // Tangent basis: the world axis least aligned with the normal (lowest index on ties), crossed.
+    vxk_vec3 a = vxk_v3_abs(normal);
+    vxk_vec3 e = a.x <= a.y && a.x <= a.z ? vxk_v3(1, 0, 0)
+                 : a.y <= a.z             ? vxk_v3(0, 1, 0)
+                                          : vxk_v3(0, 0, 1);
+    vxk_vec3 t1 = vxk_v3_normalize(vxk_v3_cross(normal, e));
+    vxk_vec3 t2 = vxk_v3_cross(normal, t1);
+    for (uint32_t k = 0; k < 4; ++k) {
+        float angle = TANGENT_TURN + 0.78539816f * (float)k;
+        c->tangent[k] = vxk_v3_add(vxk_v3_scale(t1, cosf(angle)), vxk_v3_scale(t2, sinf(angle)));
+        float v = vxk_v3_dot(p->point, c->tangent[k]);
+        c->extreme[2 * k] = v;
+        c->extreme[2 * k + 1] = v;
+    }
+    for (uint32_t k = 0; k < 9; ++k)
+        c->keep[k] = *p;
+}
+
+static inline bool deeper(const vxk_voxel_candidate* p, const vxk_voxel_candidate* q)
+{
+    return p->separation < q->separation || (p->separation == q->separation && p->key < q->key);
+}
+
+static void cluster_add(vxk_voxel_cluster* c, const vxk_voxel_candidate* p)
+{
+    if (deeper(p, &c->keep[0]))
+        c->keep[0] = *p;
+    for (uint32_t k = 0; k < 4; ++k) {
+        float v = vxk_v3_dot(p->point, c->tangent[k]);
+        vxk_voxel_candidate* hi = &c->keep[1 + 2 * k];
+        vxk_voxel_candidate* lo = &c->keep[2 + 2 * k];
+        if (v > c->extreme[2 * k] || (v == c->extreme[2 * k] && deeper(p, hi))) {
+            c->extreme[2 * k] = v;
+            *hi = *p;
+        }
+        if (v < c->extreme[2 * k + 1] || (v == c->extreme[2 * k + 1] && deeper(p, lo))) {
+            c->extreme[2 * k + 1] = v;
+            *lo = *p;
+        }
+    }
+}
+
+// Adds a point to the slot of its key (voxel pairs: the normal's identity).
+static void keyed_add(vxk_voxel_contact_scratch* s, uint32_t slot, vxk_vec3 normal,
+                      const vxk_voxel_candidate* p)
+{
+    uint64_t bit = 1ull << slot;
+    if (s->used & bit) {
+        cluster_add(&s->clusters[slot], p);
+    } else {
+        s->used |= bit;
+        cluster_start(&s->clusters[slot], normal, p);
+    }
+}
+
+// Adds a point to the first slot whose normal is within CLUSTER_COS (primitives: normals are not
+// from a fixed set); a new slot otherwise, or, with every slot taken, the shallowest one when this
+// point is deeper.
+static void greedy_add(vxk_voxel_contact_scratch* s, vxk_vec3 normal, const vxk_voxel_candidate* p)
+{
+    for (uint32_t i = 0; i < s->slots; ++i)
+        if (vxk_v3_dot(s->clusters[i].normal, normal) >= CLUSTER_COS) {
+            cluster_add(&s->clusters[i], p);
+            return;
+        }
+    uint32_t slot = s->slots;
+    if (slot == VXK_VOXEL_CLUSTERS) {
+        slot = 0;
+        for (uint32_t i = 1; i < s->slots; ++i)
+            if (deeper(&s->clusters[slot].keep[0], &s->clusters[i].keep[0]))
+                slot = i;
+        if (!deeper(p, &s->clusters[slot].keep[0]))
+            return;
+    } else {
+        s->slots++;
+        s->used |= 1ull << slot;
+    }
+    cluster_start(&s->clusters[slot], normal, p);
+}
+
+// Merges the used slots (in slot order) by normal, keeps the 4 deepest groups and reduces each to
+// 4 points. A candidate's key names A's voxel in bits 24-47 and B's (voxel pairs) in bits 0-23.
+static uint32_t finish_manifolds(vxk_voxel_manifolds* out, vxk_voxel_contact_scratch* s,
+                                 const vxk_voxel_view* a, const vxk_voxel_view* b)
+{
+    uint32_t group_of[VXK_VOXEL_CLUSTERS], leader[VXK_VOXEL_CLUSTERS], groups = 0;
+    const vxk_voxel_candidate* group_deepest[VXK_VOXEL_CLUSTERS];
+    for (uint64_t used = s->used; used; used &= used - 1) {
+        uint32_t slot = (uint32_t)__builtin_ctzll(used);
+        const vxk_voxel_cluster* c = &s->clusters[slot];
+        uint32_t g = 0;
+        while (g < groups && vxk_v3_dot(s->clusters[leader[g]].normal, c->normal) < CLUSTER_COS)
+            ++g;
+        if (g == groups) {
+            leader[groups] = slot;
+            group_deepest[groups++] = &c->keep[0];
+        } else if (deeper(&c->keep[0], group_deepest[g])) {
+            group_deepest[g] = &c->keep[0];
+        }
+        group_of[slot] = g;
+    }
+    // The 4 deepest groups, deepest first (ties to the lower group).
+    uint32_t order[VXK_VOXEL_CLUSTERS];
+    for (uint32_t g = 0; g < groups; ++g) {
+        uint32_t j = g;
+        for (; j > 0 && deeper(group_deepest[g], group_deepest[order[j - 1]]); --j)
+            order[j] = order[j - 1];
+        order[j] = g;
+    }
+    const float same = 1e-5f * a->voxel_size, same2 = same * same;
+    out->count = 0;
+    for (uint32_t k = 0; k < groups && k < VXK_VOXEL_MANIFOLDS; ++k) {
+        uint32_t g = order[k];
+        vxk_manifold_point* pts = s->reduce;
+        uint64_t* keys = s->reduce_key;
+        uint32_t n = 0;
+        // Extremes first, the deepest points last: the reduction starts from the first point
+        // within its tolerance of the deepest, so a flat contact starts from a corner of its hull
+        // (then keeps hull corners only) and a deeper point still comes first.
+        for (uint32_t pass = 0; pass < 2; ++pass) {
+            for (uint64_t used = s->used; used; used &= used - 1) {
+                uint32_t slot = (uint32_t)__builtin_ctzll(used);
+                if (group_of[slot] != g)
+                    continue;
+                for (uint32_t i = pass ? 0 : 1; i < (pass ? 1u : 9u); ++i) {
+                    const vxk_voxel_candidate* p = &s->clusters[slot].keep[i];
+                    // One point per place: neighbouring faces under a sphere give the same one.
+                    uint32_t j = 0;
+                    while (j < n && keys[j] != p->key &&
+                           !(vxk_v3_length_sq(vxk_v3_sub(pts[j].point, p->point)) <= same2 &&
+                             fabsf(pts[j].separation - p->separation) <= same))
+                        ++j;
+                    if (j < n)
+                        continue;
+                    pts[n] = (vxk_manifold_point){p->point, p->separation, p->feature};
+                    keys[n++] = p->key;
+                }
+            }
+        }
+        // Reduce with indices in the feature slot, so the kept points find their keys again.
+        uint32_t* features = s->reduce_feature;
+        for (uint32_t i = 0; i < n; ++i) {
+            features[i] = pts[i].feature;
+            pts[i].feature = i;
+        }
+        vxk_vec3 normal = s->clusters[leader[g]].normal;
+        uint32_t kept = vxk_manifold_reduce(pts, n, normal);
+        vxk_manifold* m = &out->manifolds[out->count];
+        m->normal = normal;
+        m->point_count = kept;
+        for (uint32_t i = 0; i < kept; ++i) {
+            uint32_t index = pts[i].feature;
+            m->points[i] = pts[i];
+            m->points[i].feature = features[index];
+            if (i == 0) {
+                uint64_t key = keys[index];
+                vxk_int3 va = {(int32_t)(key >> 24 & 0xFF), (int32_t)(key >> 32 & 0xFF),
+                               (int32_t)(key >> 40 & 0xFF)};
+                out->voxel_a[out->count] =
+                    (vxk_int3){va.x + a->base.x, va.y + a->base.y, va.z + a->base.z};
+                if (b) {
+                    vxk_int3 vb = {(int32_t)(key & 0xFF), (int32_t)(key >> 8 & 0xFF),
+                                   (int32_t)(key >> 16 & 0xFF)};
+                    out->voxel_b[out->count] =
+                        (vxk_int3){vb.x + b->base.x, vb.y + b->base.y, vb.z + b->base.z};
+                } else {
+                    out->voxel_b[out->count] = (vxk_int3){0, 0, 0};
+                }
+            }
+        }
+        out->count++;
+    }
+    return out->count;
+}
+
+static void scratch_reset(vxk_voxel_contact_scratch* s)
+{
+    s->used = 0;
+    s->slots = 0;
+}
+
+// ---- voxel against voxel ---------------------------------------------------------------------
+
+typedef struct pair_ctx {
+    frame fa, fb;
+    float reach, reach2; // D and D^2
+    // Output: raw points (pairs != NULL or counting) or clusters.
+    vxk_voxel_pair* pairs;
+    uint32_t capacity, count;
+    vxk_voxel_contact_scratch* scratch;
+} pair_ctx;
+
+// The raw and face quantities of pair (a, b) in the caller's order (the rules of the header).
+static void evaluate_pair(pair_ctx* ctx, int32_t ax, int32_t ay, int32_t az, int32_t bx, int32_t by,
+                          int32_t bz, vxk_vec3 pa, vxk_vec3 pb, float dist2)
+{
+    const frame* fa = &ctx->fa;
+    const frame* fb = &ctx->fb;
+    const vxk_voxel_view* va = fa->v;
+    const vxk_voxel_view* vb = fb->v;
+    uint8_t ta = va->types[voxel_index(va, ax, ay, az)];
+    uint8_t tb = vb->types[voxel_index(vb, bx, by, bz)];
+    bool inside_a = vxk_voxel_type_of(ta) == VXK_VOXEL_INSIDE;
+    bool inside_b = vxk_voxel_type_of(tb) == VXK_VOXEL_INSIDE;
+    uint32_t ka = lookup_index(va, ta, ax, ay, az), kb = lookup_index(vb, tb, bx, by, bz);
+    vxk_vec3 zero = {0, 0, 0};
+    vxk_vec3 la = ka < VXK_VOXEL_NORMAL_COUNT ? fa->dir[ka] : zero;
+    vxk_vec3 lb = kb < VXK_VOXEL_NORMAL_COUNT ? fb->dir[kb] : zero;
+    vxk_vec3 c = vxk_v3_sub(la, lb);
+    // Equal lookup normals (to rounding) give no direction: the sign of a rounding error would.
+    if (vxk_v3_length_sq(c) < 1e-8f)
+        c = zero;
+    vxk_vec3 d = vxk_v3_sub(pb, pa);
+    float dist = sqrtf(dist2);
+    float half_sum = 0.5f * (fa->s + fb->s);
+    vxk_vec3 n;
+    if (dist > 1e-6f * half_sum) {
+        n = vxk_v3_scale(d, 1.0f / dist);
+        if (vxk_v3_dot(d, c) < 0.0f)
+            n = vxk_v3_neg(n);
+    } else {
+        // Coincident centres: what the voxels say, else the line between the bodies' frames
+        // (both flip with the order), else +y.
+        n = vxk_v3_normalize(c);
+        if (vxk_v3_length_sq(n) == 0.0f)
+            n = vxk_v3_normalize(vxk_v3_sub(fb->pos, fa->pos));
+        if (vxk_v3_length_sq(n) == 0.0f)
+            n = vxk_v3(0, 1, 0);
+    }
+    // Deep pairs: the Inside voxel's exit (when it has one) and one voxel of penetration.
+    bool deep =
+        (inside_a && ka < VXK_VOXEL_NORMAL_COUNT) || (inside_b && kb < VXK_VOXEL_NORMAL_COUNT);
+    float deep_separation = -(inside_a ? fa->s : fb->s);
+    vxk_vec3 deep_centre = inside_a ? pa : pb;
+    vxk_vec3 mid = vxk_v3_scale(vxk_v3_add(pa, pb), 0.5f);
+    float size_shift = 0.25f * (fa->s - fb->s);
+    float separation;
+    vxk_vec3 centre;
+    if (deep) {
+        n = inside_a ? la : vxk_v3_neg(lb);
+        separation = deep_separation;
+        centre = deep_centre;
+    } else {
+        separation = vxk_v3_dot(d, n) - half_sum;
+        centre = vxk_v3_mul_add(mid, size_shift, n);
+    }
+    vxk_vec3 point = vxk_v3_mul_add(centre, -0.5f * separation, n);
+    // The manifold normal: an Inside exit, or the best exposed face direction.
+    vxk_vec3 f = n;
+    uint32_t cluster = 0;
+    if (deep) {
+        cluster = inside_a ? 12u + ka : 38u + kb;
+    } else {
+        uint32_t ea = exposure_of(va, ta, ax, ay, az), eb = exposure_of(vb, tb, bx, by, bz);
+        vxk_vec3 candidate[12];
+        float score[12], best = -FLT_MAX;
+        uint32_t which[12], count = 0;
+        for (uint32_t i = 0; i < 12; ++i) {
+            if (!((i < 6 ? ea : eb) & (1u << (i % 6))))
+                continue;
+            candidate[count] = i < 6 ? fa->dir[i] : vxk_v3_neg(fb->dir[i - 6]);
+            score[count] = vxk_v3_dot(candidate[count], c);
+            best = score[count] > best ? score[count] : best;
+            which[count++] = i;
+        }
+        // Scores within FACE_TIE are equal (a face normal on each side scores 1 - la . lb both
+        // ways); the raw normal decides between them, then the line from A's frame to B's (both
+        // flip with the order, so the choice does too).
+        vxk_vec3 apart = vxk_v3_sub(fb->pos, fa->pos);
+        float best_along = -FLT_MAX, best_apart = -FLT_MAX;
+        for (uint32_t j = 0; j < count; ++j) {
+            if (!(score[j] >= best - FACE_TIE))
+                continue;
+            float along = vxk_v3_dot(candidate[j], n), away = vxk_v3_dot(candidate[j], apart);
+            if (along > best_along + FACE_TIE ||
+                (along >= best_along - FACE_TIE && away > best_apart)) {
+                best_along = along > best_along ? along : best_along;
+                best_apart = away;
+                f = candidate[j];
+                cluster = which[j];
+            }
+        }
+        VXK_ASSERT(best > -FLT_MAX);
+    }
+    float face_separation = deep ? separation : vxk_v3_dot(d, f) - half_sum;
+    vxk_vec3 face_centre = deep ? centre : vxk_v3_mul_add(mid, size_shift, f);
+    vxk_vec3 face_point = vxk_v3_mul_add(face_centre, -0.5f * face_separation, f);
+    vxk_int3 abs_a = {ax + va->base.x, ay + va->base.y, az + va->base.z};
+    vxk_int3 abs_b = {bx + vb->base.x, by + vb->base.y, bz + vb->base.z};
+    uint32_t feature = voxel_feature(abs_a, &abs_b, sizeof(abs_b));
+    if (ctx->scratch) {
+        vxk_voxel_candidate p = {face_point, face_separation,
+                                 pack_voxel(ax, ay, az) << 24 | pack_voxel(bx, by, bz), feature, 0};
+        keyed_add(ctx->scratch, cluster, f, &p);
+        return;
+    }
+    if (ctx->count < ctx->capacity)
+        ctx->pairs[ctx->count] =
+            (vxk_voxel_pair){{ax, ay, az},    {bx, by, bz}, n,       separation, point, f,
+                             face_separation, face_point,   cluster, feature};
+    ctx->count++;
+}
+
+static inline uint64_t mask_word(const vxk_voxel_view* v, uint32_t kind, size_t at)
+{
+    switch (kind) {
+    case MASK_CORNER: return v->corner[at];
+    case MASK_EDGE: return v->edge[at];
+    case MASK_SOLID_NOT_CORNER: return v->solid[at] & ~v->corner[at];
+    default: return v->solid[at];
+    }
+}
+
+static uint64_t count_in(const vxk_voxel_view* v, uint32_t kind, vxk_int_box box)
+{
+    if (box_empty(box))
+        return 0;
+    uint64_t count = 0;
+    for (int32_t y = box.min.y; y <= box.max.y; ++y)
+        for (int32_t z = box.min.z; z <= box.max.z; ++z) {
+            size_t row = row_at(v, y, z);
+            for (uint32_t w = (uint32_t)box.min.x >> 6; w <= (uint32_t)box.max.x >> 6; ++w)
+                count += (uint64_t)__builtin_popcountll(mask_word(v, kind, row + w) &
+                                                        span_bits(box.min.x, box.max.x, w));
+        }
+    return count;
+}
+
+// The voxels of p whose centres may be within reach of q's active voxels: q's active box into p's
+// voxel space, grown by the reach.
+static vxk_int_box overlap_region(const frame* p, const frame* q, float reach)
+{
+    vxk_int_box box = q->v->active;
+    vxk_vec3 lo = {FLT_MAX, FLT_MAX, FLT_MAX}, hi = {-FLT_MAX, -FLT_MAX, -FLT_MAX};
+    for (uint32_t corner = 0; corner < 8; ++corner) {
+        vxk_vec3 l = {q->origin.x + (float)(corner & 1 ? box.max.x + 1 : box.min.x) * q->s,
+                      q->origin.y + (float)(corner & 2 ? box.max.y + 1 : box.min.y) * q->s,
+                      q->origin.z + (float)(corner & 4 ? box.max.z + 1 : box.min.z) * q->s};
+        vxk_vec3 m = to_voxel(p, vxk_v3_add(q->pos, vxk_mat3_mul_v(&q->r, l)));
+        lo = vxk_v3_min(lo, m);
+        hi = vxk_v3_max(hi, m);
+    }
+    float grow = reach * p->inv_s + RANGE_SLACK;
+    return centres_within(p, vxk_v3_sub(lo, vxk_v3(grow, grow, grow)),
+                          vxk_v3_add(hi, vxk_v3(grow, grow, grow)));
+}
+
+// One test of the type rule: p's voxels of kind_p in region drive, each looking up q's voxels of
+// kind_q within reach. p_is_a: p is the caller's A.
+static void run_test(pair_ctx* ctx, bool p_is_a, uint32_t kind_p, uint32_t kind_q,
+                     vxk_int_box region)
+{
+    const frame* p = p_is_a ? &ctx->fa : &ctx->fb;
+    const frame* q = p_is_a ? &ctx->fb : &ctx->fa;
+    const vxk_voxel_view* pv = p->v;
+    const vxk_voxel_view* qv = q->v;
+    const vxk_int_box qa = qv->active;
+    const float reach_q = ctx->reach * q->inv_s + RANGE_SLACK;
+    for (int32_t y = region.min.y; y <= region.max.y; ++y) {
+        for (int32_t z = region.min.z; z <= region.max.z; ++z) {
+            size_t row = row_at(pv, y, z);
+            for (uint32_t w = (uint32_t)region.min.x >> 6; w <= (uint32_t)region.max.x >> 6; ++w) {
+                uint64_t bits =
+                    mask_word(pv, kind_p, row + w) & span_bits(region.min.x, region.max.x, w);
+                for (; bits; bits &= bits - 1) {
+                    int32_t x = (int32_t)(w * 64) + __builtin_ctzll(bits);
+                    vxk_vec3 pw = voxel_centre(p, x, y, z);
+                    vxk_vec3 m = to_voxel(q, pw);
+                    int32_t x0 = VXK_MAX(qa.min.x, clamp_ceil(m.x - 0.5f - reach_q));
+                    int32_t x1 = VXK_MIN(qa.max.x, clamp_floor(m.x - 0.5f + reach_q));
+                    int32_t y0 = VXK_MAX(qa.min.y, clamp_ceil(m.y - 0.5f - reach_q));
+                    int32_t y1 = VXK_MIN(qa.max.y, clamp_floor(m.y - 0.5f + reach_q));
+                    int32_t z0 = VXK_MAX(qa.min.z, clamp_ceil(m.z - 0.5f - reach_q));
+                    int32_t z1 = VXK_MIN(qa.max.z, clamp_floor(m.z - 0.5f + reach_q));
+                    if (x0 > x1)
+                        continue;
+                    for (int32_t qy = y0; qy <= y1; ++qy) {
+                        for (int32_t qz = z0; qz <= z1; ++qz) {
+                            size_t qrow = row_at(qv, qy, qz);
+                            for (uint32_t qw = (uint32_t)x0 >> 6; qw <= (uint32_t)x1 >> 6; ++qw) {
+                                uint64_t qbits =
+                                    mask_word(qv, kind_q, qrow + qw) & span_bits(x0, x1, qw);
+                                for (; qbits; qbits &= qbits - 1) {
+                                    int32_t qx = (int32_t)(qw * 64) + __builtin_ctzll(qbits);
+                                    vxk_vec3 qc = voxel_centre(q, qx, qy, qz);
+                                    vxk_vec3 d = vxk_v3_sub(qc, pw);
+                                    float dist2 = vxk_v3_dot(d, d);
+                                    if (!(dist2 <= ctx->reach2))
+                                        continue;
+                                    if (p_is_a)
+                                        evaluate_pair(ctx, x, y, z, qx, qy, qz, pw, qc, dist2);
+                                    else
+                                        evaluate_pair(ctx, qx, qy, qz, x, y, z, qc, pw, dist2);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+// Separating-axis test of the two active boxes (3 + 3 face axes, 9 edge axes): true when some
+// axis separates them by more than margin.
+static bool boxes_separated(const frame* a, const frame* b, float margin)
+{
+    vxk_vec3 ca[2], ha[2];
+    const frame* f[2] = {a, b};
+    vxk_vec3 axes[2][3];
+    for (int i = 0; i < 2; ++i) {
+        vxk_int_box box = f[i]->v->active;
+        vxk_vec3 lo = {f[i]->origin.x + (float)box.min.x * f[i]->s,
+                       f[i]->origin.y + (float)box.min.y * f[i]->s,
+                       f[i]->origin.z + (float)box.min.z * f[i]->s};
+        vxk_vec3 hi = {f[i]->origin.x + (float)(box.max.x + 1) * f[i]->s,
+                       f[i]->origin.y + (float)(box.max.y + 1) * f[i]->s,
+                       f[i]->origin.z + (float)(box.max.z + 1) * f[i]->s};
+        ca[i] =
+            vxk_v3_add(f[i]->pos, vxk_mat3_mul_v(&f[i]->r, vxk_v3_scale(vxk_v3_add(lo, hi), 0.5f)));
+        ha[i] = vxk_v3_scale(vxk_v3_sub(hi, lo), 0.5f);
+        axes[i][0] = f[i]->r.cx;
+        axes[i][1] = f[i]->r.cy;
+        axes[i][2] = f[i]->r.cz;
+    }
+    vxk_vec3 d = vxk_v3_sub(ca[1], ca[0]);
+    // A little slack: the test only culls, the pairs decide.
+    float slack = margin + 1e-4f * (a->s + b->s);
+    for (uint32_t k = 0; k < 15; ++k) {
+        vxk_vec3 axis;
+        if (k < 3)
+            axis = axes[0][k];
+        else if (k < 6)
+            axis = axes[1][k - 3];
+        else
+            axis = vxk_v3_cross(axes[0][(k - 6) / 3], axes[1][(k - 6) % 3]);
+        float length = vxk_v3_length(axis);
+        if (!(length > 1e-5f))
+            continue;
+        float ra = 0.0f, rb = 0.0f;
+        for (int i = 0; i < 3; ++i) {
+            ra += fabsf(vxk_v3_dot(axes[0][i], axis)) * vxk_v3_get(ha[0], (uint32_t)i);
+            rb += fabsf(vxk_v3_dot(axes[1][i], axis)) * vxk_v3_get(ha[1], (uint32_t)i);
+        }
+        if (fabsf(vxk_v3_dot(d, axis)) - ra - rb > slack * length)
+            return true;
+    }
+    return false;
+}
+
+// The three tests of the type rule, each driven by the cheaper side (or the forced one).
+static void collide_views(pair_ctx* ctx, float margin, uint32_t flags)
+{
+    if (box_empty(ctx->fa.v->active) || box_empty(ctx->fb.v->active))
+        return;
+    if (boxes_separated(&ctx->fa, &ctx->fb, margin))
+        return;
+    vxk_int_box region_a = overlap_region(&ctx->fa, &ctx->fb, ctx->reach);
+    vxk_int_box region_b = overlap_region(&ctx->fb, &ctx->fa, ctx->reach);
+    if (box_empty(region_a) || box_empty(region_b))
+        return;
+    // Neighbourhood cells a driving voxel reads in the other grid.
+    float span_a = 2.0f * ctx->reach * ctx->fa.inv_s + 1.0f;
+    float span_b = 2.0f * ctx->reach * ctx->fb.inv_s + 1.0f;
+    float cells_in_a = span_a * span_a * span_a, cells_in_b = span_b * span_b * span_b;
+    static const uint32_t tests[3][2] = {
+        {MASK_CORNER, MASK_SOLID}, {MASK_SOLID_NOT_CORNER, MASK_CORNER}, {MASK_EDGE, MASK_EDGE}};
+    for (uint32_t t = 0; t < 3; ++t) {
+        bool from_a;
+        if (flags & VXK_VOXEL_ITERATE_A) {
+            from_a = true;
+        } else if (flags & VXK_VOXEL_ITERATE_B) {
+            from_a = false;
+        } else {
+            uint64_t na = count_in(ctx->fa.v, tests[t][0], region_a);
+            uint64_t nb = count_in(ctx->fb.v, tests[t][1], region_b);
+            if (!na || !nb)
+                continue;
+            from_a = (float)na * cells_in_b <= (float)nb * cells_in_a;
+        }
+        if (from_a)
+            run_test(ctx, true, tests[t][0], tests[t][1], region_a);
+        else
+            run_test(ctx, false, tests[t][1], tests[t][0], region_b);
+    }
+}
+
+static bool pair_setup(pair_ctx* ctx, const vxk_voxel_view* a, const vxk_voxel_view* b,
+                       float* margin)
+{
+    if (!view_usable(a) || !view_usable(b) || !vxk_is_finite(*margin))
+        return false;
+    if (!(*margin > 0.0f))
+        *margin = 0.0f;
+    frame_init(&ctx->fa, a);
+    frame_init(&ctx->fb, b);
+    ctx->reach = 0.5f * (a->voxel_size + b->voxel_size) + *margin;
+    ctx->reach2 = ctx->reach * ctx->reach;
+    return true;
+}
+
+uint32_t vxk_collide_voxels(vxk_voxel_manifolds* out, vxk_voxel_contact_scratch* scratch,
+                            const vxk_voxel_view* a, const vxk_voxel_view* b, float margin,
+                            uint32_t flags)
+{
+    if (!out)
+        return 0;
+    out->count = 0;
+    pair_ctx ctx;
+    if (!scratch || !pair_setup(&ctx, a, b, &margin))
+        return 0;
+    ctx.pairs = NULL;
+    ctx.capacity = ctx.count = 0;
+    ctx.scratch = scratch;
+    scratch_reset(scratch);
+    collide_views(&ctx, margin, flags);
+    return finish_manifolds(out, scratch, a, b);
+}
+
+uint32_t vxk_voxel_pairs(vxk_voxel_pair* out, uint32_t capacity, const vxk_voxel_view* a,
+                         const vxk_voxel_view* b, float margin, uint32_t flags)
+{
+    pair_ctx ctx;
+    if (!pair_setup(&ctx, a, b, &margin))
+        return 0;
+    ctx.pairs = out;
+    ctx.capacity = out ? capacity : 0;
+    ctx.count = 0;
+    ctx.scratch = NULL;
+    collide_views(&ctx, margin, flags);
+    return ctx.count;
+}
+
+// ---- primitives ------------------------------------------------------------------------------
+
+// Edge class of the face of voxel v towards normal direction `normal` (0..5), on its edge
+// towards in-plane direction `toward` (0..5): the mesher's rule.
+static uint32_t edge_class(const vxk_voxel_view* view, int32_t x, int32_t y, int32_t z,
+                           uint32_t normal, uint32_t toward)
+{
+    const int8_t* t = k_face_offset[toward];
+    const int8_t* n = k_face_offset[normal];
+    if (solid_at(view, x + t[0] + n[0], y + t[1] + n[1], z + t[2] + n[2]))
+        return VXK_EDGE_CONCAVE;
+    return solid_at(view, x + t[0], y + t[1], z + t[2]) ? VXK_EDGE_FLAT : VXK_EDGE_CONVEX;
+}
+
+// The unit face of voxel (x, y, z) towards direction i (0..5), in the grid's frame (metres from
+// voxel (0,0,0)'s lowest corner), with its edge classes.
+static vxk_face unit_face(const vxk_voxel_view* view, int32_t x, int32_t y, int32_t z, uint32_t i)
+{
+    uint32_t axis = i % 3, u = axis == 0 ? 2u : 0u, v = axis == 1 ? 2u : 1u;
+    float s = view->voxel_size;
+    vxk_face f;
+    f.min = vxk_v3((float)x * s, (float)y * s, (float)z * s);
+    if (i < 3)
+        vxk_v3_set(&f.min, axis, vxk_v3_get(f.min, axis) + s);
+    f.size_u = s;
+    f.size_v = s;
+    f.axis = (uint8_t)axis;
+    f.positive = i < 3;
+    f.material = 0;
+    uint32_t edges = edge_class(view, x, y, z, i, u + 3) << (2 * VXK_EDGE_MINUS_U) |
+                     edge_class(view, x, y, z, i, u) << (2 * VXK_EDGE_PLUS_U) |
+                     edge_class(view, x, y, z, i, v + 3) << (2 * VXK_EDGE_MINUS_V) |
+                     edge_class(view, x, y, z, i, v) << (2 * VXK_EDGE_PLUS_V);
+    f.edges = (uint8_t)edges;
+    return f;
+}
+
+// Whether the face answers for point p (grid frame): p projects onto the closed face, or past
+// it only across convex edges. Past a flat edge the neighbouring face answers, past a concave
+// one the wall does (the face-sphere test would continue the plane under it).
+static bool face_claims(const vxk_face* f, vxk_vec3 p)
+{
+    uint32_t u = f->axis == 0 ? 2u : 0u, v = f->axis == 1 ? 2u : 1u;
+    float cu = vxk_v3_get(p, u) - vxk_v3_get(f->min, u);
+    float cv = vxk_v3_get(p, v) - vxk_v3_get(f->min, v);
+    uint32_t slot_u = cu < 0.0f ? VXK_EDGE_MINUS_U : (cu > f->size_u ? VXK_EDGE_PLUS_U : 4u);
+    uint32_t slot_v = cv < 0.0f ? VXK_EDGE_MINUS_V : (cv > f->size_v ? VXK_EDGE_PLUS_V : 4u);
+    if (slot_u < 4u && ((f->edges >> (2u * slot_u)) & 3u) != VXK_EDGE_CONVEX)
+        return false;
+    if (slot_v < 4u && ((f->edges >> (2u * slot_v)) & 3u) != VXK_EDGE_CONVEX)
+        return false;
+    return true;
+}
+
+// Whether the grid-frame box [lo, hi] projects onto the face, or past it only across convex
+// edges.
+static bool face_meets(const vxk_face* f, vxk_vec3 lo, vxk_vec3 hi)
+{
+    uint32_t u = f->axis == 0 ? 2u : 0u, v = f->axis == 1 ? 2u : 1u;
+    const uint32_t axes[2] = {u, v};
+    const float sizes[2] = {f->size_u, f->size_v};
+    for (uint32_t k = 0; k < 2; ++k) {
+        float base = vxk_v3_get(f->min, axes[k]);
+        uint32_t minus = k ? VXK_EDGE_MINUS_V : VXK_EDGE_MINUS_U;
+        bool open_minus = ((f->edges >> (2u * minus)) & 3u) == VXK_EDGE_CONVEX;
+        bool open_plus = ((f->edges >> (2u * (minus + 1))) & 3u) == VXK_EDGE_CONVEX;
+        if (!open_minus && vxk_v3_get(hi, axes[k]) < base)
+            return false;
+        if (!open_plus && vxk_v3_get(lo, axes[k]) > base + sizes[k])
+            return false;
+    }
+    return true;
+}
+
+static inline bool inside_cube(vxk_vec3 p, int32_t x, int32_t y, int32_t z, float s)
+{
+    return p.x >= (float)x * s && p.x < (float)(x + 1) * s && p.y >= (float)y * s &&
+           p.y < (float)(y + 1) * s && p.z >= (float)z * s && p.z < (float)(z + 1) * s;
+}
+
+typedef struct prim_ctx {
+    frame f;
+    vxk_voxel_contact_scratch* scratch;
+    float margin;
+    bool is_box;
+    vxk_vec3 center; // grid frame
+    float radius;
+    vxk_obb box;        // grid frame
+    vxk_vec3 vertex[8]; // grid frame
+    vxk_vec3 world_vertex[8];
+    vxk_vec3 world_center;
+    vxk_vec3 lo, hi; // the box's bounds (grid frame)
+} prim_ctx;
+
+// Grid frame (metres from voxel (0,0,0)'s lowest corner) to world.
+static inline vxk_vec3 grid_to_world(const frame* f, vxk_vec3 g)
+{
+    return vxk_v3_add(f->pos, vxk_mat3_mul_v(&f->r, vxk_v3_add(g, f->origin)));
+}
+
+static void prim_gather(prim_ctx* ctx, const vxk_manifold* m, int32_t x, int32_t y, int32_t z,
+                        uint32_t face)
+{
+    vxk_int3 abs = {x + ctx->f.v->base.x, y + ctx->f.v->base.y, z + ctx->f.v->base.z};
+    vxk_vec3 normal = vxk_mat3_mul_v(&ctx->f.r, m->normal);
+    for (uint32_t i = 0; i < m->point_count; ++i) {
+        uint32_t touched[2] = {face, m->points[i].feature};
+        vxk_voxel_candidate p = {grid_to_world(&ctx->f, m->points[i].point),
+                                 m->points[i].separation,
+                                 pack_voxel(x, y, z) << 24 | (uint64_t)face << 8 | i,
+                                 voxel_feature(abs, touched, sizeof(touched)), 0};
+        greedy_add(ctx->scratch, normal, &p);
+    }
+}
+
+// A deep point: B's point `world_b` inside an Inside voxel, pushed out along the voxel's exit by
+// one voxel.
+static void prim_deep(prim_ctx* ctx, int32_t x, int32_t y, int32_t z, uint32_t exit,
+                      vxk_vec3 world_b, uint32_t which)
+{
+    vxk_vec3 n = ctx->f.dir[exit];
+    float separation = -ctx->f.s;
+    vxk_int3 abs = {x + ctx->f.v->base.x, y + ctx->f.v->base.y, z + ctx->f.v->base.z};
+    uint32_t touched[2] = {6, which}; // face 6: inside
+    vxk_voxel_candidate p = {vxk_v3_mul_add(world_b, -separation, n), separation,
+                             pack_voxel(x, y, z) << 24 | 6ull << 8 | which,
+                             voxel_feature(abs, touched, sizeof(touched)), 0};
+    greedy_add(ctx->scratch, n, &p);
+}
+
+static void prim_voxel(prim_ctx* ctx, int32_t x, int32_t y, int32_t z)
+{
+    const vxk_voxel_view* v = ctx->f.v;
+    const float s = ctx->f.s;
+    uint8_t byte = v->types[voxel_index(v, x, y, z)];
+    vxk_voxel_type type = vxk_voxel_type_of(byte);
+    if (type == VXK_VOXEL_INSIDE) {
+        uint32_t which_count = ctx->is_box ? 8u : 1u;
+        for (uint32_t k = 0; k < which_count; ++k) {
+            vxk_vec3 p = ctx->is_box ? ctx->vertex[k] : ctx->center;
+            if (!inside_cube(p, x, y, z, s))
+                continue;
+            uint32_t exit = lookup_index(v, byte, x, y, z);
+            if (exit >= VXK_VOXEL_NORMAL_COUNT)
+                return;
+            vxk_vec3 world_b =
+                ctx->is_box ? ctx->world_vertex[k]
+                            : vxk_v3_mul_add(ctx->world_center, -ctx->radius, ctx->f.dir[exit]);
+            prim_deep(ctx, x, y, z, exit, world_b, k);
+        }
+        return;
+    }
+    uint32_t pattern = exposure(v, x, y, z);
+    for (uint32_t i = 0; i < 6; ++i) {
+        if (!(pattern & (1u << i)))
+            continue;
+        vxk_face f = unit_face(v, x, y, z, i);
+        bool over = false;
+        if (!ctx->is_box) {
+            over = face_claims(&f, ctx->center);
+        } else if (type == VXK_VOXEL_FACE) {
+            // A flat stretch: the box's extreme points over it are its vertices (an edge or face
+            // of the box across it ends over the neighbouring faces, which answer for them).
+            for (uint32_t k = 0; k < 8 && !over; ++k)
+                over = face_claims(&f, ctx->vertex[k]);
+        } else {
+            // A face with a convex edge: a box edge may cross it between vertices.
+            over = face_meets(&f, ctx->lo, ctx->hi);
+        }
+        if (!over)
+            continue;
+        vxk_manifold m;
+        if (ctx->is_box)
+            vxk_collide_face_box(&m, &f, &ctx->box, ctx->margin);
+        else
+            vxk_collide_face_sphere(&m, &f, ctx->center, ctx->radius, ctx->margin);
+        prim_gather(ctx, &m, x, y, z, i);
+    }
+}
+
+// The solid voxels of A whose cubes meet the grid-frame box [lo, hi].
+static void prim_walk(prim_ctx* ctx, vxk_vec3 lo, vxk_vec3 hi)
+{
+    const vxk_voxel_view* v = ctx->f.v;
+    vxk_int_box a = v->active;
+    float inv = ctx->f.inv_s;
+    vxk_int_box r = {
+        {VXK_MAX(a.min.x, clamp_floor(lo.x * inv)), VXK_MAX(a.min.y, clamp_floor(lo.y * inv)),
+         VXK_MAX(a.min.z, clamp_floor(lo.z * inv))},
+        {VXK_MIN(a.max.x, clamp_floor(hi.x * inv)), VXK_MIN(a.max.y, clamp_floor(hi.y * inv)),
+         VXK_MIN(a.max.z, clamp_floor(hi.z * inv))}};
+    if (box_empty(r))
+        return;
+    for (int32_t y = r.min.y; y <= r.max.y; ++y)
+        for (int32_t z = r.min.z; z <= r.max.z; ++z) {
+            size_t row = row_at(v, y, z);
+            for (uint32_t w = (uint32_t)r.min.x >> 6; w <= (uint32_t)r.max.x >> 6; ++w)
+                for (uint64_t bits = v->solid[row + w] & span_bits(r.min.x, r.max.x, w); bits;
+                     bits &= bits - 1)
+                    prim_voxel(ctx, (int32_t)(w * 64) + __builtin_ctzll(bits), y, z);
+        }
+}
+
+static bool prim_setup(prim_ctx* ctx, vxk_voxel_manifolds* out, vxk_voxel_contact_scratch* scratch,
+                       const vxk_voxel_view* a, float margin)
+{
+    if (!out)
+        return false;
+    out->count = 0;
+    if (!scratch || !view_usable(a) || !vxk_is_finite(margin) || box_empty(a->active))
+        return false;
+    frame_init(&ctx->f, a);
+    ctx->scratch = scratch;
+    ctx->margin = margin > 0.0f ? margin : 0.0f;
+    scratch_reset(scratch);
+    return true;
+}
+
+// World point to the grid frame.
+static inline vxk_vec3 world_to_grid(const frame* f, vxk_vec3 w)
+{
+    return vxk_v3_sub(vxk_mat3_tmul_v(&f->r, vxk_v3_sub(w, f->pos)), f->origin);
+}
+
+uint32_t vxk_collide_voxel_sphere(vxk_voxel_manifolds* out, vxk_voxel_contact_scratch* scratch,
+                                  const vxk_voxel_view* a, vxk_vec3 center, float radius,
+                                  float margin)
+{
+    prim_ctx ctx;
+    if (!prim_setup(&ctx, out, scratch, a, margin) || !vxk_vec3_is_finite(center) ||
+        !vxk_is_finite(radius) || !(radius >= 0.0f))
+        return 0;
+    ctx.is_box = false;
+    ctx.world_center = center;
+    ctx.center = world_to_grid(&ctx.f, center);
+    ctx.radius = radius;
+    float reach = radius + ctx.margin;
+    prim_walk(&ctx, vxk_v3_sub(ctx.center, vxk_v3(reach, reach, reach)),
+              vxk_v3_add(ctx.center, vxk_v3(reach, reach, reach)));
+    return finish_manifolds(out, scratch, a, NULL);
+}
+
+uint32_t vxk_collide_voxel_box(vxk_voxel_manifolds* out, vxk_voxel_contact_scratch* scratch,
+                               const vxk_voxel_view* a, const vxk_obb* b, float margin)
+{
+    prim_ctx ctx;
+    if (!prim_setup(&ctx, out, scratch, a, margin) || !b || !vxk_vec3_is_finite(b->center) ||
+        !vxk_vec3_is_finite(b->half) || !vxk_vec3_is_finite(b->axes.cx) ||
+        !vxk_vec3_is_finite(b->axes.cy) || !vxk_vec3_is_finite(b->axes.cz) ||
+        !(b->half.x >= 0.0f && b->half.y >= 0.0f && b->half.z >= 0.0f))
+        return 0;
+    ctx.is_box = true;
+    ctx.box.center = world_to_grid(&ctx.f, b->center);
+    ctx.box.axes =
+        (vxk_mat3){vxk_mat3_tmul_v(&ctx.f.r, b->axes.cx), vxk_mat3_tmul_v(&ctx.f.r, b->axes.cy),
+                   vxk_mat3_tmul_v(&ctx.f.r, b->axes.cz)};
+    ctx.box.half = b->half;
+    vxk_vec3 extent = {0, 0, 0};
+    for (uint32_t k = 0; k < 3; ++k)
+        extent = vxk_v3_add(extent, vxk_v3_scale(vxk_v3_abs(vxk_mat3_col(&ctx.box.axes, k)),
+                                                 vxk_v3_get(b->half, k)));
+    for (uint32_t k = 0; k < 8; ++k) {
+        vxk_vec3 local = {k & 1 ? b->half.x : -b->half.x, k & 2 ? b->half.y : -b->half.y,
+                          k & 4 ? b->half.z : -b->half.z};
+        ctx.world_vertex[k] = vxk_v3_add(b->center, vxk_mat3_mul_v(&b->axes, local));
+        ctx.vertex[k] = world_to_grid(&ctx.f, ctx.world_vertex[k]);
+    }
+    ctx.lo = vxk_v3_sub(ctx.box.center, extent);
+    ctx.hi = vxk_v3_add(ctx.box.center, extent);
+    vxk_vec3 grow = vxk_v3_add(extent, vxk_v3(ctx.margin, ctx.margin, ctx.margin));
+    prim_walk(&ctx, vxk_v3_sub(ctx.box.center, grow), vxk_v3_add(ctx.box.center, grow));
+    return finish_manifolds(out, scratch, a, NULL);
+}

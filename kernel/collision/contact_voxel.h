@@ -1,0 +1,256 @@
+// contact_voxel.h: contacts of voxel shapes, as seed 003 (the voxel-physics article: "Collision
+// detection", "Contact generation", "Voxel types") builds them: voxels touch as spheres, the
+// voxel types decide which pairs are tested, lookup normals correct the normals. World-free and
+// allocation-free per pair; the narrowphase (dynamics/contacts.c) calls it for voxel bodies,
+// terrain regions, spheres and boxes.
+//
+// A voxel shape is a vxk_voxel_view: a grid of up to 256^3 voxels placed in the world by a pose.
+// The view holds occupancy as bit rows, the type byte of every voxel (vxk/voxel_types.h) and the
+// Corner and Edge voxels again as bit rows. Body views are made once per shape
+// (vxk_voxel_view_create) and kept; terrain views are regions gathered from chunk bits with a
+// one-voxel border (vxk_voxel_view_region_*), axis-aligned. Only the view's `active` voxels make
+// contacts: a body's occupied voxels, a region's voxels inside its border.
+//
+// Voxel against voxel (vxk_collide_voxels, vxk_voxel_pairs). Voxel a of A and voxel b of B form a
+// pair when
+//   - the type rule admits it: a is a Corner, or b is a Corner, or both are Edges. The article
+//     lets A's Corners test everything and A's Edges test B's Edges; it is asymmetric (B's corner
+//     on A's face would be missed), so the rule here is its symmetric closure: the pair set does
+//     not depend on which shape is A;
+//   - their centres are within D = (s_a + s_b) / 2 + margin (voxels are spheres of diameter
+//     voxel size s; two of size s touch at distance s).
+// Each pair gives one raw point (vxk_voxel_pair), in the caller's order (A, B), with d = pb - pa:
+//   - lookup normals: l_a, l_b are the voxels' unit lookup normals in world (zero for NONE);
+//   - Inside voxels (a deep contact: only a Corner can pair with one): the normal is the Inside
+//     voxel's exit normal (l_a if a is Inside, -l_b if b is), the separation -s_inside ("at least
+//     one voxel deep"), and the contact centre is the Inside voxel's centre. (An Inside voxel of
+//     a region with no exit inside the region has no normal and follows the next rule.);
+//   - otherwise the normal is d / |d| with its sign flipped when d . (l_a - l_b) < 0 (the
+//     article's lookup correction, made symmetric: l_a - l_b is what both voxels say the
+//     direction from A to B is; it counts as zero when shorter than 1e-4), the separation
+//     d . n - (s_a + s_b) / 2 and the contact centre (pa + pb) / 2 + n (s_a - s_b) / 4.
+//     Coincident centres take n = (l_a - l_b) / |l_a - l_b|, or the direction from A's pose to
+//     B's when that is zero, or +y;
+//   - the point, on A's side, is centre - n * separation / 2 (pa + n s_a / 2 when n is +-d/|d|),
+//     and point + separation * n is on B's side, so swapping A and B flips the point exactly.
+// Points within the margin are reported (separation up to about margin: speculative points).
+//
+// Manifold normals. The raw normals of a flat contact differ from point to point (diagonal voxel
+// pairs), so a pair's manifold normal f is a face normal instead: among the exposed face
+// directions of a (A's axes towards a's empty face neighbours) and the negated exposed directions
+// of b, the one with the largest dot product with l_a - l_b. Scores within 1e-5 tie (a face
+// normal on each side scores 1 - l_a . l_b both ways); ties go to the larger dot product with
+// the raw normal, then (within 1e-5 again) to the larger one with the line from A's pose to B's,
+// then to A's directions before B's, each in normal-index order. For an Inside pair f is the exit
+// normal. A face-on-face contact of two aligned shapes thus gets one normal, the face normal, at
+// every rim and corner pair. The pair's face separation is d . f - (s_a + s_b) / 2 (-s_inside
+// for Inside pairs) and its face point is found as above with f for n: on the plane of A's face
+// when the voxels are aligned. Pairs are clustered by f's identity (one of 6 + 6 face directions
+// or 26 + 26 exit directions: 64 clusters); clusters whose normals are within CLUSTER_COS (0.999)
+// of a lower cluster's merge into it (the lower one's normal is the manifold's); the 4 groups
+// with the deepest points keep, each reduced to at most 4 points by vxk_manifold_reduce over its
+// clusters' kept candidates (contact_voxel.c: each cluster keeps its deepest point and its
+// extremes along 8 tangent directions, so the result does not depend on the order pairs are
+// found in). Contacts whose support has more than 4 corners lose some, as any 4-point manifold.
+//
+// Feature ids hash the voxel coordinates of both voxels (plus each view's `base`, so a terrain
+// voxel keeps its id when the gathered region moves), so a point keeps its id while the same
+// voxels touch.
+//
+// Primitives (vxk_collide_voxel_sphere, vxk_collide_voxel_box): the primitive against the exposed
+// faces of the voxels in its bounds, each face a unit vxk_face with the mesher's edge classes
+// (vxk_collide_face_sphere / vxk_collide_face_box: interior edges never tilt a normal). A is the
+// voxel shape, B the primitive. Which faces test, by the type rule's reasoning:
+//   - a sphere: a face whose plane holds the projection of the centre, or holds it past convex
+//     edges only (past a flat edge the neighbouring face answers with the same plane, past a
+//     concave one the wall does);
+//   - a box: a Face voxel's face (a flat stretch: all its edges flat or concave) when a vertex
+//     projects onto it, since the extremes of a box on a flat stretch are its vertices; a face
+//     with a convex edge when the box's bounds project onto it or past its convex edges (a box
+//     edge may cross it between vertices);
+//   - an Inside voxel: when the sphere's centre (a box's vertex) lies in it: one point with the
+//     exit normal and a penetration of one voxel (B's point, pushed one voxel along the exit).
+//
+// Thread-safety: views are read-only in every collide call, so calls on different outputs and
+// scratch run concurrently, on shared views too. Results depend only on the inputs (voxel pairs:
+// bit for bit whichever shape drives a test).
+#ifndef VXK_CONTACT_VOXEL_H
+#define VXK_CONTACT_VOXEL_H
+
+#include "contact_geometry.h"
+
+#include <vxk/voxel_grid.h>
+#include <vxk/voxel_types.h>
+
+// The largest side of a view (feature ids and sort keys hold 8 bits per coordinate).
+#define VXK_VOXEL_VIEW_MAX_SIZE 256
+// Manifolds per collide call.
+#define VXK_VOXEL_MANIFOLDS 4
+// Cluster slots: 6 + 6 face directions and 26 + 26 exit directions of a voxel pair.
+#define VXK_VOXEL_CLUSTERS 64
+
+typedef struct vxk_voxel_view {
+    vxk_int3 size;  // voxels per axis, 1..256 (a region: 3..256, border included)
+    uint32_t words; // 64-bit words per row: (size.x + 63) / 64
+    // Bit rows: row (y, z) starts at word (y * size.z + z) * words; voxel x is bit x & 63 of
+    // word x >> 6. solid: occupancy; corner, edge: the voxels typed Corner, Edge.
+    uint64_t* solid;
+    uint64_t* corner;
+    uint64_t* edge;
+    uint8_t* types; // one byte per voxel (vxk/voxel_types.h), index x + size.x * (z + size.z * y)
+    vxk_int_box active; // the voxels that make contacts (max < min on an axis: none)
+    vxk_int3 base;      // added to voxel coordinates in feature ids (a region: its world voxel min)
+    float voxel_size;
+    vxk_vec3 origin;    // voxel (0,0,0)'s lowest corner in the body frame
+    vxk_transform pose; // the body frame in world; the caller sets it before colliding
+    // A region view: cells outside the grid count as solid for Inside exits, and the exits of
+    // its Inside voxels are walked when a contact needs them (their type bytes say NONE).
+    bool region;
+    void* storage; // owned by a view from vxk_voxel_view_create, else NULL
+    size_t storage_bytes;
+} vxk_voxel_view;
+
+// One raw point of a voxel pair (the rules at the top of this file), in the caller's order.
+typedef struct vxk_voxel_pair {
+    vxk_int3 voxel_a, voxel_b; // grid coordinates in each view
+    vxk_vec3 normal;           // the article's normal, unit, from A to B
+    float separation;          // along normal
+    vxk_vec3 point;            // on A's side
+    vxk_vec3 face_normal;      // the pair's manifold normal
+    float face_separation;     // along face_normal
+    vxk_vec3 face_point;       // on A's side, along face_normal
+    uint32_t cluster; // 0-5 A's face i, 6-11 B's face i - 6, 12-37 A's exit, 38-63 B's exit
+    uint32_t feature; // the feature id its manifold point would carry
+} vxk_voxel_pair;
+
+// Up to 4 manifolds (normal from A to B, points on A's side), deepest first. voxel_a and voxel_b
+// name the voxels (grid coordinates plus base) of each manifold's first point, its deepest (to
+// the reduction's tolerance): a terrain material, say. A primitive has no voxel: voxel_b is zero.
+typedef struct vxk_voxel_manifolds {
+    uint32_t count;
+    vxk_manifold manifolds[VXK_VOXEL_MANIFOLDS];
+    vxk_int3 voxel_a[VXK_VOXEL_MANIFOLDS];
+    vxk_int3 voxel_b[VXK_VOXEL_MANIFOLDS];
+} vxk_voxel_manifolds;
+
+// A candidate kept by a cluster (contact_voxel.c).
+typedef struct vxk_voxel_candidate {
+    vxk_vec3 point;
+    float separation;
+    uint64_t key; // unique per pair within a call; orders ties
+    uint32_t feature;
+    uint32_t pad;
+} vxk_voxel_candidate;
+
+typedef struct vxk_voxel_cluster {
+    vxk_vec3 normal;
+    vxk_vec3 tangent[4];         // the directions whose extremes are kept
+    float extreme[8];            // max, min of each tangent
+    vxk_voxel_candidate keep[9]; // the deepest, then the extremes
+} vxk_voxel_cluster;
+
+// Working memory of one collide call (43,024 bytes, fixed: the bound of a call's memory whatever
+// the shapes): the caller keeps one per thread, or puts it on the stack. Nothing in it outlives
+// the call.
+typedef struct vxk_voxel_contact_scratch {
+    uint64_t used; // cluster slots in use
+    uint32_t slots;
+    vxk_voxel_cluster clusters[VXK_VOXEL_CLUSTERS];
+    vxk_manifold_point reduce[VXK_VOXEL_CLUSTERS * 9];
+    uint64_t reduce_key[VXK_VOXEL_CLUSTERS * 9];
+    uint32_t reduce_feature[VXK_VOXEL_CLUSTERS * 9];
+} vxk_voxel_contact_scratch;
+_Static_assert(sizeof(vxk_voxel_cluster) == 384, "a cluster is 384 bytes");
+
+// Flags of vxk_collide_voxels and vxk_voxel_pairs: which shape's voxels drive each test (the
+// result is the same either way, bit for bit). 0: the cheaper side, by voxel counts.
+enum {
+    VXK_VOXEL_ITERATE_A = 1,
+    VXK_VOXEL_ITERATE_B = 2,
+};
+
+// ---- views -----------------------------------------------------------------------------------
+
+// Bytes of a view's bit rows and types for size (what a region's storage must hold): 0 when a
+// side is outside 1..256. O(1).
+size_t vxk_voxel_view_storage_bytes(vxk_int3 size);
+
+// A body view of grid: voxel m is solid when solid[m] is nonzero; types are copied from `types`
+// (vxk_voxel_types_compute of the same grid and table) or, when it is NULL, computed. The pose
+// is the identity and base zero. Errors (*view untouched): NULL view, grid, grid->voxels or
+// solid -> VXK_ERR_INVALID_ARGUMENT; a side outside 1..256 -> VXK_ERR_OUT_OF_RANGE; a voxel size
+// not finite and positive, or an origin not finite -> VXK_ERR_NOT_FINITE; VXK_ERR_OUT_OF_MEMORY.
+// An all-empty grid is a valid view that touches nothing. Allocates one block (3 bits and a
+// byte per voxel), plus the typing's own when types is NULL. Thread-safe for distinct views.
+// Cost: one pass over the voxels (and a type computation).
+vxk_status vxk_voxel_view_create(vxk_voxel_view* view, const vxk_voxel_grid* grid,
+                                 const uint8_t solid[256], const uint8_t* types, float voxel_size,
+                                 vxk_vec3 origin);
+
+// Frees a view's storage (a created view; a region view's storage is the caller's) and zeroes it.
+// NULL or a zeroed view: nothing.
+void vxk_voxel_view_destroy(vxk_voxel_view* view);
+
+// A terrain region, step 1: the world voxels [region_min, region_min + size) in storage (at
+// least vxk_voxel_view_storage_bytes(size) bytes, 8-byte aligned), all empty. The outermost
+// layer is the border: it types its neighbours and makes no contacts, so gather the voxels
+// that may touch grown by one. The pose is the identity, origin region_min * voxel_size, base
+// region_min. Errors (*view untouched): NULL view or storage -> VXK_ERR_INVALID_ARGUMENT; a side
+// outside 3..256 -> VXK_ERR_OUT_OF_RANGE; storage too small -> VXK_ERR_CAPACITY; voxel_size not
+// finite and positive -> VXK_ERR_NOT_FINITE. O(storage) to clear the rows.
+vxk_status vxk_voxel_view_region_begin(vxk_voxel_view* view, void* storage, size_t storage_bytes,
+                                       vxk_int3 region_min, vxk_int3 size, float voxel_size);
+
+// Step 2: ORs one terrain chunk's occupancy into the region: chunk covers world voxels
+// [8 chunk, 8 chunk + 8), solid[y] holds bit x + 8 z of its slice y (vxk_terrain_chunk_bits).
+// Voxels outside the region are ignored. O(64).
+void vxk_voxel_view_region_add_chunk(vxk_voxel_view* view, vxk_int3 chunk, const uint64_t solid[8]);
+
+// Step 3: types the voxels inside the border (as vxk_voxel_types: Empty..Inside by empty face
+// neighbours; the Inside exits are walked when a contact needs one, with cells outside the region
+// solid, NONE when no exit lies inside it), builds the Corner and Edge rows and the active box.
+// Errors: NULL view or a view that is not a region -> VXK_ERR_INVALID_ARGUMENT. O(voxels).
+vxk_status vxk_voxel_view_region_finish(vxk_voxel_view* view);
+
+// Steps 1 to 3 from a dense occupancy array of the region, border included (one byte per voxel,
+// nonzero = solid, index x + size.x * (z + size.z * y)). Errors: those of region_begin, and
+// NULL occupancy -> VXK_ERR_INVALID_ARGUMENT (*view untouched).
+vxk_status vxk_voxel_view_region_dense(vxk_voxel_view* view, void* storage, size_t storage_bytes,
+                                       vxk_int3 region_min, vxk_int3 size, float voxel_size,
+                                       const uint8_t* occupancy);
+
+// ---- contacts --------------------------------------------------------------------------------
+
+// Voxel shape A against voxel shape B: up to 4 manifolds in out (the rules at the top of this
+// file); returns out->count. Separating-axis early out on the active boxes (15 axes). Invalid
+// views (NULL, no storage, a pose or voxel size not finite), a NULL out or scratch, a margin that
+// is NaN or infinite, or no active voxels give 0 (a negative margin counts as 0). flags:
+// VXK_VOXEL_ITERATE_* (0 in the step). No allocation; scratch is the only memory written besides
+// out. Cost: per test (A's Corners x B's solid voxels, A's other solid voxels x B's Corners,
+// A's Edges x B's Edges) the driving side's candidate voxels inside the overlap region, found a
+// 64-bit word at a time, each looking up the neighbourhood within D in the other grid
+// (about (2 D / s + 1)^3 cells, read as bit rows).
+uint32_t vxk_collide_voxels(vxk_voxel_manifolds* out, vxk_voxel_contact_scratch* scratch,
+                            const vxk_voxel_view* a, const vxk_voxel_view* b, float margin,
+                            uint32_t flags);
+
+// The raw points of the same pairs before clustering, in an unspecified order: writes up to
+// capacity of them to out (which may be NULL with capacity 0) and returns how many there are.
+// Same inputs, errors and cost as vxk_collide_voxels.
+uint32_t vxk_voxel_pairs(vxk_voxel_pair* out, uint32_t capacity, const vxk_voxel_view* a,
+                         const vxk_voxel_view* b, float margin, uint32_t flags);
+
+// Voxel shape A against the sphere B (centre, radius): up to 4 manifolds. Invalid views or
+// arguments (a radius or centre not finite, a negative radius) give 0. No allocation. Cost: the
+// solid voxels of A in the sphere's box grown by margin, each face test O(1).
+uint32_t vxk_collide_voxel_sphere(vxk_voxel_manifolds* out, vxk_voxel_contact_scratch* scratch,
+                                  const vxk_voxel_view* a, vxk_vec3 center, float radius,
+                                  float margin);
+
+// Voxel shape A against the oriented box B: up to 4 manifolds. Invalid views or a box not finite
+// (or with a negative half extent) give 0. No allocation. Cost: the solid voxels of A in the
+// box's bounds grown by margin, each face a box-face test (separating axes and clipping).
+uint32_t vxk_collide_voxel_box(vxk_voxel_manifolds* out, vxk_voxel_contact_scratch* scratch,
+                               const vxk_voxel_view* a, const vxk_obb* b, float margin);
+
+#endif
