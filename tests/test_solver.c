@@ -309,7 +309,7 @@ static int test_coloring(void)
     VXK_CHECK_MSG(overflowed > 0, "no round overflowed the %d colours", VXK_GRAPH_COLORS);
     // A chain a-b, b-c, ... alternates two colours; a star overflows after the colour count.
     {
-        enum { N = 40 };
+        enum { N = VXK_GRAPH_COLORS + 16 };
         uint32_t a[N], b[N];
         for (uint32_t i = 0; i < N; ++i) {
             a[i] = i;
@@ -402,8 +402,8 @@ static int test_stack_and_sphere_rest(void)
     return 0;
 }
 
-// More manifolds on one dynamic body than there are colours: 36 spheres resting on one wide box
-// (37 manifolds of the box; the colours take 23 of the spheres' after colour 0, the rest go
+// More manifolds on one dynamic body than there are colours: 81 spheres resting on one wide box
+// (82 manifolds of the box; the colours take 63 of the spheres' after colour 0, the rest go
 // to the overflow, solved one manifold per batch). Every sphere rests on the box's top, the box
 // on the floor.
 static int test_overflow_rests(void)
@@ -412,14 +412,15 @@ static int test_overflow_rests(void)
     VXK_CHECK(w != NULL);
     vxk_body_def d = vxk_default_body_def();
     d.position = (vxk_vec3){0.0f, 0.5f, 0.0f};
-    d.shape = vxk_box_shape((vxk_vec3){6.0f, 0.5f, 6.0f}, VXK_MAT_STONE);
+    d.shape = vxk_box_shape((vxk_vec3){8.0f, 0.5f, 8.0f}, VXK_MAT_STONE);
     vxk_body_id slab = {0, 0};
     VXK_CHECK_EQ_INT(vxk_body_create(w, &d, &slab), VXK_OK);
-    enum { SIDE = 6 };
+    enum { SIDE = 9 };
+    _Static_assert(SIDE * SIDE + 1 > VXK_GRAPH_COLORS, "the slab must overflow the colours");
     vxk_body_id balls[SIDE * SIDE];
     for (int i = 0; i < SIDE * SIDE; ++i) {
         d.position =
-            (vxk_vec3){-4.5f + 1.8f * (float)(i % SIDE), 1.45f, -4.5f + 1.8f * (float)(i / SIDE)};
+            (vxk_vec3){-7.2f + 1.8f * (float)(i % SIDE), 1.45f, -7.2f + 1.8f * (float)(i / SIDE)};
         d.shape = vxk_sphere_shape(0.45f, VXK_MAT_STONE);
         VXK_CHECK_EQ_INT(vxk_body_create(w, &d, &balls[i]), VXK_OK);
     }
@@ -576,6 +577,57 @@ static int test_island_bundling_bitwise(void)
     return 0;
 }
 
+// The scene for the parallel solve: 10,000 boxes in one island (a 25 x 25 x 16 block,
+// face to face), BLOCK_STEPS steps on 0 (inline), 1, 2, 3 and 8 workers: one island, one hash.
+// The hash is printed for scripts/test, which compares it with the scalar build's. (Fewer steps
+// under the thread sanitizer, which runs it ten times slower.)
+#ifdef VXK_TSAN
+#define BLOCK_STEPS 3
+#else
+#define BLOCK_STEPS 10
+#endif
+static int block_run(uint32_t workers, uint64_t* hash, uint32_t* islands)
+{
+    vxk_jobs* jobs = NULL;
+    vxk_world* w = make_world_on(workers, &jobs);
+    VXK_CHECK(w != NULL);
+    for (int y = 0; y < 16; ++y)
+        for (int z = 0; z < 25; ++z)
+            for (int x = 0; x < 25; ++x)
+                VXK_CHECK(!VXK_ID_IS_NULL(
+                    add_box(w, (vxk_vec3){(float)x - 12.0f, 0.5f + (float)y, (float)z - 12.0f})));
+    for (int step = 0; step < BLOCK_STEPS; ++step)
+        VXK_CHECK_EQ_INT(vxk_world_step(w, STEP_DT), VXK_OK);
+    vxk_world_step_stats stats;
+    vxk_world_get_step_stats(w, &stats);
+    *islands = stats.islands;
+    *hash = vxk_world_hash(w);
+    vxk_world_destroy(w);
+    if (jobs)
+        vxk_jobs_destroy(jobs);
+    return 0;
+}
+
+static int test_one_island_of_10000(void)
+{
+    uint64_t first = 0, other = 0;
+    uint32_t islands = 0;
+    if (block_run(0, &first, &islands))
+        return 1;
+    VXK_CHECK_EQ_INT(islands, 1);
+    const uint32_t workers[] = {1, 2, 3, 8};
+    for (int r = 0; r < 4; ++r) {
+        if (block_run(workers[r], &other, &islands))
+            return 1;
+        VXK_CHECK_MSG(other == first && islands == 1,
+                      "%u workers: hash %016llx (%u islands), inline %016llx", workers[r],
+                      (unsigned long long)other, islands, (unsigned long long)first);
+    }
+    printf("one-island determinism hash (10000 boxes, %d steps): %016llx\n", BLOCK_STEPS,
+           (unsigned long long)first);
+    return 0;
+}
+
 int main(void)
 {
     VXK_RUN(test_wide_matches_twin);
@@ -584,5 +636,6 @@ int main(void)
     VXK_RUN(test_overflow_rests);
     VXK_RUN(test_workers_bitwise);
     VXK_RUN(test_island_bundling_bitwise);
+    VXK_RUN(test_one_island_of_10000);
     return vxk_test_finish();
 }

@@ -12,7 +12,9 @@
 
 // Colours; constraints that fit none go to the overflow (index VXK_GRAPH_COLORS), which the
 // solver solves one at a time.
-#define VXK_GRAPH_COLORS 24
+// 64 rather than Box2D's 24: a box packed among others touches up to 26 of them (faces, edges and
+// corners), and each manifold past the colours costs a whole batch.
+#define VXK_GRAPH_COLORS 64
 #define VXK_GRAPH_OVERFLOW VXK_GRAPH_COLORS
 // A body slot that does not count for colouring (static, kinematic, terrain).
 #define VXK_GRAPH_NO_BODY UINT32_MAX

@@ -465,45 +465,96 @@ static uint32_t batch_may_bounce(const vxk_wide_constraint* w, float threshold)
     return 0;
 }
 
-// Packs and prepares a bundle's batches: colour c's manifolds in list order, 8 to a batch (the
-// overflow's one), each batch zeroed just before it is filled, while it is in cache.
-static void pack_bundle(const solve_ctx* x, bundle* k)
+// The manifolds of batch `index` of a bundle: order entries [*first, *end) of its colour.
+static void batch_range(const bundle* k, uint32_t index, uint32_t* first, uint32_t* end)
+{
+    uint32_t c = 0;
+    while (k->batch_start[c + 1] <= index)
+        c++;
+    const uint32_t lanes = c == VXK_GRAPH_OVERFLOW ? 1u : VXK_WIDE_LANES;
+    *first = k->coloring.start[c] + (index - k->batch_start[c]) * lanes;
+    *end = *first + lanes < k->coloring.start[c + 1] ? *first + lanes : k->coloring.start[c + 1];
+}
+
+// Packs and prepares batch `index` of a bundle: its colour's manifolds in list order, 8 to a
+// batch (the overflow's one), the batch zeroed just before it is filled, while it is in cache.
+static void pack_batch(const solve_ctx* x, const bundle* k, uint32_t index)
 {
     const uint32_t* list = x->islands->manifolds + k->manifold_begin;
-    vxk_wide_constraint* batches = x->batches + k->batch_offset;
-    const vxk_graph_coloring* g = &k->coloring;
-    for (uint32_t c = 0; c <= VXK_GRAPH_OVERFLOW; ++c) {
-        const uint32_t lanes = c == VXK_GRAPH_OVERFLOW ? 1u : VXK_WIDE_LANES;
-        for (uint32_t i = g->start[c]; i < g->start[c + 1]; ++i) {
-            uint32_t j = i - g->start[c];
-            vxk_wide_constraint* w = &batches[k->batch_start[c] + j / lanes];
-            uint32_t lane = j % lanes;
-            uint32_t end = i - lane + lanes < g->start[c + 1] ? i - lane + lanes : g->start[c + 1];
-            if (lane == 0) {
-                // Zero what the kernels read: the header and the points up to the batch's most.
-                uint32_t most = 0;
-                for (uint32_t l = i; l < end; ++l) {
-                    uint32_t n = x->contacts[list[g->order[l]]].point_count;
-                    most = n > most ? n : most;
-                }
-                memset(w, 0, offsetof(vxk_wide_constraint, points) + sizeof(vxk_wide_point) * most);
-                for (uint32_t l = 0; l < VXK_WIDE_LANES; ++l)
-                    w->a[l] = w->b[l] = k->scratch_slot;
-            }
-            // The next manifolds' records are read at random: ask for them early.
-            if (i + 4 < g->start[c + 1])
-                __builtin_prefetch(&x->contacts[list[g->order[i + 4]]]);
-            uint32_t m = g->order[i];
-            pack_lane(x, k, w, lane, &x->contacts[list[m]], k->ma[m], k->mb[m]);
-            if (i + 1 == end) {
-                vxk_wide_prepare(w, k->states, k->inv_i, x->speculative_distance);
-                w->has_restitution = batch_may_bounce(w, x->restitution_threshold);
-            }
+    const uint32_t* order = k->coloring.order;
+    vxk_wide_constraint* w = &x->batches[k->batch_offset + index];
+    uint32_t first, end;
+    batch_range(k, index, &first, &end);
+    // Zero what the kernels read: the header and the points up to the batch's most.
+    uint32_t most = 0;
+    for (uint32_t l = first; l < end; ++l) {
+        uint32_t n = x->contacts[list[order[l]]].point_count;
+        most = n > most ? n : most;
+    }
+    memset(w, 0, offsetof(vxk_wide_constraint, points) + sizeof(vxk_wide_point) * most);
+    for (uint32_t l = 0; l < VXK_WIDE_LANES; ++l)
+        w->a[l] = w->b[l] = k->scratch_slot;
+    for (uint32_t i = first; i < end; ++i) {
+        uint32_t m = order[i];
+        pack_lane(x, k, w, i - first, &x->contacts[list[m]], k->ma[m], k->mb[m]);
+    }
+    vxk_wide_prepare(w, k->states, k->inv_i, x->speculative_distance);
+    w->has_restitution = batch_may_bounce(w, x->restitution_threshold);
+}
+
+// The impulses of batch `index` back into its manifolds.
+static void unpack_batch(const solve_ctx* x, const bundle* k, uint32_t index)
+{
+    const uint32_t* list = x->islands->manifolds + k->manifold_begin;
+    const vxk_wide_constraint* w = &x->batches[k->batch_offset + index];
+    uint32_t first, end;
+    batch_range(k, index, &first, &end);
+    for (uint32_t i = first; i < end; ++i)
+        unpack_lane(w, i - first, &x->contacts[list[k->coloring.order[i]]]);
+}
+
+// ---- a bundle's step -------------------------------------------------------------------------
+
+typedef enum work_kind { WORK_INIT, WORK_PACK, WORK_UNPACK } work_kind;
+
+typedef struct work_job {
+    const solve_ctx* x;
+    const bundle* k;
+    work_kind kind;
+} work_job;
+
+static void work_range(void* vjob, uint32_t begin, uint32_t end, uint32_t thread)
+{
+    (void)thread;
+    const work_job* job = (const work_job*)vjob;
+    const solve_ctx* x = job->x;
+    const bundle* k = job->k;
+    for (uint32_t i = begin; i < end; ++i) {
+        if (job->kind == WORK_PACK) {
+            pack_batch(x, k, i);
+        } else if (job->kind == WORK_UNPACK) {
+            unpack_batch(x, k, i);
+        } else {
+            // The solver's copies of the local slots (the static and scratch slots from nothing).
+            bool real = i < k->body_count + k->kinematic_count;
+            uint32_t body = real ? x->moving[k->global[i]] : UINT32_MAX;
+            init_slot(x, &k->states[i], &k->bodies[i], &k->inv_i[i],
+                      real ? &x->dyn->bodies[body] : NULL, body);
         }
     }
 }
 
-// ---- a bundle's step -------------------------------------------------------------------------
+// Work over a bundle's slots or batches: every item stands alone, so a large island spreads it
+// over the workers.
+static void bundle_work(const solve_ctx* x, const bundle* k, vxk_jobs* jobs, work_kind kind,
+                        uint32_t count)
+{
+    work_job job = {x, k, kind};
+    if (jobs && count > 64)
+        vxk_parallel_for(jobs, "solve_pack", count, 32, work_range, &job);
+    else
+        work_range(&job, 0, count, 0);
+}
 
 // The bodies' sleep times, and which of the bundle's islands fall asleep: those whose every body
 // has moved slower than the sleep threshold for the time to sleep, and that touch no moving
@@ -542,13 +593,8 @@ static void mark_sleepy(const solve_ctx* x, const bundle* k)
 // workers (NULL: all on this thread).
 static void solve_bundle(const solve_ctx* x, bundle* k, vxk_jobs* jobs)
 {
-    for (uint32_t i = 0; i < k->local_count; ++i) {
-        bool real = i < k->body_count + k->kinematic_count;
-        uint32_t body = real ? x->moving[k->global[i]] : UINT32_MAX;
-        init_slot(x, &k->states[i], &k->bodies[i], &k->inv_i[i],
-                  real ? &x->dyn->bodies[body] : NULL, body);
-    }
-    pack_bundle(x, k);
+    bundle_work(x, k, jobs, WORK_INIT, k->local_count);
+    bundle_work(x, k, jobs, WORK_PACK, k->batch_count);
     vxk_wide_params params = {x->inv_h, x->push_speed, x->restitution_threshold, false, false};
     for (uint32_t sub = 0; sub < x->substeps; ++sub) {
         integrate_bundle(k, jobs, x->h, false);
@@ -568,18 +614,7 @@ static void solve_bundle(const solve_ctx* x, bundle* k, vxk_jobs* jobs)
     for (uint32_t iteration = 0; iteration < RESTITUTION_ITERATIONS; ++iteration)
         run_pass(x, k, jobs, PASS_RESTITUTION, &params);
     // The impulses back into the manifolds, the motion back into the dynamic bodies.
-    const uint32_t* list = x->islands->manifolds + k->manifold_begin;
-    const vxk_wide_constraint* batches = x->batches + k->batch_offset;
-    for (uint32_t c = 0; c <= VXK_GRAPH_OVERFLOW; ++c) {
-        const uint32_t lanes = c == VXK_GRAPH_OVERFLOW ? 1u : VXK_WIDE_LANES;
-        for (uint32_t i = k->coloring.start[c]; i < k->coloring.start[c + 1]; ++i) {
-            uint32_t j = i - k->coloring.start[c];
-            if (i + 4 < k->coloring.start[c + 1])
-                __builtin_prefetch(&x->contacts[list[k->coloring.order[i + 4]]]);
-            unpack_lane(&batches[k->batch_start[c] + j / lanes], j % lanes,
-                        &x->contacts[list[k->coloring.order[i]]]);
-        }
-    }
+    bundle_work(x, k, jobs, WORK_UNPACK, k->batch_count);
     for (uint32_t i = 0; i < k->body_count; ++i) {
         vxk_body* b = &x->dyn->bodies[k->bodies[i].body];
         b->pose.p = vxk_v3_add(b->pose.p, k->states[i].dp);
