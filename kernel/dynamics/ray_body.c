@@ -8,11 +8,13 @@
 // Body maths runs in double from the float pose: a body far from the origin (or a long ray)
 // keeps its hits within float rounding of the exact ones.
 //
-// Culling: a single query slab-tests every live body's world box; a batch builds a binned-SAH
-// body BVH (collision/body_bvh.c) over those boxes once per call and walks it per ray, nearer
-// child first, skipping every node that starts beyond the best hit so far. The boxes come from
-// vxk_body_compute_aabb (the shape at the current pose) grown by a margin that covers their float
-// rounding, so culling never drops a body the exact test would hit.
+// Culling: a single query slab-tests every live body's world box; a batch builds a body BVH
+// (collision/body_bvh.c) over those boxes once per call and walks it per ray, nearer child first,
+// skipping every node that starts beyond the best hit so far. The tree lives one call, so it is
+// built by midpoint splits, not binned SAH: in the physics stress run (256 rays, 4,000 bodies a
+// batch) the SAH build took most of the batch's time and the midpoint build halved the batch. The
+// boxes come from vxk_body_compute_aabb (the shape at the current pose) grown by a margin that
+// covers their float rounding, so culling never drops a body the exact test would hit.
 #include <vxk/raycast.h>
 
 #include <math.h>
@@ -545,7 +547,7 @@ static vxk_status tree_build(const vxk_dynamics* dyn, body_tree* tree)
         boxes[n] = cull_box_of(&dyn->bodies[i]);
         tree->body_of[n++] = i;
     }
-    vxk_status status = vxk_bvh_build(&tree->bvh, boxes, n, VXK_BVH_BUILD_SAH);
+    vxk_status status = vxk_bvh_build(&tree->bvh, boxes, n, VXK_BVH_BUILD_MIDPOINT);
     vxk_free(boxes, box_bytes);
     if (status == VXK_ERR_OUT_OF_MEMORY)
         return status;

@@ -146,11 +146,11 @@ vxk_status vxk_raycast_batch(const vxk_world* world, vxk_ray_hit* hits, const vx
 //
 // Culling: a single query tests every live body's world box (the box of its shape at its pose)
 // with a slab test before the exact test: O(bodies) per ray. A batch builds, once per call, a
-// bounding volume hierarchy (binned SAH) over the world boxes of the live bodies (O(n log n),
-// about 100 bytes per body, freed at the end of the call) and walks it per ray front to back,
-// skipping nodes beyond the best hit so far: O(log n + bodies near the ray) per ray. (The step's
-// pair tracker is not used: it holds boxes padded for the next step's motion, not the bodies'
-// boxes at their current poses, and no query may change it.)
+// bounding volume hierarchy (midpoint splits) over the world boxes of the live bodies
+// (O(n log n), about 100 bytes per body, freed at the end of the call) and walks it per ray
+// front to back, skipping nodes beyond the best hit so far: O(log n + bodies near the ray) per
+// ray. (The step's pair tracker is not used: it holds boxes padded for the next step's motion,
+// not the bodies' boxes at their current poses, and no query may change it.)
 //
 // Thread-safety: as vxk_raycast, and not concurrently with calls that change bodies or with
 // vxk_world_step (body reads are not synchronized).
