@@ -54,6 +54,17 @@ void vxk_bench_figure_add(vxk_bench* b, const char* key, double value)
     f->value = value;
 }
 
+bool vxk_bench_figure_get(const vxk_bench* b, const char* key, double* value)
+{
+    for (int i = 0; i < b->figure_count; ++i) {
+        if (strcmp(b->figures[i].key, key) == 0) {
+            *value = b->figures[i].value;
+            return true;
+        }
+    }
+    return false;
+}
+
 void vxk_bench_progress(vxk_bench* b, const char* what)
 {
     double elapsed = vxk_bench_now() - b->start_time;
@@ -89,6 +100,30 @@ double vxk_bench_median(double* values, int n)
         return 0.0;
     qsort(values, (size_t)n, sizeof(double), compare_double);
     return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+double vxk_bench_percentile(double* values, int n, double p)
+{
+    if (n <= 0)
+        return 0.0;
+    qsort(values, (size_t)n, sizeof(double), compare_double);
+    int rank = (int)ceil(p * (double)n); // nearest rank, 1-based
+    rank = rank < 1 ? 1 : (rank > n ? n : rank);
+    return values[rank - 1];
+}
+
+void vxk_bench_stage_add(vxk_bench* b, const char* name, double* ms, uint32_t count)
+{
+    if (b->stage_count >= VXK_BENCH_MAX_STAGES)
+        return;
+    vxk_bench_stage* s = &b->stages[b->stage_count++];
+    snprintf(s->name, sizeof(s->name), "%s", name);
+    double total = 0.0;
+    for (uint32_t i = 0; i < count; ++i)
+        total += ms[i];
+    s->mean_ms = count ? total / count : 0.0;
+    s->p95_ms = vxk_bench_percentile(ms, (int)count, 0.95);
+    s->median_ms = vxk_bench_median(ms, (int)count);
 }
 
 static volatile uint64_t g_sink;

@@ -15,6 +15,7 @@
 
 #define VXK_BENCH_MAX_PHASES 64
 #define VXK_BENCH_MAX_FIGURES 256
+#define VXK_BENCH_MAX_STAGES 24
 
 typedef struct vxk_bench_phase {
     char name[48];
@@ -26,6 +27,12 @@ typedef struct vxk_bench_figure {
     char key[48];
     double value;
 } vxk_bench_figure;
+
+// One stage of the physics stress run (phase_physics.c): its time per step over the run.
+typedef struct vxk_bench_stage {
+    char name[32];
+    double median_ms, p95_ms, mean_ms;
+} vxk_bench_stage;
 
 typedef struct vxk_bench {
     vxk_jobs* jobs; // the scheduler with `threads` workers
@@ -40,19 +47,33 @@ typedef struct vxk_bench {
     int phase_count;
     vxk_bench_figure figures[VXK_BENCH_MAX_FIGURES];
     int figure_count;
-    void* world; // shared generated world between phases (owned by phase_world)
+    void* world;     // shared generated world between phases (owned by phase_world)
+    bool skip_peers; // phases that honour it (physics) run no peer engine (vxk scale sets it)
+    // The physics stress run fills these; `vxk bench --json` writes them as top-level keys
+    // ("steps", "bodies", "world_hash", "step_phases").
+    bool physics_ran;
+    uint32_t physics_steps, physics_bodies;
+    uint64_t physics_world_hash;
+    vxk_bench_stage stages[VXK_BENCH_MAX_STAGES];
+    int stage_count;
 } vxk_bench;
 
 double vxk_bench_now(void); // seconds, monotonic
 void vxk_bench_init(vxk_bench* b, vxk_jobs* jobs, uint32_t threads);
 void vxk_bench_phase_add(vxk_bench* b, const char* name, double seconds, double items);
 void vxk_bench_figure_add(vxk_bench* b, const char* key, double value);
+// The value of a figure added before; false when there is none.
+bool vxk_bench_figure_get(const vxk_bench* b, const char* key, double* value);
+// Adds a stage: the median, 95th percentile and mean of ms[0 .. count) (sorts ms in place).
+void vxk_bench_stage_add(vxk_bench* b, const char* name, double* ms, uint32_t count);
 void vxk_bench_progress(vxk_bench* b, const char* what);
 void vxk_bench_hash(vxk_bench* b, const void* data, uint64_t size);
 // Prints {"key": value, ...} of all figures on one line to stdout.
 void vxk_bench_print_figures(const vxk_bench* b);
 // Median of n doubles (sorts in place).
 double vxk_bench_median(double* values, int n);
+// The p-th percentile (0 <= p <= 1) of n doubles, nearest rank (sorts in place); 0 for n 0.
+double vxk_bench_percentile(double* values, int n, double p);
 // Keeps the optimiser from deleting a computation.
 void vxk_bench_sink(uint64_t value);
 
@@ -88,5 +109,6 @@ void vxk_bench_ray(vxk_bench* b);
 void vxk_bench_vox(vxk_bench* b);
 void vxk_bench_kd(vxk_bench* b);
 void vxk_bench_step(vxk_bench* b);
+void vxk_bench_physics(vxk_bench* b);
 
 #endif

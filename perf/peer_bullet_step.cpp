@@ -6,6 +6,8 @@
 
 #include <btBulletDynamicsCommon.h>
 
+#include <algorithm>
+#include <chrono>
 #include <memory>
 #include <new>
 #include <vector>
@@ -37,6 +39,8 @@ struct vxk_bullet_step_world {
     std::vector<std::unique_ptr<static_mesh>> meshes;
     std::vector<std::unique_ptr<btCollisionShape>> shapes;
     std::vector<shape_key> shape_keys; // parallel to shapes (dynamic shapes only)
+    // Compounds and their child boxes, never shared (kept apart from the shared shapes' search).
+    std::vector<std::unique_ptr<btCollisionShape>> compound_parts;
     std::vector<std::unique_ptr<btDefaultMotionState>> motion_states;
     std::vector<std::unique_ptr<btRigidBody>> statics;
     std::vector<std::unique_ptr<btRigidBody>> bodies;
@@ -120,6 +124,11 @@ extern "C" int vxk_bullet_step_add_ground_box(vxk_bullet_step_world* world, vxk_
     return 0;
 }
 
+static btTransform transform_of(vxk_transform pose);
+static void add_dynamic(vxk_bullet_step_world* world, btCollisionShape* shape, float mass,
+                        const btVector3& inertia, const btTransform& t, float friction,
+                        float restitution);
+
 static btCollisionShape* shared_shape(vxk_bullet_step_world* w, int type, vxk_vec3 size)
 {
     for (size_t i = 0; i < w->shape_keys.size(); ++i) {
@@ -147,10 +156,22 @@ extern "C" int vxk_bullet_step_add_body(vxk_bullet_step_world* world, int shape,
     btCollisionShape* s = shared_shape(world, shape, size);
     btVector3 inertia(0, 0, 0);
     s->calculateLocalInertia(mass, inertia);
-    btTransform t(btQuaternion(pose.q.x, pose.q.y, pose.q.z, pose.q.w),
-                  btVector3(pose.p.x, pose.p.y, pose.p.z));
+    add_dynamic(world, s, mass, inertia, transform_of(pose), friction, restitution);
+    return 0;
+}
+
+static btTransform transform_of(vxk_transform pose)
+{
+    return btTransform(btQuaternion(pose.q.x, pose.q.y, pose.q.z, pose.q.w),
+                       btVector3(pose.p.x, pose.p.y, pose.p.z));
+}
+
+static void add_dynamic(vxk_bullet_step_world* world, btCollisionShape* shape, float mass,
+                        const btVector3& inertia, const btTransform& t, float friction,
+                        float restitution)
+{
     world->motion_states.emplace_back(new btDefaultMotionState(t));
-    btRigidBody::btRigidBodyConstructionInfo info(mass, world->motion_states.back().get(), s,
+    btRigidBody::btRigidBodyConstructionInfo info(mass, world->motion_states.back().get(), shape,
                                                   inertia);
     info.m_friction = friction;
     info.m_restitution = restitution;
@@ -159,12 +180,115 @@ extern "C" int vxk_bullet_step_add_body(vxk_bullet_step_world* world, int shape,
     if (!world->sleeping)
         body->setActivationState(DISABLE_DEACTIVATION);
     world->world.addRigidBody(body);
+}
+
+extern "C" int vxk_bullet_step_add_compound(vxk_bullet_step_world* world, const vxk_vec3* centres,
+                                            const vxk_vec3* halves, const float* masses,
+                                            uint32_t count, vxk_transform pose, float friction,
+                                            float restitution)
+{
+    if (!world || !centres || !halves || !masses || count == 0)
+        return -1;
+    std::vector<btScalar> child_masses(count);
+    float mass = 0.0f;
+    btCompoundShape* compound = new btCompoundShape(true, (int)count);
+    world->compound_parts.emplace_back(compound);
+    for (uint32_t i = 0; i < count; ++i) {
+        if (!(masses[i] > 0.0f))
+            return -1;
+        btBoxShape* box = new btBoxShape(btVector3(halves[i].x, halves[i].y, halves[i].z));
+        world->compound_parts.emplace_back(box);
+        float smallest = std::min(halves[i].x, std::min(halves[i].y, halves[i].z));
+        box->setMargin(std::min(0.04f, 0.2f * smallest));
+        btTransform local;
+        local.setIdentity();
+        local.setOrigin(btVector3(centres[i].x, centres[i].y, centres[i].z));
+        compound->addChildShape(local, box);
+        child_masses[i] = masses[i];
+        mass += masses[i];
+    }
+    btTransform principal;
+    btVector3 inertia;
+    compound->calculatePrincipalAxisTransform(child_masses.data(), principal, inertia);
+    btTransform to_principal = principal.inverse();
+    for (uint32_t i = 0; i < count; ++i)
+        compound->updateChildTransform((int)i, to_principal * compound->getChildTransform((int)i),
+                                       false);
+    compound->recalculateLocalAabb();
+    add_dynamic(world, compound, mass, inertia, transform_of(pose) * principal, friction,
+                restitution);
+    return 0;
+}
+
+// The pairs the near callback below collided in the last dispatch.
+static uint32_t g_collided_pairs;
+
+// Collides a pair only when its shapes' world boxes overlap (no threshold, no margin added).
+static void near_boxes_overlap(btBroadphasePair& pair, btCollisionDispatcher& dispatcher,
+                               const btDispatcherInfo& info)
+{
+    const btCollisionObject* a = static_cast<btCollisionObject*>(pair.m_pProxy0->m_clientObject);
+    const btCollisionObject* b = static_cast<btCollisionObject*>(pair.m_pProxy1->m_clientObject);
+    btVector3 a_min, a_max, b_min, b_max;
+    a->getCollisionShape()->getAabb(a->getWorldTransform(), a_min, a_max);
+    b->getCollisionShape()->getAabb(b->getWorldTransform(), b_min, b_max);
+    if (!TestAabbAgainstAabb2(a_min, a_max, b_min, b_max))
+        return;
+    ++g_collided_pairs;
+    btCollisionDispatcher::defaultNearCallback(pair, dispatcher, info);
+}
+
+extern "C" int vxk_bullet_step_time_narrowphase(vxk_bullet_step_world* world, uint32_t repeats,
+                                                vxk_bullet_narrowphase* out)
+{
+    if (!world || !out || repeats == 0)
+        return -1;
+    world->world.updateAabbs();
+    world->world.computeOverlappingPairs();
+    btOverlappingPairCache* cache = world->broadphase.getOverlappingPairCache();
+    btDispatcherInfo& info = world->world.getDispatchInfo();
+    world->dispatcher.setNearCallback(near_boxes_overlap);
+    world->dispatcher.dispatchAllCollisionPairs(cache, info, &world->dispatcher);
+    std::vector<double> seconds(repeats);
+    for (uint32_t r = 0; r < repeats; ++r) {
+        auto t0 = std::chrono::steady_clock::now();
+        world->dispatcher.dispatchAllCollisionPairs(cache, info, &world->dispatcher);
+        auto t1 = std::chrono::steady_clock::now();
+        seconds[r] = std::chrono::duration<double>(t1 - t0).count();
+    }
+    std::sort(seconds.begin(), seconds.end());
+    out->median_s = repeats % 2 ? seconds[repeats / 2]
+                                : 0.5 * (seconds[repeats / 2 - 1] + seconds[repeats / 2]);
+    out->cached_pairs = (uint32_t)cache->getNumOverlappingPairs();
+    g_collided_pairs = 0;
+    world->dispatcher.dispatchAllCollisionPairs(cache, info, &world->dispatcher);
+    out->pairs = g_collided_pairs;
+    world->dispatcher.setNearCallback(btCollisionDispatcher::defaultNearCallback);
+    vxk_bullet_step_contacts(world, &out->manifolds, &out->points);
     return 0;
 }
 
 extern "C" void vxk_bullet_step_step(vxk_bullet_step_world* world, float dt)
 {
     world->world.stepSimulation(dt, 0);
+}
+
+extern "C" void vxk_bullet_step_update_active_boxes_only(vxk_bullet_step_world* world)
+{
+    world->world.setForceUpdateAllAabbs(false);
+}
+
+extern "C" uint32_t vxk_bullet_step_body_count(const vxk_bullet_step_world* world)
+{
+    return (uint32_t)world->bodies.size();
+}
+
+extern "C" void vxk_bullet_step_set_velocity(vxk_bullet_step_world* world, uint32_t i,
+                                             vxk_vec3 linear, vxk_vec3 angular)
+{
+    btRigidBody* body = world->bodies[i].get();
+    body->setLinearVelocity(btVector3(linear.x, linear.y, linear.z));
+    body->setAngularVelocity(btVector3(angular.x, angular.y, angular.z));
 }
 
 extern "C" void vxk_bullet_step_get_pose(const vxk_bullet_step_world* world, uint32_t i,

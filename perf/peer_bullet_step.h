@@ -43,8 +43,49 @@ enum { VXK_BULLET_STEP_SPHERE = 0, VXK_BULLET_STEP_BOX = 1 };
 int vxk_bullet_step_add_body(vxk_bullet_step_world* world, int shape, vxk_vec3 size, float mass,
                              vxk_transform pose, float friction, float restitution);
 
+// A dynamic compound of boxes, as Voxtric builds voxel bodies in Bullet (seed 004): a
+// btCompoundShape of one btBoxShape per box, box i centred at centres[i] with half extents
+// halves[i] in the given body frame and of mass masses[i] (uniform). Bullet's body frame is the
+// compound's principal frame (the boxes' centre of mass and principal axes of inertia,
+// btCompoundShape::calculatePrincipalAxisTransform), placed so that the given frame is at pose;
+// vxk_bullet_step_get_pose then reports that principal frame. A child's collision margin is
+// Bullet's default 0.04, or a fifth of its smallest half extent when that is less (small voxels).
+// Bodies of either kind share one numbering. Returns 0 on success.
+int vxk_bullet_step_add_compound(vxk_bullet_step_world* world, const vxk_vec3* centres,
+                                 const vxk_vec3* halves, const float* masses, uint32_t count,
+                                 vxk_transform pose, float friction, float restitution);
+
+// The narrowphase alone, over the bodies at their current poses: the broadphase is brought up to
+// date (btCollisionWorld::updateAabbs, computeOverlappingPairs; not timed), then the pairs are
+// dispatched to their collision algorithms (btCollisionDispatcher::dispatchAllCollisionPairs:
+// compound-compound pairs walk both children trees and collide the box pairs that overlap,
+// refreshing persistent manifolds) once untimed, then `repeats` times timed; nothing moves.
+// Bullet's pair cache holds the pairs whose boxes grown by its contact breaking threshold and
+// its broadphase margin overlap; only those whose shapes' boxes themselves overlap are collided
+// (a near callback tests the two boxes, then runs Bullet's default one), the pairs a comparison
+// over "boxes that overlap" asks for. Writes the median seconds of one dispatch, the cached and
+// the collided pairs, and the manifolds and contact points after the last. Returns 0 on success.
+typedef struct vxk_bullet_narrowphase {
+    double median_s;
+    uint32_t cached_pairs, pairs, manifolds, points;
+} vxk_bullet_narrowphase;
+int vxk_bullet_step_time_narrowphase(vxk_bullet_step_world* world, uint32_t repeats,
+                                     vxk_bullet_narrowphase* out);
+
 // stepSimulation(dt, 0): one internal step of exactly dt.
 void vxk_bullet_step_step(vxk_bullet_step_world* world, float dt);
+
+// Bullet recomputes every collision object's world box at every step by default
+// (btCollisionWorld::setForceUpdateAllAabbs(true)), static ones included: with the tens of
+// thousands of terrain meshes of a large world that is most of its step. This turns it off, so only
+// active objects' boxes are updated (static ones never move): Bullet's own setting for
+// static-heavy worlds, used by the physics stress run (bench_step keeps the default).
+void vxk_bullet_step_update_active_boxes_only(vxk_bullet_step_world* world);
+
+// The bodies added so far; sets body i's linear and angular velocity (world frame).
+uint32_t vxk_bullet_step_body_count(const vxk_bullet_step_world* world);
+void vxk_bullet_step_set_velocity(vxk_bullet_step_world* world, uint32_t i, vxk_vec3 linear,
+                                  vxk_vec3 angular);
 
 // The pose of body i (its centre of mass: the shapes are centred) and whether it is active.
 void vxk_bullet_step_get_pose(const vxk_bullet_step_world* world, uint32_t i, vxk_transform* out);

@@ -15,6 +15,7 @@
 // pyramids stood, vxk_world_hash. The `vxk bench` phase `step` runs the drop scene.
 #include "bench.h"
 #include "peer_bullet_step.h"
+#include "step_common.h"
 
 #include <vxk/body.h>
 #include <vxk/chunk_geometry.h>
@@ -61,28 +62,6 @@ typedef struct step_outcome {
     bool stands;
     uint64_t hash;
 } step_outcome;
-
-static uint64_t splitmix(uint64_t* state)
-{
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-static double unit_random(uint64_t* state)
-{
-    return (double)(splitmix(state) >> 11) * (1.0 / 9007199254740992.0);
-}
-
-// Shoemake's uniform random rotation.
-static vxk_quat random_rotation(uint64_t* state)
-{
-    double u1 = unit_random(state), u2 = unit_random(state), u3 = unit_random(state);
-    double a = sqrt(1.0 - u1), b = sqrt(u1), tau = 6.283185307179586;
-    return (vxk_quat){(float)(a * sin(tau * u2)), (float)(a * cos(tau * u2)),
-                      (float)(b * sin(tau * u3)), (float)(b * cos(tau * u3))};
-}
 
 // ---- scenes ----------------------------------------------------------------------------------
 
@@ -146,8 +125,8 @@ static bool make_drop(step_scene* s, const vxk_world* terrain, uint32_t n)
     uint64_t rng = s->seed * 0x2545F4914F6CDD1Dull + 77;
     for (uint32_t k = 0; k < n; ++k) {
         uint32_t layer = k / per_layer, cell = k % per_layer;
-        float jx = (float)(unit_random(&rng) - 0.5) * 0.2f;
-        float jz = (float)(unit_random(&rng) - 0.5) * 0.2f;
+        float jx = (float)(vxk_step_unit_random(&rng) - 0.5) * 0.2f;
+        float jz = (float)(vxk_step_unit_random(&rng) - 0.5) * 0.2f;
         float x = DROP_MARGIN + ((float)(cell % side) + 0.5f) * spacing + jx;
         float z = DROP_MARGIN + ((float)(cell / side) + 0.5f) * spacing + jz;
         int top = 0;
@@ -157,10 +136,10 @@ static bool make_drop(step_scene* s, const vxk_world* terrain, uint32_t n)
                 top = t > top ? t : top;
             }
         step_body* b = &s->bodies[k];
-        b->box = (int)(splitmix(&rng) & 1);
+        b->box = (int)(vxk_step_random(&rng) & 1);
         b->half = 0.5f;
         b->pose.p = (vxk_vec3){x, (float)top + 3.0f + DROP_LATTICE * (float)layer, z};
-        b->pose.q = random_rotation(&rng);
+        b->pose.q = vxk_step_random_rotation(&rng);
     }
     s->count = n;
     return true;
@@ -317,47 +296,6 @@ static float body_mass(const step_body* body, const vxk_material_table* table)
                    (body->box ? 8.0 * h * h * h : 4.0 / 3.0 * 3.141592653589793 * h * h * h));
 }
 
-typedef struct bullet_terrain {
-    vxk_bullet_step_world* bw;
-    const vxk_world* world;
-    vxk_quad* quads;
-    uint32_t triangles, meshes;
-    bool failed;
-} bullet_terrain;
-
-// One static triangle mesh per chunk with quads; friction sqrt(f) of the chunk's most common
-// quad material so that Bullet's product of two frictions (body sqrt(f_stone)) is the
-// sqrt(f_a f_b) of ours.
-static void add_chunk_mesh(void* ctx, const vxk_chunk_info* info)
-{
-    bullet_terrain* t = (bullet_terrain*)ctx;
-    uint32_t count = 0;
-    if (t->failed ||
-        vxk_chunk_mesh(t->world, t->quads, VXK_MESHER_MAX_QUADS, &count, info->coord) != VXK_OK ||
-        count == 0)
-        return;
-    uint32_t histogram[256] = {0};
-    uint8_t common = 0;
-    for (uint32_t i = 0; i < count; ++i)
-        if (++histogram[t->quads[i].material] > histogram[common])
-            common = t->quads[i].material;
-    float voxel = vxk_world_voxel_size(t->world);
-    vxk_vec3 origin = {(float)info->coord.x * 8 * voxel, (float)info->coord.y * 8 * voxel,
-                       (float)info->coord.z * 8 * voxel};
-    vxk_mesh mesh;
-    if (vxk_quad_to_mesh(&mesh, t->quads, count, 3, origin, voxel) != VXK_OK) {
-        t->failed = true;
-        return;
-    }
-    float friction = sqrtf(vxk_world_materials(t->world)->materials[common].friction);
-    if (vxk_bullet_step_add_mesh(t->bw, &mesh.vertices[0].x, mesh.vertex_count, mesh.indices,
-                                 mesh.primitive_count, friction, 1.0f) != 0)
-        t->failed = true;
-    t->triangles += mesh.primitive_count;
-    t->meshes++;
-    vxk_mesh_free(&mesh);
-}
-
 static bool run_bullet(const step_scene* s, uint32_t steps, int sleeping, step_outcome* out,
                        uint32_t* triangles, uint32_t* manifolds, uint32_t* points)
 {
@@ -374,14 +312,8 @@ static bool run_bullet(const step_scene* s, uint32_t steps, int sleeping, step_o
                                             0.0f) == 0;
         *triangles = 0;
     } else if (ok) {
-        bullet_terrain t = {bw, terrain, (vxk_quad*)malloc(sizeof(vxk_quad) * VXK_MESHER_MAX_QUADS),
-                            0,  0,       false};
-        t.failed = !t.quads;
-        if (!t.failed)
-            vxk_world_for_each_chunk(terrain, add_chunk_mesh, &t);
-        free(t.quads);
-        ok = !t.failed;
-        *triangles = t.triangles;
+        *triangles = 0;
+        ok = vxk_bullet_step_add_terrain(bw, terrain, triangles, NULL);
     }
     // Bodies: restitution 0.1 against terrain restitution 1 (Bullet multiplies them): 0.1 on
     // terrain as ours' grass and dirt, 0.01 between bodies (ours: 0).

@@ -1,6 +1,6 @@
-// vxk_main.c: the `vxk` command-line tool: the stress benchmark (`vxk bench`), thread scaling
-// (`vxk scale`), version and help. Every phase comes from perf/phase_<concept>.c, so the numbers
-// match the per-concept bench programs.
+// vxk_main.c: the `vxk` command-line tool: the physics stress run and the micro-benchmark phases
+// (`vxk bench`), thread scaling with a plot (`vxk scale`), version and help. Every phase comes
+// from perf/phase_<concept>.c, so the numbers match the per-concept bench programs.
 #include "bench.h"
 
 #include <vxk/world.h>
@@ -29,7 +29,11 @@ static const phase_entry g_phases[] = {
     {"kd", vxk_bench_kd, "loose kD tree build and queries (vs Bullet)"},
     {"ray", vxk_bench_ray, "world raycasts through the lazy cache (vs Embree)"},
     {"step", vxk_bench_step, "rigid bodies dropped on terrain, vxk_world_step (vs Bullet)"},
+    {"physics", vxk_bench_physics,
+     "the stress run (default): bodies in waves over a 1024^2 world, rays (vs Bullet)"},
 };
+// Without --phases, bench and scale run this phase alone.
+#define DEFAULT_PHASE "physics"
 #define PHASE_COUNT (sizeof(g_phases) / sizeof(g_phases[0]))
 
 typedef struct options {
@@ -49,29 +53,33 @@ static void usage(FILE* out)
             "usage: vxk <command> [options]\n"
             "\n"
             "commands:\n"
-            "  bench      run the stress benchmark: every phase once, a table on stdout\n"
-            "  scale      run the benchmark at 1, 2, 4, ... threads and print speedups\n"
+            "  bench      run the physics stress run (or the phases --phases names), a table on\n"
+            "             stdout\n"
+            "  scale      run it at 1, 2, 4, ... threads, print speedups, plot them (gnuplot)\n"
             "  version    print the version\n"
             "  help       print this text (also --help)\n"
             "\n"
             "options (bench and scale unless marked; the other command refuses a marked one):\n"
             "  --threads N      bench: worker threads, 0 = all cores (default 0)\n"
             "  --max-threads N  scale: highest thread count (default: all cores)\n"
-            "  --json FILE      write {version, threads, hash, phases[], figures{}} to FILE\n"
-            "                   (scale: {version, identical, runs[]})\n"
+            "  --json FILE      write {version, threads, hash, phases[], figures{}} to FILE, and\n"
+            "                   for the physics run steps, bodies, world_hash, step_phases{}\n"
+            "                   (scale: {version, identical, runs[]}, and a plot FILE.png)\n"
             "  --trace FILE     bench: Chrome trace of the jobs (Perfetto, chrome://tracing)\n"
             "  --phases LIST    comma-separated subset of:");
     for (size_t i = 0; i < PHASE_COUNT; ++i)
         fprintf(out, " %s", g_phases[i].name);
-    fprintf(out, "\n"
-                 "  --quick          small sizes (seconds instead of minutes)\n"
-                 "  --scale X        world size multiplier along x and z (default 1)\n"
-                 "  --seed N         world seed (default 1)\n"
-                 "\n"
-                 "Output files are created before the first phase runs: one that cannot be\n"
-                 "written fails at once. Exit codes: 0 done, 1 a file or run failed, 2 bad usage.\n"
-                 "\n"
-                 "phases:\n");
+    fprintf(out,
+            "\n"
+            "                   (default: " DEFAULT_PHASE "; the others are the micro-benchmarks)\n"
+            "  --quick          small sizes (seconds instead of minutes)\n"
+            "  --scale X        world size multiplier along x and z (default 1)\n"
+            "  --seed N         world seed (default 1)\n"
+            "\n"
+            "Output files are created before the first phase runs: one that cannot be\n"
+            "written fails at once. Exit codes: 0 done, 1 a file or run failed, 2 bad usage.\n"
+            "\n"
+            "phases:\n");
     for (size_t i = 0; i < PHASE_COUNT; ++i)
         fprintf(out, "  %-11s %s\n", g_phases[i].name, g_phases[i].what);
 }
@@ -115,7 +123,7 @@ static int parse_options(int argc, char** argv, int first, options* o)
     o->scale = 1.0;
     o->seed = 1;
     for (size_t i = 0; i < PHASE_COUNT; ++i)
-        o->enabled[i] = true;
+        o->enabled[i] = strcmp(g_phases[i].name, DEFAULT_PHASE) == 0;
     for (int i = first; i < argc; ++i) {
         const char* a = argv[i];
         const char* v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -200,6 +208,57 @@ static void bench_finish(vxk_bench* b)
     }
 }
 
+static double figure_or_zero(const vxk_bench* b, const char* key)
+{
+    double v = 0.0;
+    vxk_bench_figure_get(b, key, &v);
+    return v;
+}
+
+// The physics stress run's summary: per-stage ms per step and its figures.
+static void print_physics(const vxk_bench* b)
+{
+    printf("\nphysics stress run: %u steps at 60 Hz, %u bodies (%.0f voxel bodies), %.3g voxels\n",
+           b->physics_steps, b->physics_bodies, figure_or_zero(b, "physics_voxel_bodies"),
+           figure_or_zero(b, "physics_world_voxels"));
+    printf("%-28s %12s %12s %12s\n", "stage (ms per step)", "median", "p95", "mean");
+    for (int i = 0; i < b->stage_count; ++i)
+        printf("%-28s %12.4f %12.4f %12.4f\n", b->stages[i].name, b->stages[i].median_ms,
+               b->stages[i].p95_ms, b->stages[i].mean_ms);
+    printf("steps/s %.1f, body-steps/s %.4g\n", figure_or_zero(b, "physics_steps_per_s"),
+           figure_or_zero(b, "physics_body_steps_per_s"));
+    printf("contacts %.0f (at most %.0f), body pairs %.0f, islands %.0f (at most %.0f), "
+           "sleeping %.0f\n",
+           figure_or_zero(b, "physics_contacts"), figure_or_zero(b, "physics_contacts_max"),
+           figure_or_zero(b, "physics_body_pairs"), figure_or_zero(b, "physics_islands"),
+           figure_or_zero(b, "physics_islands_max"), figure_or_zero(b, "physics_sleeping"));
+    printf("memory %.1f MiB (terrain %.1f, narrowphase cache %.1f, bodies %.1f, contacts %.1f)\n",
+           figure_or_zero(b, "physics_memory_bytes") / 1048576.0,
+           figure_or_zero(b, "physics_terrain_bytes") / 1048576.0,
+           figure_or_zero(b, "physics_narrow_cache_bytes") / 1048576.0,
+           figure_or_zero(b, "physics_body_bytes") / 1048576.0,
+           figure_or_zero(b, "physics_contact_bytes") / 1048576.0);
+    printf("rays %.0f: %.0f hit terrain, %.0f hit bodies\n", figure_or_zero(b, "physics_rays"),
+           figure_or_zero(b, "physics_ray_terrain_hits"),
+           figure_or_zero(b, "physics_ray_body_hits"));
+    printf("tunnelled %.0f, off the edge %.0f", figure_or_zero(b, "ours_tunnelled"),
+           figure_or_zero(b, "ours_off_edge"));
+    double v = 0.0;
+    if (vxk_bench_figure_get(b, "bullet_tunnelled", &v))
+        printf("; Bullet: tunnelled %.0f, off the edge %.0f", v,
+               figure_or_zero(b, "bullet_off_edge"));
+    printf("\n");
+    if (vxk_bench_figure_get(b, "bullet_step_ratio", &v))
+        printf("bullet_step_ratio %.3g (Bullet %.4g ms / ours %.4g ms, median step)\n", v,
+               figure_or_zero(b, "bullet_step_ms"), figure_or_zero(b, "physics_step_ms"));
+    if (vxk_bench_figure_get(b, "bullet_narrowphase_ratio", &v))
+        printf("bullet_narrowphase_ratio %.3g (voxel pairs: %.0f; Bullet %.4g ms / ours %.4g ms)\n",
+               v, figure_or_zero(b, "narrowphase_voxel_pairs"),
+               figure_or_zero(b, "bullet_narrowphase_ms"),
+               figure_or_zero(b, "ours_narrowphase_ms"));
+    printf("world hash %016llx\n", (unsigned long long)b->physics_world_hash);
+}
+
 static void print_table(const vxk_bench* b)
 {
     printf("vxk %s bench, %u threads\n", vxk_version_string(), b->threads);
@@ -209,6 +268,8 @@ static void print_table(const vxk_bench* b)
         double rate = p->seconds > 0 ? p->items / p->seconds : 0.0;
         printf("%-28s %12.4f %14.0f %16.4g\n", p->name, p->seconds, p->items, rate);
     }
+    if (b->physics_ran)
+        print_physics(b);
     printf("hash %016llx\n", (unsigned long long)b->hash);
 }
 
@@ -270,10 +331,29 @@ static int jobs_failed(FILE* json)
     return 1;
 }
 
+// The physics stress run's top-level keys (after "hash"): steps, bodies, world_hash and
+// step_phases, one object per stage with its ms per step.
+static void json_physics(FILE* f, const vxk_bench* b)
+{
+    if (!b->physics_ran)
+        return;
+    fprintf(f, "\"steps\": %u, \"bodies\": %u, \"world_hash\": \"%016llx\", \"step_phases\": {",
+            b->physics_steps, b->physics_bodies, (unsigned long long)b->physics_world_hash);
+    for (int i = 0; i < b->stage_count; ++i) {
+        fprintf(f, "%s", i ? ", " : "");
+        json_string(f, b->stages[i].name);
+        fprintf(f, ": {\"median_ms\": %.9g, \"p95_ms\": %.9g, \"mean_ms\": %.9g}",
+                b->stages[i].median_ms, b->stages[i].p95_ms, b->stages[i].mean_ms);
+    }
+    fprintf(f, "}, ");
+}
+
 static int write_json(const vxk_bench* b, FILE* f, const char* path)
 {
-    fprintf(f, "{\"version\": \"%s\", \"threads\": %u, \"hash\": \"%016llx\", \"phases\": [",
+    fprintf(f, "{\"version\": \"%s\", \"threads\": %u, \"hash\": \"%016llx\", ",
             vxk_version_string(), b->threads, (unsigned long long)b->hash);
+    json_physics(f, b);
+    fprintf(f, "\"phases\": [");
     for (int i = 0; i < b->phase_count; ++i) {
         const vxk_bench_phase* p = &b->phases[i];
         fprintf(f, "%s{\"name\": ", i ? ", " : "");
@@ -321,6 +401,105 @@ static int cmd_bench(const options* o)
     return rc;
 }
 
+// A row of a speedup table: its name and value in one run (0 past the run's rows).
+typedef double row_value_fn(const vxk_bench* b, int row, const char** name);
+
+static double phase_seconds(const vxk_bench* b, int row, const char** name)
+{
+    if (row >= b->phase_count)
+        return 0.0;
+    *name = b->phases[row].name;
+    return b->phases[row].seconds;
+}
+
+static double stage_median(const vxk_bench* b, int row, const char** name)
+{
+    if (row >= b->stage_count)
+        return 0.0;
+    *name = b->stages[row].name;
+    return b->stages[row].median_ms;
+}
+
+// Each row's value per thread count and its speedup over one thread (the first run's rows).
+static void print_speedups(const char* title, const vxk_bench* runs, const uint32_t* counts,
+                           int run_count, int rows, row_value_fn* value)
+{
+    printf("%-28s", title);
+    for (int r = 0; r < run_count; ++r)
+        printf(" %8ut %6s", counts[r], "x");
+    printf("\n");
+    for (int k = 0; k < rows; ++k) {
+        const char* name = "";
+        double base = value(&runs[0], k, &name);
+        printf("%-28s", name);
+        for (int r = 0; r < run_count; ++r) {
+            const char* unused = NULL;
+            double v = value(&runs[r], k, &unused);
+            printf(" %9.4f %6.2f", v, v > 0 ? base / v : 0.0);
+        }
+        printf("\n");
+    }
+}
+
+// The plot beside a scale JSON (its name with .png for .json, or .png added): each phase's
+// speedup over one thread against the thread count, drawn by gnuplot (Debian gnuplot-nox).
+// Without gnuplot it says so and writes nothing (exit code unchanged). 1 if gnuplot failed.
+static int write_plot(const vxk_bench* runs, const uint32_t* counts, int run_count,
+                      const char* json_path)
+{
+    char png[4096];
+    size_t n = strlen(json_path);
+    if (n >= 5 && strcmp(json_path + n - 5, ".json") == 0)
+        snprintf(png, sizeof(png), "%.*s.png", (int)(n - 5), json_path);
+    else
+        snprintf(png, sizeof(png), "%s.png", json_path);
+    if (system("command -v gnuplot >/dev/null 2>&1") != 0) {
+        fprintf(stderr, "vxk: gnuplot not found (Debian: gnuplot-nox): no plot written, only %s\n",
+                json_path);
+        return 0;
+    }
+    FILE* g = popen("gnuplot", "w");
+    if (!g) {
+        fprintf(stderr, "vxk: cannot run gnuplot: %s\n", strerror(errno));
+        return 1;
+    }
+    // Phases with a measurable one-thread time, at most 12 lines.
+    int shown[12], shown_count = 0;
+    for (int p = 0; p < runs[0].phase_count && shown_count < 12; ++p)
+        if (runs[0].phases[p].seconds > 1e-4)
+            shown[shown_count++] = p;
+    fprintf(g, "set terminal pngcairo size 1000,640 noenhanced\nset output '");
+    for (const char* c = png; *c; ++c)
+        fprintf(g, *c == '\'' ? "''" : "%c", *c);
+    fprintf(g, "'\nset title 'vxk scale: speedup over one thread (vxk %s)'\n",
+            vxk_version_string());
+    fprintf(g,
+            "set xlabel 'threads'\nset ylabel 'speedup'\nset key outside right\nset grid\n"
+            "set logscale x 2\nset xrange [1:%u]\nset yrange [0:*]\n$speedups << EOD\n",
+            counts[run_count - 1] > 1 ? counts[run_count - 1] : 2);
+    for (int r = 0; r < run_count; ++r) {
+        fprintf(g, "%u", counts[r]);
+        for (int k = 0; k < shown_count; ++k) {
+            int p = shown[k];
+            double s = p < runs[r].phase_count ? runs[r].phases[p].seconds : 0.0;
+            fprintf(g, " %.6g", s > 0 ? runs[0].phases[p].seconds / s : 0.0);
+        }
+        fprintf(g, "\n");
+    }
+    fprintf(g, "EOD\nplot x title 'ideal' with lines dashtype 2 lc rgb 'gray'");
+    for (int k = 0; k < shown_count; ++k)
+        fprintf(g, ", $speedups using 1:%d with linespoints title '%s'", k + 2,
+                runs[0].phases[shown[k]].name);
+    fprintf(g, "\n");
+    int status = pclose(g);
+    if (status != 0) {
+        fprintf(stderr, "vxk: gnuplot failed (status %d): no plot %s\n", status, png);
+        return 1;
+    }
+    printf("plot %s\n", png);
+    return 0;
+}
+
 // Runs the benchmark at 1, 2, 4, ... max threads; prints each phase's time and its speedup over
 // one thread, and checks that the result hash is the same at every thread count.
 static int cmd_scale(const options* o)
@@ -352,6 +531,7 @@ static int cmd_scale(const options* o)
         b->scale = o->scale;
         b->seed = o->seed;
         b->progress = true;
+        b->skip_peers = true; // Bullet runs in `vxk bench`; scale compares our thread counts
         fprintf(stderr, "threads %u\n", t);
         run_phases(b, o);
         bench_finish(b);
@@ -360,19 +540,11 @@ static int cmd_scale(const options* o)
         if (t == max_threads)
             break;
     }
-    printf("%-28s", "phase (seconds, speedup)");
-    for (int r = 0; r < run_count; ++r)
-        printf(" %8ut %6s", counts[r], "x");
-    printf("\n");
-    for (int p = 0; p < runs[0].phase_count; ++p) {
-        printf("%-28s", runs[0].phases[p].name);
-        for (int r = 0; r < run_count; ++r) {
-            double s = p < runs[r].phase_count ? runs[r].phases[p].seconds : 0.0;
-            double base = runs[0].phases[p].seconds;
-            printf(" %9.4f %6.2f", s, s > 0 ? base / s : 0.0);
-        }
-        printf("\n");
-    }
+    print_speedups("phase (seconds, speedup)", runs, counts, run_count, runs[0].phase_count,
+                   phase_seconds);
+    if (runs[0].physics_ran)
+        print_speedups("stage (median ms, speedup)", runs, counts, run_count, runs[0].stage_count,
+                       stage_median);
     bool same = true;
     for (int r = 0; r < run_count; ++r) {
         printf("hash at %2u threads: %016llx\n", counts[r], (unsigned long long)runs[r].hash);
@@ -384,8 +556,10 @@ static int cmd_scale(const options* o)
         fprintf(json, "{\"version\": \"%s\", \"identical\": %s, \"runs\": [", vxk_version_string(),
                 same ? "true" : "false");
         for (int r = 0; r < run_count; ++r) {
-            fprintf(json, "%s{\"threads\": %u, \"hash\": \"%016llx\", \"phases\": [", r ? ", " : "",
-                    counts[r], (unsigned long long)runs[r].hash);
+            fprintf(json, "%s{\"threads\": %u, \"hash\": \"%016llx\", ", r ? ", " : "", counts[r],
+                    (unsigned long long)runs[r].hash);
+            json_physics(json, &runs[r]);
+            fprintf(json, "\"phases\": [");
             for (int p = 0; p < runs[r].phase_count; ++p) {
                 const vxk_bench_phase* ph = &runs[r].phases[p];
                 fprintf(json,
@@ -398,6 +572,8 @@ static int cmd_scale(const options* o)
         }
         fprintf(json, "]}\n");
         rc |= close_json(json, o->json_path);
+        if (rc == 0)
+            rc |= write_plot(runs, counts, run_count, o->json_path);
     }
     return rc;
 }
