@@ -268,10 +268,14 @@ static int sat_choose(const float separation[15], uint32_t allowed, float abs_to
     }
     if (best_a < 0 && best_b < 0)
         return best_e;
+    // The tolerances are relative to the separation's size, so that they favour faces for
+    // separated shapes too (k x face would favour the edge when face > 0: a box hovering within
+    // the margin over a face would take an edge axis equal to the face normal and one point).
     float face = max_f(sep_a, sep_b);
-    if (best_e >= 0 && sep_e > k_rel_edge_tolerance * face + abs_tolerance)
+    if (best_e >= 0 && sep_e > face + (1.0f - k_rel_edge_tolerance) * fabsf(face) + abs_tolerance)
         return best_e;
-    if (best_a < 0 || (best_b >= 0 && sep_b > k_rel_face_tolerance * sep_a + abs_tolerance))
+    if (best_a < 0 || (best_b >= 0 && sep_b > sep_a + (1.0f - k_rel_face_tolerance) * fabsf(sep_a) +
+                                                  abs_tolerance))
         return best_b;
     return best_a;
 }

@@ -67,6 +67,7 @@ static void voxel_shape_free(vxk_voxel_data* vs)
     vxk_free(vs->types, n);
     vxk_free(vs->box_center, sizeof(vxk_vec3) * vs->box_capacity);
     vxk_free(vs->box_half, sizeof(vxk_vec3) * vs->box_capacity);
+    vxk_voxel_view_destroy(&vs->view);
     vxk_free(vs, sizeof(*vs));
 }
 
@@ -88,13 +89,16 @@ static void dynamics_destroy(void* self)
     vxk_free(dyn->end_events, sizeof(vxk_contact_event) * dyn->end_capacity);
     for (int i = 0; i < 8; ++i)
         vxk_free(dyn->scratch[i], dyn->scratch_bytes[i]);
+    for (uint32_t i = 0; i < dyn->thread_capacity; ++i)
+        vxk_free(dyn->threads[i].region, dyn->threads[i].region_bytes);
+    vxk_free(dyn->threads, sizeof(vxk_thread_scratch) * dyn->thread_capacity);
     vxk_free(dyn, sizeof(*dyn));
 }
 
 static size_t voxel_shape_bytes(const vxk_voxel_data* vs)
 {
     size_t n = (size_t)vs->grid.size.x * (size_t)vs->grid.size.y * (size_t)vs->grid.size.z;
-    return sizeof(*vs) + 2 * n + 2 * sizeof(vxk_vec3) * vs->box_capacity;
+    return sizeof(*vs) + 2 * n + 2 * sizeof(vxk_vec3) * vs->box_capacity + vs->view.storage_bytes;
 }
 
 static void dynamics_memory(const void* self, vxk_world_memory* stats)
@@ -294,6 +298,11 @@ static vxk_status voxel_shape_create(const vxk_world* world, const vxk_voxel_gri
     vxk_box_list_free(&list);
     vs->local_mid = vxk_v3_scale(vxk_v3_add(lo, hi), 0.5f);
     vs->local_half = vxk_v3_scale(vxk_v3_sub(hi, lo), 0.5f);
+    status = vxk_voxel_view_create(&vs->view, &vs->grid, solid, vs->types, voxel_size, vs->origin);
+    if (status != VXK_OK) {
+        voxel_shape_free(vs);
+        return status;
+    }
     *out = vs;
     return VXK_OK;
 }

@@ -137,6 +137,7 @@ static void gather(gatherer* g, const vxk_manifold* m, uint32_t key, uint8_t mat
 
 typedef struct narrow_ctx {
     vxk_dynamics* dyn;
+    vxk_thread_scratch* threads; // by thread index
     vxk_narrow_cache* cache;
     const task* tasks;
     const vxk_broadphase_hit* hits;
@@ -244,8 +245,100 @@ static void terrain_chunk(narrow_ctx* ctx, const task* t, vxk_int3 coord, gather
     vxk_narrow_release(&ref);
 }
 
-static void terrain_task(narrow_ctx* ctx, const task* t, gatherer* g, vxk_int3* chunk)
+static int64_t floor_div(float x, float s)
 {
+    double f = floor((double)x / (double)s);
+    return f < -2147483000.0 ? -2147483000 : f > 2147483000.0 ? 2147483000 : (int64_t)f;
+}
+
+// Region tiles hold at most this many voxels per side inside their one-voxel border.
+#define REGION_TILE (VXK_VOXEL_VIEW_MAX_SIZE - 2)
+
+// A voxel body against the terrain as seed 003 sees it: the terrain around the body, grown by
+// the margin and a voxel, gathered from chunk bits into region views (tiles of at most 254
+// voxels a side inside their border) and collided voxel against voxel.
+static void voxel_terrain_task(narrow_ctx* ctx, const task* t, gatherer* g, vxk_int3* chunk,
+                               vxk_thread_scratch* ts)
+{
+    const vxk_body* body = &ctx->dyn->bodies[t->b];
+    const vxk_terrain* terrain = &ctx->dyn->world->terrain;
+    const float s = ctx->voxel_size;
+    int64_t lo[3] = {floor_div(body->aabb.min.x - t->margin, s) - 1,
+                     floor_div(body->aabb.min.y - t->margin, s) - 1,
+                     floor_div(body->aabb.min.z - t->margin, s) - 1};
+    int64_t hi[3] = {floor_div(body->aabb.max.x + t->margin, s) + 1,
+                     floor_div(body->aabb.max.y + t->margin, s) + 1,
+                     floor_div(body->aabb.max.z + t->margin, s) + 1};
+    float deepest = FLT_MAX;
+    for (int64_t ty = lo[1]; ty <= hi[1]; ty += REGION_TILE)
+        for (int64_t tz = lo[2]; tz <= hi[2]; tz += REGION_TILE)
+            for (int64_t tx = lo[0]; tx <= hi[0]; tx += REGION_TILE) {
+                int64_t t0[3] = {tx, ty, tz};
+                vxk_int3 rmin = {(int32_t)(tx - 1), (int32_t)(ty - 1), (int32_t)(tz - 1)};
+                int32_t size[3];
+                for (int k = 0; k < 3; ++k) {
+                    int64_t end = t0[k] + REGION_TILE - 1 < hi[k] ? t0[k] + REGION_TILE - 1 : hi[k];
+                    size[k] = (int32_t)(end - t0[k] + 3);
+                }
+                vxk_int3 rsize = {size[0], size[1], size[2]};
+                size_t bytes = vxk_voxel_view_storage_bytes(rsize);
+                if (bytes > ts->region_bytes) {
+                    // Doubling: regions vary with the bodies' motion, and a steady run must stop
+                    // allocating.
+                    size_t want = ts->region_bytes ? ts->region_bytes : 4096;
+                    while (want < bytes)
+                        want *= 2;
+                    void* grown = vxk_realloc(ts->region, ts->region_bytes, want);
+                    if (!grown) {
+                        ctx->status = VXK_ERR_OUT_OF_MEMORY;
+                        return;
+                    }
+                    ts->region = grown;
+                    ts->region_bytes = want;
+                }
+                vxk_voxel_view region;
+                if (vxk_voxel_view_region_begin(&region, ts->region, ts->region_bytes, rmin, rsize,
+                                                s) != VXK_OK)
+                    continue;
+                int32_t c0[3], c1[3];
+                int32_t m[3] = {rmin.x, rmin.y, rmin.z};
+                for (int k = 0; k < 3; ++k) {
+                    c0[k] = (int32_t)floor_div((float)m[k], 8.0f);
+                    c1[k] =
+                        (int32_t)((m[k] + (int64_t)size[k] - 1 - 8 * (int64_t)c0[k]) / 8 + c0[k]);
+                }
+                for (int32_t cy = c0[1]; cy <= c1[1]; ++cy)
+                    for (int32_t cz = c0[2]; cz <= c1[2]; ++cz)
+                        for (int32_t cx = c0[0]; cx <= c1[0]; ++cx) {
+                            uint64_t solid[8], water[8];
+                            vxk_int3 c = {cx, cy, cz};
+                            vxk_terrain_chunk_bits(terrain, c, solid, water);
+                            vxk_voxel_view_region_add_chunk(&region, c, solid);
+                        }
+                if (vxk_voxel_view_region_finish(&region) != VXK_OK)
+                    continue;
+                vxk_voxel_manifolds vm;
+                vxk_collide_voxels(&vm, &ts->voxel, &region, &body->voxels->view, t->margin, 0);
+                for (uint32_t k = 0; k < vm.count; ++k) {
+                    vxk_int3 v = vm.voxel_a[k];
+                    uint8_t material = vxk_world_get_voxel(ctx->dyn->world, v);
+                    gather(g, &vm.manifolds[k], 0, material);
+                    float d = manifold_deepest(&vm.manifolds[k]);
+                    if (d < deepest) {
+                        deepest = d;
+                        *chunk = (vxk_int3){v.x >> 3, v.y >> 3, v.z >> 3};
+                    }
+                }
+            }
+}
+
+static void terrain_task(narrow_ctx* ctx, const task* t, gatherer* g, vxk_int3* chunk,
+                         vxk_thread_scratch* ts)
+{
+    if (ctx->dyn->bodies[t->b].voxels) {
+        voxel_terrain_task(ctx, t, g, chunk, ts);
+        return;
+    }
     float deepest = FLT_MAX;
     for (uint32_t h = t->hit_begin; h < t->hit_end; ++h)
         if (ctx->hits[h].flags & VXK_BROADPHASE_HIT_SOLID)
@@ -257,12 +350,44 @@ static uint32_t shape_boxes(const vxk_body* b)
     return b->voxels ? b->voxels->box_count : 1;
 }
 
-static void pair_task(narrow_ctx* ctx, const task* t, gatherer* g)
+// A pair with a voxel body, by seed 003's voxel contacts (collision/contact_voxel.h).
+static void voxel_pair(const vxk_body* a, const vxk_body* b, gatherer* g, float margin,
+                       vxk_thread_scratch* ts)
+{
+    vxk_voxel_manifolds vm;
+    bool flip = false;
+    if (a->voxels && b->voxels) {
+        vxk_collide_voxels(&vm, &ts->voxel, &a->voxels->view, &b->voxels->view, margin, 0);
+    } else {
+        flip = !a->voxels; // the voxel shape is A of the collide call
+        const vxk_body* v = flip ? b : a;
+        const vxk_body* o = flip ? a : b;
+        if (o->shape == VXK_SHAPE_SPHERE) {
+            vxk_collide_voxel_sphere(&vm, &ts->voxel, &v->voxels->view, o->pose.p, o->radius,
+                                     margin);
+        } else {
+            vxk_mat3 r = vxk_mat3_from_quat(o->pose.q);
+            vxk_obb box = vxk_body_obb(o, &r, 0);
+            vxk_collide_voxel_box(&vm, &ts->voxel, &v->voxels->view, &box, margin);
+        }
+    }
+    for (uint32_t k = 0; k < vm.count; ++k) {
+        if (flip)
+            vxk_manifold_flip(&vm.manifolds[k]);
+        gather(g, &vm.manifolds[k], 0, 0);
+    }
+}
+
+static void pair_task(narrow_ctx* ctx, const task* t, gatherer* g, vxk_thread_scratch* ts)
 {
     const vxk_body* a = &ctx->dyn->bodies[t->a];
     const vxk_body* b = &ctx->dyn->bodies[t->b];
     vxk_manifold m;
     float margin = t->margin;
+    if (a->voxels || b->voxels) {
+        voxel_pair(a, b, g, margin, ts);
+        return;
+    }
     if (a->shape == VXK_SHAPE_SPHERE && b->shape == VXK_SHAPE_SPHERE) {
         vxk_collide_spheres(&m, a->pose.p, a->radius, b->pose.p, b->radius, margin);
         gather(g, &m, 0, 0);
@@ -450,7 +575,6 @@ static void task_warm_start(const narrow_ctx* ctx, const task* t, task_out* o)
 
 static void narrow_range(void* vctx, uint32_t begin, uint32_t end, uint32_t thread)
 {
-    (void)thread;
     narrow_ctx* ctx = (narrow_ctx*)vctx;
     // This piece's buffer: each task appends its manifolds, so the pieces concatenated in piece
     // order are the task order.
@@ -472,7 +596,10 @@ static void narrow_range(void* vctx, uint32_t begin, uint32_t end, uint32_t thre
         const vxk_body* b = &ctx->dyn->bodies[t->b];
         vxk_transform rel = relative_pose(a, b);
         if (piece->count + TASK_MANIFOLDS > piece->capacity) {
-            uint32_t grown = piece->capacity ? piece->capacity * 2 : 4 * TASK_MANIFOLDS;
+            // Straight to the most a piece can write: a piece's tasks change with the scene, and
+            // growing by steps allocated again whenever one piece met a busier stretch. The pages
+            // a piece never fills are never touched.
+            uint32_t grown = NARROW_GRAIN * TASK_MANIFOLDS;
             vxk_contact* items = (vxk_contact*)vxk_realloc(
                 piece->items, sizeof(vxk_contact) * piece->capacity, sizeof(vxk_contact) * grown);
             if (!items) {
@@ -500,10 +627,11 @@ static void narrow_range(void* vctx, uint32_t begin, uint32_t end, uint32_t thre
         vxk_int3 chunk = {0, 0, 0};
         task grown = *t;
         grown.margin += MARGIN_HEADROOM_SLOPS * ctx->dyn->settings.linear_slop;
+        vxk_thread_scratch* ts = &ctx->threads[thread];
         if (terrain)
-            terrain_task(ctx, &grown, &g, &chunk);
+            terrain_task(ctx, &grown, &g, &chunk, ts);
         else
-            pair_task(ctx, &grown, &g);
+            pair_task(ctx, &grown, &g, ts);
         o->count = 0;
         vxk_vec3 ca = a ? a->pose.p : vxk_v3(0, 0, 0);
         for (uint32_t k = 0; k < g.count; ++k) {
@@ -935,10 +1063,32 @@ vxk_status vxk_dynamics_step(vxk_world* world, vxk_arena* arena, float dt,
     }
 
     // 5. Narrowphase.
-    narrow_ctx nctx = {
-        dyn,           vxk_narrow_cache_get(world),        tasks,       hits,
-        dyn->contacts, vxk_terrain_epoch(&world->terrain), dyn->pieces, world->voxel_size,
-        VXK_OK};
+    uint32_t threads = world->jobs ? vxk_jobs_thread_count(world->jobs) : 1;
+    if (threads > dyn->thread_capacity) {
+        vxk_thread_scratch* grown =
+            (vxk_thread_scratch*)vxk_calloc(sizeof(vxk_thread_scratch) * threads);
+        if (!grown)
+            return VXK_ERR_OUT_OF_MEMORY;
+        if (dyn->threads)
+            memcpy(grown, dyn->threads, sizeof(vxk_thread_scratch) * dyn->thread_capacity);
+        vxk_free(dyn->threads, sizeof(vxk_thread_scratch) * dyn->thread_capacity);
+        dyn->threads = grown;
+        dyn->thread_capacity = threads;
+    }
+    // The voxel views at the bodies' poses, set here once: the tasks only read them.
+    for (uint32_t i = 0; i < cap; ++i)
+        if (dyn->bodies[i].live && dyn->bodies[i].voxels)
+            dyn->bodies[i].voxels->view.pose = dyn->bodies[i].pose;
+    narrow_ctx nctx = {dyn,
+                       dyn->threads,
+                       vxk_narrow_cache_get(world),
+                       tasks,
+                       hits,
+                       dyn->contacts,
+                       vxk_terrain_epoch(&world->terrain),
+                       dyn->pieces,
+                       world->voxel_size,
+                       VXK_OK};
     vxk_parallel_for(world->jobs, "narrowphase", task_count, NARROW_GRAIN, narrow_range, &nctx);
     if (nctx.status != VXK_OK)
         return nctx.status;

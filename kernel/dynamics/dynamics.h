@@ -13,12 +13,14 @@
 
 #include "body_bvh.h"
 #include "contact_geometry.h"
+#include "contact_voxel.h"
 #include "id_pool.h"
 #include "math3.h"
 #include "world_internal.h"
 
 // A voxel body's shape: its own grid copy, its type-and-normal bytes, the box compound in the
-// body frame (boxes of voxels, the collision shape for now) and its bounds.
+// body frame (boxes of voxels: the mass, Bullet's peer shape, the bounds) and the voxel view
+// its contacts are made from.
 typedef struct vxk_voxel_data {
     vxk_voxel_grid grid; // owned copy
     uint8_t* types;      // one byte per voxel (vxk/voxel_types.h)
@@ -32,6 +34,9 @@ typedef struct vxk_voxel_data {
     vxk_vec3 local_mid;
     uint32_t solid_voxels;
     uint8_t material; // the most common material
+    // The grid as the voxel contacts see it (collision/contact_voxel.h): bit rows, types, Corner
+    // and Edge rows; its pose is set from the body's before each narrowphase.
+    vxk_voxel_view view;
 } vxk_voxel_data;
 
 typedef struct vxk_body {
@@ -104,6 +109,14 @@ typedef struct vxk_contact {
     vxk_contact_point_state points[VXK_MANIFOLD_POINTS];
 } vxk_contact;
 
+// What one thread of the narrowphase works in: the voxel contacts' scratch and the storage of
+// the terrain regions it gathers (grown by its thread alone, kept across steps).
+typedef struct vxk_thread_scratch {
+    vxk_voxel_contact_scratch voxel;
+    void* region;
+    size_t region_bytes;
+} vxk_thread_scratch;
+
 // The manifolds one narrowphase piece wrote, in task order (kept across steps, grown).
 typedef struct vxk_contact_piece {
     vxk_contact* items;
@@ -150,6 +163,9 @@ typedef struct vxk_dynamics {
     uint32_t begin_count, begin_capacity;
     vxk_contact_event* end_events;
     uint32_t end_count, end_capacity;
+    // Per-thread narrowphase scratch, one per scheduler thread.
+    vxk_thread_scratch* threads;
+    uint32_t thread_capacity;
     // Persistent per-step buffers (grown, never shrunk: a steady run stops allocating).
     void* scratch[8];
     size_t scratch_bytes[8];
