@@ -1009,6 +1009,24 @@ static int test_raycast(void)
         EXPECT(bad_status[i], vxk_raycast_any(w, &any, &rays[i]));
         EXPECT(bad_status[i], vxk_raycast_batch(w, &hit, &rays[i], 1));
     }
+    // Queries that hit bodies: a zero filter is refused, then the ray's own errors.
+    vxk_ray_query query = {down, vxk_default_ray_filter()};
+    vxk_ray_query no_filter = {down, {0, 0, {0, 0}}};
+    vxk_ray_result result;
+    EXPECT_NO_MEMORY(vxk_raycast_query(fresh, &result, &query));
+    EXPECT_NO_MEMORY(vxk_raycast_query_batch(fresh, &result, &query, 1));
+    EXPECT(VXK_OK, vxk_raycast_query(w, &result, &query));
+    VXK_CHECK_EQ_INT(result.target, VXK_RAY_TARGET_TERRAIN);
+    EXPECT(VXK_OK, vxk_raycast_query_batch(w, &result, &query, 1));
+    EXPECT(VXK_ERR_INVALID_ARGUMENT, vxk_raycast_query(w, NULL, &query));
+    EXPECT(VXK_ERR_INVALID_ARGUMENT, vxk_raycast_query(w, &result, &no_filter));
+    EXPECT(VXK_ERR_INVALID_ARGUMENT, vxk_raycast_query_batch(w, NULL, &query, 1));
+    EXPECT(VXK_ERR_INVALID_ARGUMENT, vxk_raycast_query_batch(w, &result, &no_filter, 1));
+    for (int i = 0; i < 4; ++i) {
+        vxk_ray_query bad = {rays[i], vxk_default_ray_filter()};
+        EXPECT(bad_status[i], vxk_raycast_query(w, &result, &bad));
+        EXPECT(bad_status[i], vxk_raycast_query_batch(w, &result, &bad, 1));
+    }
     vxk_world_destroy(fresh);
     vxk_world_destroy(w);
     return group_end(start);
