@@ -313,6 +313,38 @@ static int test_kinematic_and_sleep_off(void)
     return 0;
 }
 
+// Bodies created asleep (awake false) sleep where they are made, in mid-air too, until woken;
+// 300 of them, with no awake body at all in the first steps (the step's task lists are sized for
+// sleeping bodies as well as awake ones).
+static int test_created_asleep(void)
+{
+    vxk_world* w = make_world(NULL, true);
+    VXK_CHECK(w != NULL);
+    enum { N = 300 };
+    vxk_body_id ids[N];
+    for (int i = 0; i < N; ++i) {
+        vxk_body_def d = vxk_default_body_def();
+        d.position = (vxk_vec3){-15.0f + (float)(i % 20) * 1.5f, 0.5f + (float)(i / 100) * 5.0f,
+                                -15.0f + (float)((i / 20) % 5) * 1.5f};
+        d.awake = false;
+        d.shape = vxk_box_shape((vxk_vec3){0.5f, 0.5f, 0.5f}, VXK_MAT_WOOD);
+        ids[i] = add(w, d);
+        VXK_CHECK(!VXK_ID_IS_NULL(ids[i]));
+    }
+    vxk_transform before = pose(w, ids[N - 1]);
+    for (int step = 0; step < 30; ++step)
+        VXK_CHECK_EQ_INT(vxk_world_step(w, STEP_DT), VXK_OK);
+    vxk_transform after = pose(w, ids[N - 1]);
+    VXK_CHECK_MSG(memcmp(&before, &after, sizeof(before)) == 0, "a body created asleep moved");
+    VXK_CHECK(!awake(w, ids[N - 1]));
+    VXK_CHECK_EQ_INT(vxk_body_set_awake(w, ids[N - 1], true), VXK_OK);
+    for (int step = 0; step < 30; ++step)
+        VXK_CHECK_EQ_INT(vxk_world_step(w, STEP_DT), VXK_OK);
+    VXK_CHECK_MSG(pose(w, ids[N - 1]).p.y < before.p.y - 1.0f, "the woken body did not fall");
+    vxk_world_destroy(w);
+    return 0;
+}
+
 // Piles that fall asleep and are woken by balls: one hash for every worker count.
 static int sleep_run(uint32_t workers, uint64_t* hash)
 {
@@ -362,6 +394,7 @@ int main(void)
     VXK_RUN(test_api_wakes);
     VXK_RUN(test_support_removed_wakes);
     VXK_RUN(test_kinematic_and_sleep_off);
+    VXK_RUN(test_created_asleep);
     VXK_RUN(test_workers_bitwise);
     return vxk_test_finish();
 }

@@ -993,7 +993,7 @@ vxk_status vxk_dynamics_step(vxk_world* world, vxk_arena* arena, float dt,
     }
     const vxk_broadphase_hit* hits = (const vxk_broadphase_hit*)dyn->scratch[SCRATCH_HITS];
     // 4. Tasks in key order: terrain (body, chunk), then pairs (a, b) with a dynamic body.
-    uint32_t task_cap = dynamic_count + pair_count;
+    uint32_t task_cap = dynamic_count + asleep_count + pair_count;
     uint32_t piece_cap = task_cap / NARROW_GRAIN + 1;
     if (reserve(dyn, SCRATCH_TASKS, sizeof(task) * (size_t)task_cap + 16) != VXK_OK)
         return VXK_ERR_OUT_OF_MEMORY;
