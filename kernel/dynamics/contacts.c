@@ -1115,7 +1115,7 @@ vxk_status vxk_dynamics_step(vxk_world* world, vxk_arena* arena, float dt,
     // A sleeping body touched by a moving one wakes with its island (in list order, so a wake
     // that reaches further sleeping bodies is the same in every run), then the bodies that move
     // this step are the awake ones.
-    for (uint32_t i = 0; i < now_count; ++i) {
+    for (uint32_t i = 0; i < now_count && asleep_count; ++i) {
         const vxk_contact* c = &now[i];
         if (c->terrain)
             continue;

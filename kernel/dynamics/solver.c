@@ -119,6 +119,7 @@ typedef struct bundle {
     uint64_t* sets;
     uint32_t* order;
     uint8_t* color;
+    uint8_t* points; // per manifold: its point count (read once, in list order)
 } bundle;
 
 // The step as every bundle sees it.
@@ -158,7 +159,7 @@ static size_t bundle_work_bytes(uint32_t local_capacity, uint32_t manifolds)
            align64(sizeof(vxk_mat3) * l) + align64(sizeof(uint32_t) * l) +
            4 * align64(sizeof(uint32_t) * m) +
            align64(sizeof(uint64_t) * vxk_graph_set_words(local_capacity)) +
-           align64(sizeof(uint32_t) * m) + align64(m);
+           align64(sizeof(uint32_t) * m) + 2 * align64(m);
 }
 
 static void* take(uint8_t** cursor, size_t bytes)
@@ -236,6 +237,7 @@ static void setup_bundle(const solve_ctx* x, bundle* k)
     k->sets = (uint64_t*)take(&cursor, sizeof(uint64_t) * vxk_graph_set_words(k->local_capacity));
     k->order = (uint32_t*)take(&cursor, sizeof(uint32_t) * m);
     k->color = (uint8_t*)take(&cursor, m);
+    k->points = (uint8_t*)take(&cursor, m);
     const uint32_t* bodies = x->islands->bodies + k->body_begin;
     for (uint32_t i = 0; i < k->body_count; ++i) {
         k->global[i] = bodies[i];
@@ -248,6 +250,7 @@ static void setup_bundle(const solve_ctx* x, bundle* k)
     const uint32_t* list = x->islands->manifolds + k->manifold_begin;
     for (uint32_t i = 0; i < k->manifold_count; ++i) {
         uint32_t ci = list[i];
+        k->points[i] = (uint8_t)x->contacts[ci].point_count;
         k->ma[i] = local_slot(x, k, x->end_a[ci]);
         k->mb[i] = local_slot(x, k, x->end_b[ci]);
         k->ca[i] = k->ma[i] < k->body_count ? k->ma[i] : VXK_GRAPH_NO_BODY;
@@ -273,7 +276,7 @@ static void setup_bundle(const solve_ctx* x, bundle* k)
         uint32_t begin = k->coloring.start[c], end = k->coloring.start[c + 1], n = begin;
         for (int points = VXK_MANIFOLD_POINTS; points >= 0; --points)
             for (uint32_t i = begin; i < end; ++i)
-                if ((int)x->contacts[list[k->order[i]]].point_count == points)
+                if ((int)k->points[k->order[i]] == points)
                     sorted[n++] = k->order[i];
         memcpy(k->order + begin, sorted + begin, sizeof(uint32_t) * (end - begin));
     }
@@ -487,10 +490,8 @@ static void pack_batch(const solve_ctx* x, const bundle* k, uint32_t index)
     batch_range(k, index, &first, &end);
     // Zero what the kernels read: the header and the points up to the batch's most.
     uint32_t most = 0;
-    for (uint32_t l = first; l < end; ++l) {
-        uint32_t n = x->contacts[list[order[l]]].point_count;
-        most = n > most ? n : most;
-    }
+    for (uint32_t l = first; l < end; ++l)
+        most = k->points[order[l]] > most ? k->points[order[l]] : most;
     memset(w, 0, offsetof(vxk_wide_constraint, points) + sizeof(vxk_wide_point) * most);
     for (uint32_t l = 0; l < VXK_WIDE_LANES; ++l)
         w->a[l] = w->b[l] = k->scratch_slot;
