@@ -57,6 +57,7 @@ typedef struct step_scene {
 // The end of a run of one engine.
 typedef struct step_outcome {
     double median_ms, mean_ms, max_ms, total_s;
+    double stage_ms[VXK_STEP_STAGE_COUNT]; // ours: median per stage
     uint32_t tunnelled, below_surface, off_edge, awake;
     double max_shift, top_drop; // pyramids
     bool stands;
@@ -239,7 +240,8 @@ static bool run_ours(const step_scene* s, vxk_jobs* jobs, uint32_t steps, step_o
     vxk_body_id* ids = (vxk_body_id*)malloc(sizeof(vxk_body_id) * s->count);
     vxk_transform* poses = (vxk_transform*)malloc(sizeof(vxk_transform) * s->count);
     double* times = (double*)malloc(sizeof(double) * steps);
-    if (!ids || !poses || !times)
+    double* stages = (double*)malloc(sizeof(double) * steps * VXK_STEP_STAGE_COUNT);
+    if (!ids || !poses || !times || !stages)
         st = VXK_ERR_OUT_OF_MEMORY;
     const vxk_material_table* table = world ? vxk_world_materials(world) : NULL;
     for (uint32_t i = 0; i < s->count && st == VXK_OK; ++i) {
@@ -259,8 +261,14 @@ static bool run_ours(const step_scene* s, vxk_jobs* jobs, uint32_t steps, step_o
         double t0 = vxk_bench_now();
         st = vxk_world_step(world, STEP_DT);
         times[i] = vxk_bench_now() - t0;
+        vxk_world_step_stats stats;
+        vxk_world_get_step_stats(world, &stats);
+        for (int k = 0; k < VXK_STEP_STAGE_COUNT; ++k)
+            stages[(size_t)k * steps + i] = stats.stage_seconds[k];
     }
     if (st == VXK_OK) {
+        for (int k = 0; k < VXK_STEP_STAGE_COUNT; ++k)
+            out->stage_ms[k] = 1e3 * vxk_bench_median(stages + (size_t)k * steps, (int)steps);
         out->awake = 0;
         for (uint32_t i = 0; i < s->count && st == VXK_OK; ++i) {
             vxk_body_info info;
@@ -281,6 +289,7 @@ static bool run_ours(const step_scene* s, vxk_jobs* jobs, uint32_t steps, step_o
     free(ids);
     free(poses);
     free(times);
+    free(stages);
     vxk_world_destroy(world);
     return st == VXK_OK;
 }
@@ -455,6 +464,14 @@ bool vxk_step_scene_run(vxk_bench* b, const vxk_step_options* o, uint64_t* ours_
         if (have_ours) {
             outcome_figures(b, prefix, "ours", &s, &ours);
             figure(b, prefix, "ours_contacts", contacts);
+            // Where our step's time goes: the median of each stage (vxk_world_step_stats).
+            static const char* const stage[VXK_STEP_STAGE_COUNT] = {
+                "take_dirty", "masks", "caches", "candidates", "narrowphase", "solve", "events"};
+            for (int k = 0; k < VXK_STEP_STAGE_COUNT; ++k) {
+                char key[48];
+                snprintf(key, sizeof(key), "ours_%s_ms", stage[k]);
+                figure(b, prefix, key, ours.stage_ms[k]);
+            }
             char name[48];
             snprintf(name, sizeof(name), "%sours_%s", prefix, s.name);
             vxk_bench_phase_add(b, name, ours.total_s, (double)steps * s.count);
