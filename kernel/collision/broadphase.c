@@ -968,7 +968,8 @@ static bool query_core(const vxk_broadphase* bp, const voxel_range* r, hit_sink*
         sink_free(&scan);
         return false;
     }
-    qsort(scan.hits, (size_t)scan.count, sizeof(vxk_broadphase_hit), compare_hits);
+    if (scan.count) // qsort's array may not be NULL, even for no element
+        qsort(scan.hits, (size_t)scan.count, sizeof(vxk_broadphase_hit), compare_hits);
     for (uint64_t i = 0; i < scan.count; ++i)
         sink_push(sink, scan.hits[i]);
     sink_free(&scan);
