@@ -56,8 +56,8 @@ static void stage_caches(step_context* ctx)
 static void trace_stages(vxk_jobs* jobs, uint64_t start, const vxk_world_step_stats* stats)
 {
     static const char* const names[VXK_STEP_STAGE_COUNT] = {
-        "step_take_dirty",  "step_masks", "step_caches", "step_candidates",
-        "step_narrowphase", "step_solve", "step_events"};
+        "step_take_dirty",  "step_masks", "step_caches",     "step_candidates",
+        "step_narrowphase", "step_solve", "step_continuous", "step_events"};
     uint64_t at = start;
     for (int i = 0; i < VXK_STEP_STAGE_COUNT; ++i) {
         uint64_t end = at + (uint64_t)(stats->stage_seconds[i] * 1e9);

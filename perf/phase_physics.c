@@ -580,6 +580,7 @@ static const char* stage_name(uint32_t stage, char* buffer, size_t size)
     case VXK_STEP_CANDIDATES: return "candidates";
     case VXK_STEP_NARROWPHASE: return "narrowphase";
     case VXK_STEP_SOLVE: return "solve";
+    case VXK_STEP_CONTINUOUS: return "continuous";
     case VXK_STEP_EVENTS: return "events";
     default: snprintf(buffer, size, "stage_%u", stage); return buffer;
     }

@@ -466,7 +466,8 @@ bool vxk_step_scene_run(vxk_bench* b, const vxk_step_options* o, uint64_t* ours_
             figure(b, prefix, "ours_contacts", contacts);
             // Where our step's time goes: the median of each stage (vxk_world_step_stats).
             static const char* const stage[VXK_STEP_STAGE_COUNT] = {
-                "take_dirty", "masks", "caches", "candidates", "narrowphase", "solve", "events"};
+                "take_dirty",  "masks", "caches",     "candidates",
+                "narrowphase", "solve", "continuous", "events"};
             for (int k = 0; k < VXK_STEP_STAGE_COUNT; ++k) {
                 char key[48];
                 snprintf(key, sizeof(key), "ours_%s_ms", stage[k]);

@@ -7,6 +7,7 @@
 // chunks in (y, z, x) order; pair tasks by (a, b)), each piece of tasks appends to its own
 // buffer in task order, and the buffers are concatenated in piece order. So the contact list, the
 // solve and every event are bit-identical for any worker count.
+#include "continuous.h"
 #include "dynamics.h"
 #include "narrow_cache.h"
 #include "sleep.h"
@@ -1134,6 +1135,14 @@ vxk_status vxk_dynamics_step(vxk_world* world, vxk_arena* arena, float dt,
     stats->stage_seconds[VXK_STEP_NARROWPHASE] = vxk_seconds_since(&mark);
     stats->contacts = now_count;
 
+    // The poses at the step's start, for the continuous stage's sweeps.
+    vxk_transform* start =
+        (vxk_transform*)vxk_arena_alloc(arena, sizeof(vxk_transform) * (size_t)cap + 16);
+    if (!start)
+        return VXK_ERR_OUT_OF_MEMORY;
+    for (uint32_t i = 0; i < moving_count; ++i)
+        start[moving[i]] = dyn->bodies[moving[i]].pose;
+
     // 6. Solve and integrate.
     vxk_solve_input in = {dyn, moving, moving_count, now, now_count, dt, arena, &stats->islands};
     status = vxk_solve(&in);
@@ -1141,7 +1150,13 @@ vxk_status vxk_dynamics_step(vxk_world* world, vxk_arena* arena, float dt,
         return status;
     stats->stage_seconds[VXK_STEP_SOLVE] = vxk_seconds_since(&mark);
 
-    // 7. Events, then the new contacts become the persistent ones.
+    // 7. Continuous: bullets, and bodies that moved more than half their size, swept to their
+    // first time of impact with the terrain and static bodies. On failure nothing moved back;
+    // the events and contacts below still run.
+    vxk_status continuous = vxk_dynamics_continuous(dyn, start, arena, dt, NULL);
+    stats->stage_seconds[VXK_STEP_CONTINUOUS] = vxk_seconds_since(&mark);
+
+    // 8. Events, then the new contacts become the persistent ones.
     for (uint32_t i = 0; i < now_count; ++i) {
         vxk_contact* c = &now[i];
         c->touching = 0;
@@ -1175,7 +1190,7 @@ vxk_status vxk_dynamics_step(vxk_world* world, vxk_arena* arena, float dt,
         }
     }
     stats->stage_seconds[VXK_STEP_EVENTS] = vxk_seconds_since(&mark);
-    return status;
+    return continuous != VXK_OK ? continuous : status;
 }
 
 // ---- reading contacts ------------------------------------------------------------------------

@@ -187,16 +187,36 @@ static void bullet_range(void* vctx, uint32_t begin, uint32_t end, uint32_t thre
         sweep_bullet(ctx, k);
 }
 
-// An awake dynamic bullet that moved this step to a finite pose (a body whose motion blew up to
-// NaN or infinity is not swept).
+// The smallest half extent of a body's shape (a voxel body's bounds).
+static float min_extent(const vxk_body* b)
+{
+    if (b->shape == VXK_SHAPE_SPHERE)
+        return b->radius;
+    vxk_vec3 h = b->voxels ? b->voxels->local_half : b->half;
+    return fminf(fminf(h.x, h.y), h.z);
+}
+
+// An awake dynamic body that moved this step to a finite pose (a body whose motion blew up to
+// NaN or infinity is not swept): a bullet always, another body when its surface may have moved
+// more than half its smallest extent (Box3D's rule for fast bodies: slower ones cannot pass a
+// surface between two steps' speculative contacts).
 static bool to_sweep(const vxk_body* b, const vxk_transform* start)
 {
-    if (!b->live || b->type != VXK_BODY_DYNAMIC || !b->is_bullet || !b->awake)
+    if (!b->live || b->type != VXK_BODY_DYNAMIC || !b->awake)
         return false;
     if (!vxk_vec3_is_finite(b->pose.p) || !vxk_vec3_is_finite(start->p))
         return false;
-    return memcmp(&start->p, &b->pose.p, sizeof(vxk_vec3)) != 0 ||
-           memcmp(&start->q, &b->pose.q, sizeof(vxk_quat)) != 0;
+    if (memcmp(&start->p, &b->pose.p, sizeof(vxk_vec3)) == 0 &&
+        memcmp(&start->q, &b->pose.q, sizeof(vxk_quat)) == 0)
+        return false;
+    if (b->is_bullet)
+        return true;
+    // The motion of the surface: the centre's, plus the rotation's at the bounding radius
+    // (2 |sin(angle / 2)| of the rotation between the poses).
+    vxk_quat dq = vxk_quat_mul(b->pose.q, vxk_quat_conj(start->q));
+    float arc = 2.0f * sqrtf(dq.x * dq.x + dq.y * dq.y + dq.z * dq.z) * b->bound_radius;
+    float moved = vxk_v3_length(vxk_v3_sub(b->pose.p, start->p)) + arc;
+    return moved > 0.5f * min_extent(b);
 }
 
 // The broadphase answers boxes inside the int32 voxel range; beyond it there is no terrain, so

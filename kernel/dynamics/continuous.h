@@ -1,9 +1,10 @@
 // continuous.h: the continuous collision stage of a step (kernel-internal). Bullets (awake
-// dynamic bodies created with is_bullet) are swept from their pose at the step's start to the pose
-// the solve ended at, against the terrain's faces and the static bodies (collision/toi.h); a
-// bullet that would come within the linear slop of one is moved back to the pose of its first time
-// of impact, its velocity kept, so that the next step's speculative contacts meet the surface.
-// Other bodies rely on speculative contacts alone.
+// dynamic bodies created with is_bullet), and the other awake dynamic bodies whose surface moved
+// more than half their smallest extent this step (fast bodies, Box3D's rule), are swept from their
+// pose at the step's start to the pose the solve ended at, against the terrain's faces and the
+// static bodies (collision/toi.h); one that would come within the linear slop of one is moved back
+// to the pose of its first time of impact, its velocity kept, so that the next step's speculative
+// contacts meet the surface. Slower bodies rely on speculative contacts alone.
 #ifndef VXK_CONTINUOUS_H
 #define VXK_CONTINUOUS_H
 

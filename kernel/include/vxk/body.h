@@ -89,7 +89,9 @@ typedef struct vxk_body_def {
     float friction;            // >= 0; negative (default) = the material's
     float restitution;         // 0..1; negative (default) = the material's
     void* user_data;           // default NULL
-    bool is_bullet;            // a fast mover (continuous collision; honoured by a later stage)
+    bool is_bullet;            // swept every step to its first time of impact with the terrain
+                               // and static bodies (default false: a body is swept only in the
+                               // steps it moves more than half its smallest extent)
     bool awake;                // default true
     vxk_shape_def shape;       // default: a sphere of radius 0.5 of stone
 } vxk_body_def;

@@ -200,7 +200,9 @@ typedef enum vxk_step_stage {
     VXK_STEP_NARROWPHASE = 4, // contact manifolds of every candidate (jobs), warm started
     VXK_STEP_SOLVE = 5,       // the soft step: substeps of velocity integration, contact solve,
                               // position integration and relax; restitution
-    VXK_STEP_EVENTS = 6,      // contact begin/end events; the contacts kept for the next step
+    VXK_STEP_CONTINUOUS = 6,  // fast bodies swept to their first time of impact against the
+                              // terrain and static bodies (jobs)
+    VXK_STEP_EVENTS = 7,      // contact begin/end events; the contacts kept for the next step
     VXK_STEP_STAGE_COUNT
 } vxk_step_stage;
 
