@@ -1,0 +1,1047 @@
+// split.c: connectivity splitting on bit rows (split.h), after seed 004 (Voxtric, "Integrity
+// Splitting": finders seeded around the removed blocks search breadth-first, the one with the
+// fewest positions first, and merge when they meet).
+//
+// Done a word at a time: a claim takes a word's candidate voxels and fills them along their x-runs
+// of solid unvisited voxels (an add carries each run's lowest candidate to the top of the run, a
+// 6-step shift fill carries the result down to its bottom), continues into the next word when a
+// run crosses a word boundary, and appends the word and its bits to one pool of claims. A finder's
+// round expands its last claims to their y and z neighbour words, the four loaded and tested
+// together and only words with fresh voxels claimed. Visited voxels live in one bit array; each
+// word records the group that claimed it first and, in a short list, the bits of any other group
+// that claimed bits of it before the two met (distinct runs of one row), so that a candidate
+// found visited is resolved to its group by union-find. A round works through ranges of the pool:
+// the claims a group has not expanded yet are a list of ranges, a round's own claims form one
+// more range, and merging two groups joins their lists. A group that is still the smallest after
+// its round grows again without going through the heap (the order is the heap's). Every bound on
+// the work falls between two claims' expansions, so a search cut into calls runs the same steps.
+//
+// Results: a component's claims become rows ordered by (y, z, word), through a dense scratch over
+// the claims' bounding rows when there are more than 16 claims and the box is small (at most twice
+// the claims plus 64 words), else by sorting the claims by position.
+#include "split.h"
+
+#include "core.h"
+
+#include <vxk/simd_flood.h>
+
+// The claim path is a handful of small functions that GCC otherwise leaves as calls.
+#define SPLIT_INLINE static inline __attribute__((always_inline))
+
+enum {
+    GROUP_ACTIVE = 0,
+    GROUP_ANCHORED = 1,
+    GROUP_FREE = 2,
+};
+
+#define NONE UINT32_MAX
+#define POS_Y_SHIFT 14
+#define POS_Z_SHIFT 4
+#define POS_WORD_MASK 15u
+#define POS_COORD_MASK 1023u
+
+static inline uint32_t pos_pack(uint32_t y, uint32_t z, uint32_t word)
+{
+    return (y << POS_Y_SHIFT) | (z << POS_Z_SHIFT) | word;
+}
+static inline uint32_t pos_y(uint32_t pos)
+{
+    return pos >> POS_Y_SHIFT;
+}
+static inline uint32_t pos_z(uint32_t pos)
+{
+    return (pos >> POS_Z_SHIFT) & POS_COORD_MASK;
+}
+static inline uint32_t pos_word(uint32_t pos)
+{
+    return pos & POS_WORD_MASK;
+}
+
+static inline uint32_t grid_words_per_row(vxk_int3 size)
+{
+    return (uint32_t)(size.x + 63) / 64;
+}
+
+size_t vxk_split_grid_words(vxk_int3 size)
+{
+    if (size.x < 1 || size.y < 1 || size.z < 1 || size.x > VXK_SPLIT_MAX_SIZE ||
+        size.y > VXK_SPLIT_MAX_SIZE || size.z > VXK_SPLIT_MAX_SIZE)
+        return 0;
+    return (size_t)grid_words_per_row(size) * (size_t)size.y * (size_t)size.z;
+}
+
+static inline uint32_t word_index(const vxk_split* s, uint32_t pos)
+{
+    return (pos_y(pos) * (uint32_t)s->grid.size.z + pos_z(pos)) * s->words_per_row + pos_word(pos);
+}
+
+// Solid bits of word t, which sits at x-word `word` of its row (bits past size.x dropped).
+static inline uint64_t solid_word(const vxk_split* s, uint32_t t, uint32_t word)
+{
+    uint64_t mask = word + 1 == s->words_per_row ? s->last_word_mask : ~0ull;
+    return s->grid.solid[t] & mask;
+}
+
+// The voxels of `mask` connected along x to a voxel of `seed` (seed within mask): the add carries
+// each run's lowest seed to its top, the occluded shift fill carries the result down to the run's
+// bottom.
+static inline uint64_t fill_run(uint64_t seed, uint64_t mask)
+{
+    uint64_t g = (mask & ~(mask + seed)) | seed;
+    uint64_t p = mask;
+    g |= p & (g >> 1);
+    p &= p >> 1;
+    g |= p & (g >> 2);
+    p &= p >> 2;
+    g |= p & (g >> 4);
+    p &= p >> 4;
+    g |= p & (g >> 8);
+    p &= p >> 8;
+    g |= p & (g >> 16);
+    p &= p >> 16;
+    g |= p & (g >> 32);
+    return g;
+}
+
+// ---- storage --------------------------------------------------------------------------------
+
+// Grows an array to hold `needed` items (doubling, contents kept).
+static bool grow(void** array, uint32_t* capacity, uint64_t needed, size_t item, uint32_t minimum)
+{
+    if (needed <= *capacity)
+        return true;
+    if (needed > UINT32_MAX)
+        return false;
+    uint64_t next = *capacity ? (uint64_t)*capacity * 2 : minimum;
+    while (next < needed)
+        next *= 2;
+    next = VXK_MIN(next, (uint64_t)UINT32_MAX);
+    void* p = vxk_realloc(*array, (size_t)*capacity * item, (size_t)next * item);
+    if (!p)
+        return false;
+    *array = p;
+    *capacity = (uint32_t)next;
+    return true;
+}
+
+static bool reserve_claims_slow(vxk_split* s, uint32_t extra)
+{
+    return grow((void**)&s->entries, &s->entry_capacity, (uint64_t)s->entry_count + extra,
+                sizeof(vxk_split_entry), 256) &&
+           grow((void**)&s->shares, &s->share_capacity, (uint64_t)s->share_count + extra,
+                sizeof(vxk_split_share), 64);
+}
+
+// Room for `extra` more claims and as many shared-word records.
+static inline bool reserve_claims(vxk_split* s, uint32_t extra)
+{
+    if ((uint64_t)s->entry_count + extra <= s->entry_capacity &&
+        (uint64_t)s->share_count + extra <= s->share_capacity)
+        return true;
+    return reserve_claims_slow(s, extra);
+}
+
+// Visited bits and owner records for `words` words, zeroed; existing contents are kept.
+static bool reserve_words(vxk_split* s, size_t words)
+{
+    if (words <= s->word_capacity)
+        return true;
+    uint64_t* visited = (uint64_t*)vxk_calloc(words * sizeof(uint64_t));
+    uint64_t* owners = (uint64_t*)vxk_calloc(words * sizeof(uint64_t));
+    if (!visited || !owners) {
+        vxk_free(visited, visited ? words * sizeof(uint64_t) : 0);
+        vxk_free(owners, owners ? words * sizeof(uint64_t) : 0);
+        return false;
+    }
+    if (s->visited) {
+        memcpy(visited, s->visited, s->word_capacity * sizeof(uint64_t));
+        memcpy(owners, s->owners, s->word_capacity * sizeof(uint64_t));
+    }
+    vxk_free(s->visited, s->word_capacity * sizeof(uint64_t));
+    vxk_free(s->owners, s->word_capacity * sizeof(uint64_t));
+    s->visited = visited;
+    s->owners = owners;
+    s->word_capacity = words;
+    return true;
+}
+
+// Room for n finders (with their heap slots and free list), contents kept.
+static bool reserve_finders(vxk_split* s, uint32_t n)
+{
+    if (n <= s->finder_capacity)
+        return true;
+    uint64_t next = VXK_MAX((uint64_t)n, 2 * (uint64_t)s->finder_capacity);
+    next = VXK_MIN(VXK_MAX(next, 16), (uint64_t)UINT32_MAX);
+    size_t old = s->finder_capacity, cap = (size_t)next;
+    vxk_split_finder* finders = (vxk_split_finder*)vxk_alloc(cap * sizeof(vxk_split_finder));
+    vxk_split_heap_item* heap = (vxk_split_heap_item*)vxk_alloc(cap * sizeof(vxk_split_heap_item));
+    uint32_t* free_roots = (uint32_t*)vxk_alloc(cap * sizeof(uint32_t));
+    if (!finders || !heap || !free_roots) {
+        vxk_free(finders, finders ? cap * sizeof(vxk_split_finder) : 0);
+        vxk_free(heap, heap ? cap * sizeof(vxk_split_heap_item) : 0);
+        vxk_free(free_roots, free_roots ? cap * sizeof(uint32_t) : 0);
+        return false;
+    }
+    if (old) {
+        memcpy(finders, s->finders, old * sizeof(vxk_split_finder));
+        memcpy(heap, s->heap, old * sizeof(vxk_split_heap_item));
+        memcpy(free_roots, s->free_roots, old * sizeof(uint32_t));
+    }
+    vxk_free(s->finders, old * sizeof(vxk_split_finder));
+    vxk_free(s->heap, old * sizeof(vxk_split_heap_item));
+    vxk_free(s->free_roots, old * sizeof(uint32_t));
+    s->finders = finders;
+    s->heap = heap;
+    s->free_roots = free_roots;
+    s->finder_capacity = (uint32_t)cap;
+    return true;
+}
+
+// Clears the visited bits of every claim and forgets the claims: the splitter becomes idle.
+static void reset(vxk_split* s)
+{
+    for (uint32_t i = 0; i < s->entry_count; ++i)
+        s->visited[word_index(s, s->entries[i].pos)] = 0;
+    s->entry_count = 0;
+    s->share_count = 1;
+    s->range_count = 1;
+    s->finder_count = 0;
+    s->heap_count = 0;
+    s->free_count = 0;
+    s->carry = NONE;
+    s->in_round = false;
+    s->active = false;
+    s->done = false;
+}
+
+static void set_grid(vxk_split* s, const vxk_split_grid* grid)
+{
+    s->grid = *grid;
+    s->words_per_row = grid_words_per_row(grid->size);
+    uint32_t tail = (uint32_t)grid->size.x & 63u;
+    s->last_word_mask = tail ? (1ull << tail) - 1 : ~0ull;
+}
+
+void vxk_split_init(vxk_split* split)
+{
+    memset(split, 0, sizeof(*split));
+    split->share_count = 1;
+    split->range_count = 1;
+    split->carry = NONE;
+}
+
+void vxk_split_destroy(vxk_split* split)
+{
+    if (!split)
+        return;
+    vxk_free(split->visited, split->word_capacity * sizeof(uint64_t));
+    vxk_free(split->owners, split->word_capacity * sizeof(uint64_t));
+    vxk_free(split->entries, (size_t)split->entry_capacity * sizeof(vxk_split_entry));
+    vxk_free(split->shares, (size_t)split->share_capacity * sizeof(vxk_split_share));
+    vxk_free(split->ranges, (size_t)split->range_capacity * sizeof(vxk_split_range));
+    vxk_free(split->finders, (size_t)split->finder_capacity * sizeof(vxk_split_finder));
+    vxk_free(split->heap, (size_t)split->finder_capacity * sizeof(vxk_split_heap_item));
+    vxk_free(split->free_roots, (size_t)split->finder_capacity * sizeof(uint32_t));
+    vxk_free(split->sort_scratch, (size_t)split->sort_capacity * sizeof(uint64_t));
+    vxk_split_init(split);
+}
+
+void vxk_split_result_free(vxk_split_result* result)
+{
+    if (!result)
+        return;
+    vxk_free(result->components, (size_t)result->component_capacity * sizeof(vxk_split_component));
+    vxk_free(result->rows, (size_t)result->row_capacity * sizeof(vxk_split_row));
+    memset(result, 0, sizeof(*result));
+}
+
+// ---- groups ---------------------------------------------------------------------------------
+
+static inline uint32_t find(vxk_split* s, uint32_t x)
+{
+    vxk_split_finder* f = s->finders;
+    while (f[x].parent != x) {
+        f[x].parent = f[f[x].parent].parent; // path halving
+        x = f[x].parent;
+    }
+    return x;
+}
+
+static inline bool heap_less(vxk_split_heap_item a, vxk_split_heap_item b)
+{
+    return a.count < b.count || (a.count == b.count && a.finder < b.finder);
+}
+
+static void heap_push(vxk_split* s, uint32_t finder)
+{
+    vxk_split_heap_item item = {s->finders[finder].count, finder, 0};
+    uint32_t i = s->heap_count++;
+    while (i > 0) {
+        uint32_t parent = (i - 1) / 2;
+        if (!heap_less(item, s->heap[parent]))
+            break;
+        s->heap[i] = s->heap[parent];
+        i = parent;
+    }
+    s->heap[i] = item;
+    s->finders[finder].in_heap = 1;
+}
+
+static vxk_split_heap_item heap_pop(vxk_split* s)
+{
+    vxk_split_heap_item top = s->heap[0];
+    vxk_split_heap_item last = s->heap[--s->heap_count];
+    uint32_t i = 0, n = s->heap_count;
+    for (;;) {
+        uint32_t child = 2 * i + 1;
+        if (child >= n)
+            break;
+        if (child + 1 < n && heap_less(s->heap[child + 1], s->heap[child]))
+            ++child;
+        if (!heap_less(s->heap[child], last))
+            break;
+        s->heap[i] = s->heap[child];
+        i = child;
+    }
+    if (n > 0)
+        s->heap[i] = last;
+    s->finders[top.finder].in_heap = 0;
+    return top;
+}
+
+// Appends finder b's list of pending ranges to finder a's.
+static void pending_join(vxk_split* s, uint32_t a, uint32_t b)
+{
+    vxk_split_finder* fa = &s->finders[a];
+    vxk_split_finder* fb = &s->finders[b];
+    if (!fb->pending_head)
+        return;
+    if (fa->pending_head)
+        s->ranges[fa->pending_tail].next = fb->pending_head;
+    else
+        fa->pending_head = fb->pending_head;
+    fa->pending_tail = fb->pending_tail;
+    fb->pending_head = fb->pending_tail = 0;
+}
+
+// The round's group meets group h (a root). Returns false when the round's group is now anchored
+// (the round stops).
+static bool meet(vxk_split* s, uint32_t h)
+{
+    uint32_t g = s->round_group;
+    if (h == g)
+        return true;
+    vxk_split_finder* f = s->finders;
+    VXK_ASSERT(f[h].state != GROUP_FREE);
+    uint32_t root = VXK_MIN(g, h), other = VXK_MAX(g, h);
+    f[other].parent = root;
+    f[root].count = f[g].count + f[h].count;
+    s->round_group = root;
+    --s->active_groups;
+    if (f[h].state == GROUP_ANCHORED) {
+        f[root].state = GROUP_ANCHORED;
+        f[g].pending_head = f[g].pending_tail = 0;
+        return false;
+    }
+    // The root's list first, then the other's (a fixed order, whichever is the round's).
+    pending_join(s, root, other);
+    ++s->stats.merges;
+    return true;
+}
+
+static inline uint32_t owner_first(uint64_t owner)
+{
+    return (uint32_t)owner;
+}
+static inline uint32_t owner_shared(uint64_t owner)
+{
+    return (uint32_t)(owner >> 32);
+}
+
+// Resolves the visited candidate bits of word t to their groups and meets each.
+static bool meet_bits(vxk_split* s, uint32_t t, uint64_t bits)
+{
+    uint64_t owner = s->owners[t];
+    if (!owner_shared(owner)) {
+        uint32_t r = find(s, owner_first(owner));
+        s->owners[t] = r; // later tests of this word skip the lookup
+        return meet(s, r);
+    }
+    for (uint32_t i = owner_shared(owner); i && bits; i = s->shares[i].next) {
+        uint64_t b = s->shares[i].bits & bits;
+        if (b) {
+            bits &= ~b;
+            if (!meet(s, find(s, s->shares[i].finder)))
+                return false;
+        }
+    }
+    return !bits || meet(s, find(s, owner_first(owner)));
+}
+
+// Whether the visited voxels of word t may belong to another group than the round's.
+SPLIT_INLINE bool maybe_foreign(const vxk_split* s, uint32_t t)
+{
+    return s->owners[t] != s->round_group;
+}
+
+// Records that the round's group claimed `bits` of word t, which other claims had visited.
+static void own_shared_word(vxk_split* s, uint32_t t, uint64_t bits)
+{
+    uint32_t g = s->round_group;
+    uint64_t owner = s->owners[t];
+    if (find(s, owner_first(owner)) == g)
+        return;
+    for (uint32_t i = owner_shared(owner); i; i = s->shares[i].next) {
+        if (find(s, s->shares[i].finder) == g) {
+            s->shares[i].bits |= bits;
+            return;
+        }
+    }
+    uint32_t i = s->share_count++;
+    s->shares[i] = (vxk_split_share){g, owner_shared(owner), bits};
+    s->owners[t] = owner_first(owner) | (uint64_t)i << 32;
+    ++s->stats.shared_words;
+}
+
+// The voxels of word t that anchor a group: anchors, and with boundary anchors the box's faces.
+SPLIT_INLINE uint64_t anchor_bits(const vxk_split* s, uint32_t pos, uint32_t t)
+{
+    uint64_t bits = s->grid.anchor ? s->grid.anchor[t] : 0;
+    if (s->flags & VXK_SPLIT_BOUNDARY_ANCHORS) {
+        // Unsigned wrap: true for coordinate 0 and size - 1 (every row when the size is <= 2).
+        uint32_t y = pos_y(pos), z = pos_z(pos), word = pos_word(pos);
+        bool face = y - 1 >= (uint32_t)s->grid.size.y - 2 || z - 1 >= (uint32_t)s->grid.size.z - 2;
+        uint64_t last_bit = (s->last_word_mask >> 1) + 1;
+        bits |=
+            face ? ~0ull : (word == 0 ? 1ull : 0) | (word + 1 == s->words_per_row ? last_bit : 0);
+    }
+    return bits;
+}
+
+// ---- claims ---------------------------------------------------------------------------------
+// `search` is a constant at every call: the search tracks owners, anchors and meetings, the
+// component labelling only claims.
+
+typedef struct claim_out {
+    uint64_t fill;
+    bool stop; // the round's group became anchored
+} claim_out;
+
+// The round's group claimed an anchor: it stops.
+static void anchor_group(vxk_split* s, uint32_t g)
+{
+    s->finders[g].state = GROUP_ANCHORED;
+    s->finders[g].pending_head = s->finders[g].pending_tail = 0;
+    --s->active_groups;
+    ++s->anchored_groups;
+}
+
+SPLIT_INLINE claim_out claim_word(vxk_split* s, uint32_t pos, uint32_t t, uint64_t seed,
+                                  bool search)
+{
+    uint64_t solid = solid_word(s, t, pos_word(pos));
+    uint64_t before = s->visited[t];
+    uint64_t fill = fill_run(seed, solid & ~before);
+    s->visited[t] = before | fill;
+    claim_out out = {fill, false};
+    uint32_t g = search ? s->round_group : 0;
+    s->entries[s->entry_count++] = (vxk_split_entry){pos, g, fill};
+    if (!search)
+        return out;
+    if (before)
+        own_shared_word(s, t, fill);
+    else
+        s->owners[t] = g;
+    uint32_t n = (uint32_t)__builtin_popcountll(fill);
+    s->finders[g].count += n;
+    s->stats.voxels_visited += n;
+    if (__builtin_expect((anchor_bits(s, pos, t) & fill) != 0, 0)) {
+        anchor_group(s, g);
+        out.stop = true;
+        return out;
+    }
+    uint64_t beside = ((fill << 1) | (fill >> 1)) & solid & before;
+    if (beside && maybe_foreign(s, t) && !meet_bits(s, t, beside))
+        out.stop = true;
+    return out;
+}
+
+// Continues the runs of a claim (first) that reach its word's ends into the neighbouring words
+// of the row. Returns false when the round's group became anchored.
+static bool claim_across(vxk_split* s, uint32_t pos, uint32_t t, uint64_t first, bool search)
+{
+    uint32_t last_word = s->words_per_row - 1;
+    // Rightwards: a run reaching bit 63 continues at bit 0 of the next word.
+    uint64_t fill = first;
+    for (uint32_t p = pos, w = t; (fill >> 63) && pos_word(p) < last_word;) {
+        ++p;
+        ++w;
+        if (!(solid_word(s, w, pos_word(p)) & 1))
+            break;
+        if (s->visited[w] & 1) {
+            if (search && maybe_foreign(s, w) && !meet_bits(s, w, 1))
+                return false;
+            break;
+        }
+        claim_out next = claim_word(s, p, w, 1, search);
+        if (next.stop)
+            return false;
+        fill = next.fill;
+    }
+    // Leftwards: a run reaching bit 0 continues at bit 63 of the previous word.
+    fill = first;
+    for (uint32_t p = pos, w = t; (fill & 1) && pos_word(p) > 0;) {
+        --p;
+        --w;
+        if (!(s->grid.solid[w] >> 63))
+            break;
+        if (s->visited[w] >> 63) {
+            if (search && maybe_foreign(s, w) && !meet_bits(s, w, 1ull << 63))
+                return false;
+            break;
+        }
+        claim_out next = claim_word(s, p, w, 1ull << 63, search);
+        if (next.stop)
+            return false;
+        fill = next.fill;
+    }
+    return true;
+}
+
+static bool claim_across_search(vxk_split* s, uint32_t pos, uint32_t t, uint64_t first)
+{
+    return claim_across(s, pos, t, first, true);
+}
+
+static bool claim_across_label(vxk_split* s, uint32_t pos, uint32_t t, uint64_t first)
+{
+    return claim_across(s, pos, t, first, false);
+}
+
+// Claims the runs of `seed` in word t and their continuations along the row. Returns false when
+// the round's group became anchored.
+SPLIT_INLINE bool claim_runs(vxk_split* s, uint32_t pos, uint32_t t, uint64_t seed, bool search)
+{
+    claim_out first = claim_word(s, pos, t, seed, search);
+    if (first.stop)
+        return false;
+    uint64_t ends = (first.fill & 1) | (first.fill >> 63);
+    if (s->words_per_row == 1 || !ends)
+        return true;
+    return search ? claim_across_search(s, pos, t, first.fill)
+                  : claim_across_label(s, pos, t, first.fill);
+}
+
+// Expands one claim to its y and z neighbour words: the four tested together
+// (vxk_flood_probe4), then meetings, then fresh claims. Returns false when the round's group
+// became anchored.
+SPLIT_INLINE bool expand(vxk_split* s, vxk_split_entry e, bool search)
+{
+    uint32_t y = pos_y(e.pos), z = pos_z(e.pos);
+    uint32_t W = s->words_per_row, sz = (uint32_t)s->grid.size.z;
+    uint32_t t = (y * sz + z) * W + pos_word(e.pos), dy = sz * W;
+    // z - 1, z + 1, y - 1, y + 1; a neighbour outside the box reads word t, as an invalid lane.
+    uint32_t valid = (uint32_t)(z > 0) | (uint32_t)(z + 1 < sz) << 1 | (uint32_t)(y > 0) << 2 |
+                     (uint32_t)(y + 1 < (uint32_t)s->grid.size.y) << 3;
+    uint32_t target[4] = {valid & 1 ? t - W : t, valid & 2 ? t + W : t, valid & 4 ? t - dy : t,
+                          valid & 8 ? t + dy : t};
+    vxk_flood_probe probe;
+    vxk_flood_probe4(&probe, e.bits, target, valid, s->grid.solid, s->visited,
+                     search ? s->owners : s->visited, s->round_group);
+    if (search) {
+        for (uint32_t m = probe.foreign_mask; m; m &= m - 1) {
+            int i = __builtin_ctz(m);
+            if (!meet_bits(s, target[i], probe.seen[i]))
+                return false;
+        }
+    }
+    static const uint32_t k_step[4] = {0u - (1u << POS_Z_SHIFT), 1u << POS_Z_SHIFT,
+                                       0u - (1u << POS_Y_SHIFT), 1u << POS_Y_SHIFT};
+    for (uint32_t m = probe.fresh_mask; m; m &= m - 1) {
+        int i = __builtin_ctz(m);
+        if (!claim_runs(s, e.pos + k_step[i], target[i], probe.fresh[i], search))
+            return false;
+    }
+    return true;
+}
+
+// The most claims one expansion (or one seed) can append: each of 4 targets fills its word and
+// runs on through the rest of the row.
+static inline uint32_t claims_per_expansion(const vxk_split* s)
+{
+    return 4 * s->words_per_row + 4;
+}
+
+// ---- the search ---------------------------------------------------------------------------
+
+static vxk_status check_grid(const vxk_split_grid* grid)
+{
+    if (!grid || !grid->solid)
+        return VXK_ERR_INVALID_ARGUMENT;
+    if (!vxk_split_grid_words(grid->size))
+        return VXK_ERR_OUT_OF_RANGE;
+    return VXK_OK;
+}
+
+static inline bool in_box(vxk_int3 size, vxk_int3 v)
+{
+    return v.x >= 0 && v.y >= 0 && v.z >= 0 && v.x < size.x && v.y < size.y && v.z < size.z;
+}
+
+// Closes the round: its claims become the group's pending range; a group left with nothing to
+// expand is exhausted; one that is still active becomes the carry (unless the heap holds it).
+static void close_round(vxk_split* s)
+{
+    uint32_t r = find(s, s->round_group);
+    vxk_split_finder* f = &s->finders[r];
+    s->in_round = false;
+    if (f->state != GROUP_ACTIVE)
+        return;
+    if (s->entry_count > s->round_start) {
+        uint32_t i = s->range_count++;
+        s->ranges[i] = (vxk_split_range){s->round_start, s->entry_count, 0};
+        if (f->pending_head)
+            s->ranges[f->pending_tail].next = i;
+        else
+            f->pending_head = i;
+        f->pending_tail = i;
+    }
+    if (!f->pending_head) {
+        f->state = GROUP_FREE;
+        --s->active_groups;
+        s->free_roots[s->free_count++] = r;
+    } else if (!f->in_heap) {
+        s->carry = r;
+    }
+}
+
+vxk_status vxk_split_begin(vxk_split* split, const vxk_split_grid* grid, const vxk_int3* removed,
+                           uint32_t count, uint32_t flags)
+{
+    if (!split || (count > 0 && !removed) || (flags & ~VXK_SPLIT_FLAGS_ALL))
+        return VXK_ERR_INVALID_ARGUMENT;
+    vxk_status st = check_grid(grid);
+    if (st != VXK_OK)
+        return st;
+    vxk_split* s = split;
+    uint32_t W = grid_words_per_row(grid->size), sz = (uint32_t)grid->size.z;
+    for (uint32_t i = 0; i < count; ++i) {
+        vxk_int3 v = removed[i];
+        if (!in_box(grid->size, v))
+            return VXK_ERR_OUT_OF_RANGE;
+        uint32_t t = ((uint32_t)v.y * sz + (uint32_t)v.z) * W + (uint32_t)v.x / 64;
+        if ((grid->solid[t] >> ((uint32_t)v.x & 63)) & 1)
+            return VXK_ERR_INVALID_ARGUMENT;
+    }
+
+    // From here on the previous search is dropped, whatever happens.
+    reset(s);
+    memset(&s->stats, 0, sizeof(s->stats));
+    if (!reserve_words(s, vxk_split_grid_words(grid->size)))
+        return VXK_ERR_OUT_OF_MEMORY;
+    set_grid(s, grid);
+    s->flags = flags;
+    s->active_groups = 0;
+    s->anchored_groups = 0;
+    s->active = true;
+
+    // A finder per seed not yet claimed: removed voxels in order, directions -x +x -y +y -z +z.
+    uint32_t sx = (uint32_t)grid->size.x, sy = (uint32_t)grid->size.y, dy = sz * W;
+    for (uint32_t i = 0; i < count; ++i) {
+        uint32_t x = (uint32_t)removed[i].x, y = (uint32_t)removed[i].y, z = (uint32_t)removed[i].z;
+        uint32_t word = x / 64, bit = x & 63, t = (y * sz + z) * W + word;
+        uint32_t pos = pos_pack(y, z, word);
+        // Each neighbour as (word index, its position, bit); a missing one is skipped.
+        const bool has[6] = {x > 0, x + 1 < sx, y > 0, y + 1 < sy, z > 0, z + 1 < sz};
+        const uint32_t at[6] = {
+            bit ? t : t - 1, bit < 63 ? t : t + 1, t - dy, t + dy, t - W, t + W};
+        const uint32_t at_pos[6] = {bit ? pos : pos - 1,       bit < 63 ? pos : pos + 1,
+                                    pos - (1u << POS_Y_SHIFT), pos + (1u << POS_Y_SHIFT),
+                                    pos - (1u << POS_Z_SHIFT), pos + (1u << POS_Z_SHIFT)};
+        const uint32_t at_bit[6] = {(bit - 1) & 63, (bit + 1) & 63, bit, bit, bit, bit};
+        for (int d = 0; d < 6; ++d) {
+            if (!has[d])
+                continue;
+            uint64_t b = 1ull << at_bit[d];
+            if (!(grid->solid[at[d]] & b) || (s->visited[at[d]] & b))
+                continue;
+            if (!reserve_claims(s, claims_per_expansion(s)) ||
+                !reserve_finders(s, s->finder_count + 1) ||
+                !grow((void**)&s->ranges, &s->range_capacity, (uint64_t)s->range_count + 1,
+                      sizeof(vxk_split_range), 64)) {
+                reset(s);
+                return VXK_ERR_OUT_OF_MEMORY;
+            }
+            uint32_t f = s->finder_count++;
+            s->finders[f] = (vxk_split_finder){f, GROUP_ACTIVE, 0, 0, 0, 0, 0};
+            ++s->active_groups;
+            s->round_group = f;
+            s->round_start = s->entry_count;
+            claim_runs(s, at_pos[d], at[d], b, true);
+            close_round(s);
+            s->carry = NONE; // seeds go through the heap
+        }
+    }
+    s->stats.finders = s->finder_count;
+    for (uint32_t f = 0; f < s->finder_count; ++f)
+        if (s->finders[f].parent == f && s->finders[f].state == GROUP_ACTIVE)
+            heap_push(s, f);
+    return VXK_OK;
+}
+
+// The next group to grow: the active root with the fewest voxels (ties: the lower id). The carry
+// goes on when the heap holds nothing smaller; heap entries of merged or resolved groups are
+// dropped, stale counts pushed again.
+static uint32_t next_group(vxk_split* s)
+{
+    if (s->carry != NONE) {
+        uint32_t c = s->carry;
+        s->carry = NONE;
+        vxk_split_heap_item item = {s->finders[c].count, c, 0};
+        if (s->heap_count == 0 || heap_less(item, s->heap[0]))
+            return c;
+        heap_push(s, c);
+    }
+    for (;;) {
+        VXK_ASSERT(s->heap_count > 0);
+        vxk_split_heap_item item = heap_pop(s);
+        vxk_split_finder* f = &s->finders[item.finder];
+        if (f->parent != item.finder || f->state != GROUP_ACTIVE)
+            continue;
+        if (f->count != item.count) {
+            heap_push(s, item.finder);
+            continue;
+        }
+        return item.finder;
+    }
+}
+
+vxk_status vxk_split_run(vxk_split* split, uint64_t max_voxels, bool* done)
+{
+    if (!split || !done || !split->active)
+        return VXK_ERR_INVALID_ARGUMENT;
+    vxk_split* s = split;
+    ++s->stats.calls;
+    uint64_t expanded = 0;
+    uint64_t bound = max_voxels ? max_voxels : UINT64_MAX;
+    while (!s->done) {
+        if (!s->in_round) {
+            if (s->active_groups == 0) {
+                s->done = true;
+                break;
+            }
+            if ((s->flags & VXK_SPLIT_KEEP_LAST) && s->active_groups == 1 &&
+                s->anchored_groups == 0) {
+                s->stats.kept_groups = 1;
+                s->done = true;
+                break;
+            }
+            if (!grow((void**)&s->ranges, &s->range_capacity, (uint64_t)s->range_count + 1,
+                      sizeof(vxk_split_range), 64))
+                return VXK_ERR_OUT_OF_MEMORY;
+            uint32_t g = next_group(s);
+            vxk_split_finder* f = &s->finders[g];
+            s->round_group = g;
+            s->round_range = f->pending_head;
+            s->round_index = s->ranges[f->pending_head].start;
+            f->pending_head = f->pending_tail = 0;
+            s->round_start = s->entry_count;
+            s->in_round = true;
+            ++s->stats.rounds;
+        }
+        bool anchored = false;
+        while (s->round_range && !anchored) {
+            vxk_split_range range = s->ranges[s->round_range];
+            while (s->round_index < range.end) {
+                if (expanded >= bound) {
+                    *done = false;
+                    return VXK_OK;
+                }
+                if (!reserve_claims(s, claims_per_expansion(s)))
+                    return VXK_ERR_OUT_OF_MEMORY;
+                vxk_split_entry e = s->entries[s->round_index++];
+                uint32_t n = (uint32_t)__builtin_popcountll(e.bits);
+                expanded += n;
+                s->stats.voxels_expanded += n;
+                if (!expand(s, e, true)) {
+                    anchored = true;
+                    break;
+                }
+            }
+            if (!anchored) {
+                s->round_range = range.next;
+                if (s->round_range)
+                    s->round_index = s->ranges[s->round_range].start;
+            }
+        }
+        close_round(s);
+    }
+    s->stats.anchored_groups = 0;
+    s->stats.free_groups = s->free_count;
+    for (uint32_t f = 0; f < s->finder_count; ++f)
+        s->stats.anchored_groups +=
+            s->finders[f].parent == f && s->finders[f].state == GROUP_ANCHORED;
+    s->stats.entries = s->entry_count;
+    *done = true;
+    return VXK_OK;
+}
+
+void vxk_split_stats_get(const vxk_split* split, vxk_split_stats* stats)
+{
+    if (!stats)
+        return;
+    if (!split) {
+        memset(stats, 0, sizeof(*stats));
+        return;
+    }
+    *stats = split->stats;
+    if (split->active)
+        stats->entries = split->entry_count;
+}
+
+// ---- results ------------------------------------------------------------------------------
+
+// Sorts records (key << 32 | payload) by key, keeping equal keys in input order.
+static void sort_records(uint64_t* records, uint64_t* scratch, uint32_t n)
+{
+    if (n <= 32) {
+        for (uint32_t i = 1; i < n; ++i) {
+            uint64_t r = records[i];
+            uint32_t j = i;
+            for (; j > 0 && (records[j - 1] >> 32) > (r >> 32); --j)
+                records[j] = records[j - 1];
+            records[j] = r;
+        }
+        return;
+    }
+    vxk_radix_sort_records(records, scratch, n, 1);
+}
+
+static inline void emit_row(vxk_split_result* result, uint32_t pos, uint64_t bits)
+{
+    result->rows[result->row_count++] = (vxk_split_row){(uint16_t)pos_y(pos), (uint16_t)pos_z(pos),
+                                                        (uint16_t)pos_word(pos), 0, bits};
+}
+
+// Appends one component's rows (one per word, ordered by (y, z, word)) from its claims (records
+// pos << 32 | entry index, n >= 1) and fills its fields. scratch holds 2 n + 64 words.
+static void build_component(const vxk_split* s, vxk_split_result* result, uint64_t* records,
+                            uint32_t n, uint64_t* scratch)
+{
+    vxk_split_component* c = &result->components[result->component_count++];
+    c->first_row = result->row_count;
+    uint32_t lo = UINT32_MAX, hi = 0, z0 = POS_COORD_MASK, z1 = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+        uint32_t pos = (uint32_t)(records[i] >> 32);
+        lo = VXK_MIN(lo, pos);
+        hi = VXK_MAX(hi, pos);
+        z0 = VXK_MIN(z0, pos_z(pos));
+        z1 = VXK_MAX(z1, pos_z(pos));
+    }
+    uint32_t W = s->words_per_row, dz = z1 - z0 + 1;
+    uint64_t dense = (uint64_t)(pos_y(hi) - pos_y(lo) + 1) * dz * W;
+    if (n > 16 && dense <= 2 * (uint64_t)n + 64) {
+        // OR the claims into the rows of their bounding box, then read them in order.
+        memset(scratch, 0, (size_t)dense * sizeof(uint64_t));
+        uint32_t y0 = pos_y(lo);
+        for (uint32_t i = 0; i < n; ++i) {
+            uint32_t pos = (uint32_t)(records[i] >> 32);
+            scratch[((pos_y(pos) - y0) * dz + pos_z(pos) - z0) * W + pos_word(pos)] |=
+                s->entries[(uint32_t)records[i]].bits;
+        }
+        for (uint32_t k = 0, y = y0, z = z0, word = 0; k < (uint32_t)dense; ++k) {
+            if (scratch[k])
+                emit_row(result, pos_pack(y, z, word), scratch[k]);
+            if (++word == W) {
+                word = 0;
+                if (++z > z1) {
+                    z = z0;
+                    ++y;
+                }
+            }
+        }
+    } else {
+        sort_records(records, scratch, n);
+        for (uint32_t i = 0; i < n;) {
+            uint32_t pos = (uint32_t)(records[i] >> 32);
+            uint64_t bits = 0;
+            for (; i < n && (uint32_t)(records[i] >> 32) == pos; ++i)
+                bits |= s->entries[(uint32_t)records[i]].bits;
+            emit_row(result, pos, bits);
+        }
+    }
+    uint64_t voxels = 0;
+    int32_t min_x = INT32_MAX, max_x = INT32_MIN;
+    for (uint32_t i = c->first_row; i < result->row_count; ++i) {
+        const vxk_split_row* row = &result->rows[i];
+        voxels += (uint64_t)__builtin_popcountll(row->bits);
+        int32_t x0 = 64 * (int32_t)row->word;
+        min_x = VXK_MIN(min_x, x0 + __builtin_ctzll(row->bits));
+        max_x = VXK_MAX(max_x, x0 + 63 - __builtin_clzll(row->bits));
+    }
+    c->row_count = result->row_count - c->first_row;
+    c->voxel_count = (uint32_t)voxels;
+    const vxk_split_row* first = &result->rows[c->first_row];
+    c->min_voxel = (vxk_int3){64 * first->word + __builtin_ctzll(first->bits), first->y, first->z};
+    c->bounds = (vxk_int_box){{min_x, (int32_t)pos_y(lo), (int32_t)z0},
+                              {max_x, (int32_t)pos_y(hi), (int32_t)z1}};
+}
+
+static bool reserve_result(vxk_split_result* result, uint32_t components, uint32_t rows)
+{
+    return grow((void**)&result->components, &result->component_capacity, components,
+                sizeof(vxk_split_component), 16) &&
+           grow((void**)&result->rows, &result->row_capacity, rows, sizeof(vxk_split_row), 64);
+}
+
+// The sort scratch: bucket starts (groups + 1 words), a record per claim, the build scratch
+// (2 words per claim + 64), a copy of the components (6 words each).
+#define COMPONENT_WORDS (sizeof(vxk_split_component) / sizeof(uint64_t))
+_Static_assert(sizeof(vxk_split_component) % sizeof(uint64_t) == 0, "components copy as words");
+
+static bool reserve_sort(vxk_split* s, uint32_t claims, uint32_t groups)
+{
+    uint64_t words = (uint64_t)groups * (1 + COMPONENT_WORDS) + 65 + 3 * (uint64_t)claims;
+    return grow((void**)&s->sort_scratch, &s->sort_capacity, words, sizeof(uint64_t), 256);
+}
+
+// Orders the components by smallest voxel (each one's rows stay where they are). keys and scratch
+// hold a word per component, copy 6.
+static void order_components(vxk_split_result* result, uint64_t* keys, uint64_t* scratch,
+                             uint64_t* copy)
+{
+    uint32_t n = result->component_count;
+    if (n < 2)
+        return;
+    for (uint32_t i = 0; i < n; ++i) {
+        const vxk_split_row* r = &result->rows[result->components[i].first_row];
+        uint64_t key =
+            ((uint64_t)pos_pack(r->y, r->z, r->word) << 6) | (uint64_t)__builtin_ctzll(r->bits);
+        keys[i] = (key << 32) | i;
+    }
+    sort_records(keys, scratch, n);
+    vxk_split_component* sorted = (vxk_split_component*)copy;
+    for (uint32_t i = 0; i < n; ++i)
+        sorted[i] = result->components[(uint32_t)keys[i]];
+    memcpy(result->components, sorted, (size_t)n * sizeof(vxk_split_component));
+}
+
+vxk_status vxk_split_result_get(vxk_split* split, vxk_split_result* result)
+{
+    if (!split || !result || !split->active || !split->done)
+        return VXK_ERR_INVALID_ARGUMENT;
+    vxk_split* s = split;
+    result->component_count = 0;
+    result->row_count = 0;
+    uint32_t groups = s->free_count, entries = s->entry_count;
+    if (!reserve_sort(s, entries, groups))
+        return VXK_ERR_OUT_OF_MEMORY;
+    uint64_t* starts = s->sort_scratch;
+    uint64_t* records = starts + groups + 1;
+    uint64_t* scratch = records + entries;
+    uint64_t* copy = scratch + 2 * (size_t)entries + 64;
+    // Bucket the free groups' claims by group, in the order the groups were exhausted: each
+    // finder's tag is its group's bucket + 1 (0: not free); count, then scatter.
+    for (uint32_t i = 0; i < groups; ++i)
+        s->finders[s->free_roots[i]].pad = i + 1;
+    for (uint32_t f = 0; f < s->finder_count; ++f) {
+        const vxk_split_finder* root = &s->finders[find(s, f)];
+        s->finders[f].pad = root->state == GROUP_FREE ? root->pad : 0;
+    }
+    memset(starts, 0, ((size_t)groups + 1) * sizeof(uint64_t));
+    uint32_t claims = 0;
+    for (uint32_t i = 0; i < entries; ++i) {
+        uint32_t tag = s->finders[s->entries[i].finder].pad;
+        scratch[i] = tag;
+        starts[tag] += tag != 0;
+        claims += tag != 0;
+    }
+    if (!reserve_result(result, groups, claims))
+        return VXK_ERR_OUT_OF_MEMORY;
+    // starts[k - 1] counts bucket k; make it bucket k's first record, then scatter (afterwards
+    // starts[k - 1] is bucket k's end).
+    uint64_t sum = 0;
+    for (uint32_t k = 0; k < groups; ++k) {
+        uint64_t n = starts[k + 1];
+        starts[k + 1] = sum;
+        sum += n;
+    }
+    for (uint32_t i = 0; i < entries; ++i)
+        if (scratch[i])
+            records[starts[scratch[i]]++] = ((uint64_t)s->entries[i].pos << 32) | i;
+    uint32_t first = 0;
+    for (uint32_t k = 1; k <= groups; ++k) {
+        uint32_t end = (uint32_t)starts[k];
+        build_component(s, result, records + first, end - first, scratch);
+        first = end;
+    }
+    order_components(result, records, scratch, copy);
+    s->stats.entries = entries;
+    reset(s);
+    return VXK_OK;
+}
+
+// ---- components ---------------------------------------------------------------------------
+
+vxk_status vxk_split_components(vxk_split* split, vxk_split_result* result,
+                                const vxk_split_grid* grid)
+{
+    if (!split || !result)
+        return VXK_ERR_INVALID_ARGUMENT;
+    vxk_status st = check_grid(grid);
+    if (st != VXK_OK)
+        return st;
+    vxk_split* s = split;
+    reset(s);
+    memset(&s->stats, 0, sizeof(s->stats));
+    result->component_count = 0;
+    result->row_count = 0;
+    if (!reserve_words(s, vxk_split_grid_words(grid->size)))
+        return VXK_ERR_OUT_OF_MEMORY;
+    set_grid(s, grid);
+    s->flags = 0;
+    // Component c's claims are entries ranges[c + 1]; the scan's first unvisited solid voxel
+    // starts the next component, so they come in smallest-voxel order.
+    uint32_t W = s->words_per_row, words = (uint32_t)vxk_split_grid_words(grid->size);
+    for (uint32_t t = 0, word = 0; t < words; ++t, word = word + 1 == W ? 0 : word + 1) {
+        uint64_t open = solid_word(s, t, word) & ~s->visited[t];
+        if (!open)
+            continue;
+        uint32_t row = t / W, y = row / (uint32_t)grid->size.z, z = row % (uint32_t)grid->size.z;
+        for (; open; open = solid_word(s, t, word) & ~s->visited[t]) {
+            uint32_t start = s->entry_count;
+            if (!grow((void**)&s->ranges, &s->range_capacity, (uint64_t)s->range_count + 1,
+                      sizeof(vxk_split_range), 64) ||
+                !reserve_claims(s, claims_per_expansion(s)))
+                goto out_of_memory;
+            claim_runs(s, pos_pack(y, z, word), t, open & (~open + 1), false);
+            for (uint32_t i = start; i < s->entry_count; ++i) {
+                if (!reserve_claims(s, claims_per_expansion(s)))
+                    goto out_of_memory;
+                expand(s, s->entries[i], false);
+            }
+            s->ranges[s->range_count++] = (vxk_split_range){start, s->entry_count, 0};
+        }
+    }
+    uint32_t groups = s->range_count - 1, entries = s->entry_count;
+    if (!reserve_sort(s, entries, groups) || !reserve_result(result, groups, entries))
+        goto out_of_memory;
+    uint64_t* records = s->sort_scratch;
+    uint64_t* scratch = records + entries;
+    for (uint32_t i = 0; i < entries; ++i)
+        records[i] = ((uint64_t)s->entries[i].pos << 32) | i;
+    for (uint32_t c = 1; c <= groups; ++c) {
+        vxk_split_range r = s->ranges[c];
+        build_component(s, result, records + r.start, r.end - r.start, scratch);
+        s->stats.voxels_visited += result->components[c - 1].voxel_count;
+    }
+    s->stats.free_groups = groups;
+    s->stats.entries = entries;
+    reset(s);
+    return VXK_OK;
+out_of_memory:
+    reset(s);
+    result->component_count = 0;
+    result->row_count = 0;
+    return VXK_ERR_OUT_OF_MEMORY;
+}
