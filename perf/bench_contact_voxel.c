@@ -1,16 +1,19 @@
 // bench_contact_voxel.c: the voxel pair routine (contact_voxel.h) on body pairs of growing size,
 // against two loops over the same views: the article's (seed 003: every voxel of A in the
 // overlap region mapped into B and tested against B's 3x3x3 neighbourhood with its type rule,
-// made symmetric as ours) and brute force (every solid voxel of A against every solid voxel of
-// B, the same rule). Scenes: two 16x8x16 boxes of 0.1 m voxels stacked face on face
-// (`stack16`), the same turned 0.3 rad about the normal (`turned16`), 32x16x32 boxes stacked
-// (`stack32`), two 12^3 blobs with holes at random rotations, overlapping by about a voxel
-// (`blobs12`), a 64x32x64 box on a 64x32x64 box turned 0.3 rad (`turned64`; no brute force),
-// and a 12^3 blob resting on a terrain region of 1 m voxels (`terrain`).
+// made symmetric as ours, voxels as spheres; its pairs are the article's, not ours: timing only)
+// and brute force (vxk_voxel_pairs with VXK_VOXEL_ALL_PAIRS: every active voxel of A against every
+// active voxel of B through the same rules). Scenes: two 16x8x16 boxes of 0.1 m voxels stacked
+// face on face (`stack16`), the same turned 0.3 rad about the normal (`turned16`), 32x16x32 boxes
+// stacked (`stack32`), two 12^3 blobs with holes at random rotations, overlapping by about a
+// voxel (`blobs12`), a 64x32x64 box on a 64x32x64 box turned 0.3 rad (`turned64`; no brute
+// force), a 12^3 blob of 0.25 m voxels resting on a terrain region of 1 m voxels (`terrain`),
+// and bodies of 0.1 m voxels resting on flat terrain of 1 m voxels, off its grid and turned 0.3
+// rad about y: a 64x8x64 box (`rest_box`) and a 48x12x48 body with holes (`rest_holes`).
 //
 // Figures per scene: `_us` median microseconds of vxk_collide_voxels over RUNS batches,
 // `_article_us` and `_brute_us` the loops above (medians; brute force once per run), `_pairs`
-// the raw pair count (vxk_voxel_pairs), `_pairs_match` 1 when brute force finds as many,
+// the pair count (vxk_voxel_pairs), `_pairs_match` 1 when brute force finds the same count,
 // `_manifolds` and `_points` of the result, `_vs_article` and `_vs_brute` speed ratios.
 // One thread. Usage: bench_contact_voxel [--quick] [--threads N] (threads unused).
 #include "bench.h"
@@ -108,26 +111,10 @@ static bool pairs_with(const placed* b, int x, int y, int z, uint8_t ta, vxk_vec
     return vxk_v3_dot(d, d) <= reach * reach;
 }
 
-// Every solid voxel of A against every solid voxel of B.
+// Every active voxel of A against every active voxel of B, by the same rules.
 static uint64_t brute_pairs(const scene* sc)
 {
-    placed a = {&sc->a, vxk_mat3_from_quat(sc->a.pose.q)},
-           b = {&sc->b, vxk_mat3_from_quat(sc->b.pose.q)};
-    float reach = 0.5f * (sc->a.voxel_size + sc->b.voxel_size) + sc->margin;
-    uint64_t count = 0;
-    for (int ay = 0; ay < sc->a.size.y; ++ay)
-        for (int az = 0; az < sc->a.size.z; ++az)
-            for (int ax = 0; ax < sc->a.size.x; ++ax) {
-                uint8_t ta = type_at(&sc->a, ax, ay, az);
-                if (ta == VXK_VOXEL_EMPTY || !in_active(&sc->a, ax, ay, az))
-                    continue;
-                vxk_vec3 pa = centre(&a, ax, ay, az);
-                for (int by = 0; by < sc->b.size.y; ++by)
-                    for (int bz = 0; bz < sc->b.size.z; ++bz)
-                        for (int bx = 0; bx < sc->b.size.x; ++bx)
-                            count += pairs_with(&b, bx, by, bz, ta, pa, reach);
-            }
-    return count;
+    return vxk_voxel_pairs(NULL, 0, &sc->a, &sc->b, sc->margin, VXK_VOXEL_ALL_PAIRS);
 }
 
 // The article's loop: A's voxels in the region of B's box, each against B's 3x3x3 cells.
@@ -235,6 +222,49 @@ static void terrain(scene* sc, uint64_t* rng)
     sc->brute = true;
 }
 
+// A body of 0.1 m voxels resting on flat terrain of 1 m voxels (top at y = 0), off the terrain's
+// grid and turned 0.3 rad about y, 1 mm above it.
+static void resting(scene* sc, const char* name, vxk_int3 size, float holes, uint64_t* rng)
+{
+    const float s = 0.1f;
+    if (holes <= 0.0f) {
+        make_body(&sc->b, size, s, 0.0f, rng);
+    } else {
+        // Holes everywhere but in the bottom layer, which rests on the ground whole.
+        vxk_voxel_grid grid = {size, NULL};
+        size_t n = (size_t)size.x * (size_t)size.y * (size_t)size.z;
+        grid.voxels = (uint8_t*)malloc(n);
+        for (size_t i = 0; i < n; ++i)
+            grid.voxels[i] = i < (size_t)size.x * (size_t)size.z || rand_unit(rng) >= holes;
+        uint8_t solid[256] = {0};
+        solid[1] = 1;
+        vxk_vec3 origin = {-0.5f * s * (float)size.x, -0.5f * s * (float)size.y,
+                           -0.5f * s * (float)size.z};
+        if (vxk_voxel_view_create(&sc->b, &grid, solid, NULL, s, origin) != VXK_OK)
+            abort();
+        free(grid.voxels);
+    }
+    sc->b.pose.q = vxk_quat_from_axis_angle(vxk_v3(0, 1, 0), 0.3f);
+    sc->b.pose.p = vxk_v3(0.37f, 0.5f * s * (float)size.y + 0.001f, -0.21f);
+    float reach = 0.5f * s * sqrtf((float)(size.x * size.x + size.z * size.z)) + 2.0f;
+    int32_t half = (int32_t)ceilf(reach);
+    vxk_int3 min = {-half, -3, -half}, region = {2 * half, 5, 2 * half};
+    size_t bytes = vxk_voxel_view_storage_bytes(region);
+    sc->region_storage = malloc(bytes);
+    uint8_t* occupancy = (uint8_t*)malloc((size_t)region.x * region.y * region.z);
+    for (int y = 0; y < region.y; ++y)
+        for (int z = 0; z < region.z; ++z)
+            for (int x = 0; x < region.x; ++x)
+                occupancy[x + region.x * (z + region.z * y)] = y + min.y < 0;
+    if (vxk_voxel_view_region_dense(&sc->a, sc->region_storage, bytes, min, region, 1.0f,
+                                    occupancy) != VXK_OK)
+        abort();
+    free(occupancy);
+    sc->name = name;
+    sc->margin = 0.005f;
+    sc->brute = true;
+}
+
 static void figure(vxk_bench* b, const scene* sc, const char* what, double value)
 {
     char key[48];
@@ -300,7 +330,7 @@ static void run_scene(vxk_bench* b, scene* sc)
 static void bench_contact_voxel(vxk_bench* b)
 {
     uint64_t rng = 0xC0117AC7ull;
-    scene scenes[6];
+    scene scenes[8];
     memset(scenes, 0, sizeof(scenes));
     stack(&scenes[0], "stack16", 16, 0.0f, &rng);
     stack(&scenes[1], "turned16", 16, 0.3f, &rng);
@@ -308,7 +338,9 @@ static void bench_contact_voxel(vxk_bench* b)
     blobs(&scenes[3], &rng);
     stack(&scenes[4], "turned64", 64, 0.3f, &rng);
     terrain(&scenes[5], &rng);
-    uint32_t count = b->quick ? 2 : 6;
+    resting(&scenes[6], "rest_box", (vxk_int3){64, 8, 64}, 0.0f, &rng);
+    resting(&scenes[7], "rest_holes", (vxk_int3){48, 12, 48}, 0.3f, &rng);
+    uint32_t count = b->quick ? 2 : 8;
     for (uint32_t i = 0; i < count; ++i) {
         run_scene(b, &scenes[i]);
         vxk_voxel_view_destroy(&scenes[i].b);
@@ -317,7 +349,7 @@ static void bench_contact_voxel(vxk_bench* b)
         else
             vxk_voxel_view_destroy(&scenes[i].a);
     }
-    for (uint32_t i = count; i < 6; ++i) {
+    for (uint32_t i = count; i < 8; ++i) {
         vxk_voxel_view_destroy(&scenes[i].b);
         if (scenes[i].region_storage)
             free(scenes[i].region_storage);

@@ -1,12 +1,16 @@
 // test_contact_voxel.c: voxel contacts (contact_voxel.h) against a brute-force reference written
 // here in double precision and sharing no code with the kernel: its own voxel typing (counting
 // empty face neighbours, walking the 26 directions for Inside exits), its own transforms, every
-// voxel pair of A x B with the rules of the header (no overlap region, no neighbourhood, no bit
-// rows). On seeded random shapes (grids with holes, random poses and rotations, unequal voxel
-// sizes, terrain regions with a border; deep, touching, just separated and far) the raw points
-// must equal the reference's pairs, and the manifolds must cover every touching area the
-// reference finds and invent none. Canonical cases check the hand-computed contacts of every
-// pair type; others check feature-id stability, the driving side, flipping and bad input.
+// voxel pair of A x B with the cube rules of the header (separating axes, the face choice, the
+// support region's 2D overlap with the face; no overlap region, no neighbourhood, no bit rows).
+// On 1,000 seeded random configurations (grids with holes, random poses and rotations, terrain
+// regions with a border; equal voxels and the ratios 1:2, 1:4, 1:10 either way; deep, touching,
+// just separated and far; turned, stacked axis-aligned on exact and arbitrary offsets, resting
+// level or slightly tilted on flat regions) the pairs must equal the reference's, the search
+// must find exactly what all pairs find (bit for bit, each driving side), and the manifolds must
+// cover every touching area the reference finds and invent none. Canonical cases check the
+// hand-computed contacts of every pair type with equal and unequal voxels; others check
+// feature-id stability, flipping and bad input.
 #include "test.h"
 
 #include "contact_voxel.h"
@@ -167,20 +171,20 @@ static double dot3(const double a[3], const double b[3])
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }
 
-// One admitted pair of the reference. A pair whose decision rounding could tip (the distance at
-// the reach, the lookup correction's sign, near-equal face candidates) lists every outcome.
+// One pair of the reference. A decision that rounding could tip (a gap at the margin, an overlap
+// at its need, near-equal face choices) makes the pair optional or lists every outcome.
 #define MAX_ALT 12
 typedef struct rpair {
     int a, b;         // voxel indices
     int va[3], vb[3]; // coordinates
-    int optional;     // within rounding of the reach: the kernel may or may not report it
-    int normals;      // 1 or 2 (sign ambiguous)
-    // Centres closer than rounding: the direction is noise, any unit normal n will do with the
-    // separation d . n - (s_a + s_b) / 2 and the point mid + n (shift - separation / 2).
-    int free_normal;
-    double mid[3], shift, half_sum;
-    double dist, noise; // centre distance; rounding of the kernel's centres
-    double normal[2][3], separation[2], point[2][3];
+    int optional;     // the kernel may or may not report it
+    // The article's normal (the line of centres, lookup-corrected): 1 or 2 (sign ambiguous), or
+    // any unit vector when the centres are closer than rounding.
+    int normals, free_normal;
+    double normal[2][3];
+    double dist, noise;  // centre distance; rounding of the kernel's centres
+    double side, lookup; // d . (l_a - l_b) and |l_a - l_b|: the article's sign and its certainty
+    // The admitted outcomes of the face choice: normal, separation, point on A's side.
     int faces;
     double face[MAX_ALT][3], face_separation[MAX_ALT], face_point[MAX_ALT][3];
     int region; // touching area (union-find root)
@@ -205,19 +209,123 @@ static void set3(double out[3], const double v[3])
     out[0] = v[0], out[1] = v[1], out[2] = v[2];
 }
 
-// The point on A's side for normal n, separation sep and contact centre c.
-static void along(double out[3], const double c[3], const double n[3], double sep)
+static void cross3(const double a[3], const double b[3], double out[3])
 {
-    for (int i = 0; i < 3; ++i)
-        out[i] = c[i] - 0.5 * sep * n[i];
+    out[0] = a[1] * b[2] - a[2] * b[1];
+    out[1] = a[2] * b[0] - a[0] * b[2];
+    out[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+// A shape's voxel axes in world: axis[k] is column k of the rotation.
+static void r_axes(const rshape* r, double axis[3][3])
+{
+    for (int k = 0; k < 3; ++k)
+        for (int i = 0; i < 3; ++i)
+            axis[k][i] = r->rot[i][k];
+}
+
+// Half extent of a cube (half size h, axes ax) along unit u.
+static double cube_extent(const double ax[3][3], double h, const double u[3])
+{
+    return h * (fabs(dot3(ax[0], u)) + fabs(dot3(ax[1], u)) + fabs(dot3(ax[2], u)));
+}
+
+enum { R_NO, R_YES, R_MAYBE };
+
+// The header's face rule, for the face of cube o (centre co, axes ao, half ho) along sign * ao[k]
+// against cube t (centre ct, axes at, half ht): t's support region (the part of its cube within
+// `band` of its lowest point along the face's outward direction u: per axis of t the length
+// that stays within the band, linearly) projected onto the face's plane against the face, by a
+// 2D separating-axis test on the face's axes and the region's edge normals. The point: the middle
+// of the clipped bounds along the face's axes, on the face.
+static int r_face_meets(const double ao[3][3], double ho, int k, double sign, const double co[3],
+                        const double at[3][3], double ht, const double ct[3], double band,
+                        double tol, double eps, double point[3])
+{
+    double u[3] = {sign * ao[k][0], sign * ao[k][1], sign * ao[k][2]};
+    double centre[3] = {ct[0] - co[0], ct[1] - co[1], ct[2] - co[2]};
+    double gen[3][3];
+    int gens = 0;
+    for (int i = 0; i < 3; ++i) {
+        double c = dot3(at[i], u);
+        double rise = 2.0 * ht * fabs(c); // how far the axis's ends differ along u
+        double w = rise >= band ? 1.0 : rise / band;
+        double toward = c > 0 ? -1.0 : (c < 0 ? 1.0 : 0.0); // lowest end
+        for (int j = 0; j < 3; ++j)
+            centre[j] += toward * w * ht * at[i][j];
+        if (w < 1.0) {
+            for (int j = 0; j < 3; ++j)
+                gen[gens][j] = (1.0 - w) * ht * at[i][j];
+            gens++;
+        }
+    }
+    double axes[5][3];
+    int count = 0;
+    set3(axes[count++], ao[(k + 1) % 3]);
+    set3(axes[count++], ao[(k + 2) % 3]);
+    for (int g = 0; g < gens; ++g) {
+        double n[3];
+        cross3(u, gen[g], n);
+        double l = sqrt(dot3(n, n));
+        for (int j = 0; j < 3; ++j)
+            n[j] /= l;
+        set3(axes[count++], n);
+    }
+    int maybe = 0;
+    double mid[2] = {0, 0};
+    // (The middle of the overlap of the region's bounds along the face's axes with the face; of
+    // an edge, the middle of its part over the face: below.)
+    for (int x = 0; x < count; ++x) {
+        double cp = dot3(centre, axes[x]), rp = 0.0;
+        for (int g = 0; g < gens; ++g)
+            rp += fabs(dot3(gen[g], axes[x]));
+        double rq =
+            ho * (fabs(dot3(ao[(k + 1) % 3], axes[x])) + fabs(dot3(ao[(k + 2) % 3], axes[x])));
+        double lo = fmax(cp - rp, -rq), hi = fmin(cp + rp, rq);
+        // An area must overlap by the tolerance, an edge or a vertex may miss by as much.
+        double need = fmin(2.0 * rp, 2.0 * tol) - tol;
+        if (hi - lo < need - eps)
+            return R_NO;
+        maybe |= hi - lo < need + eps;
+        if (x < 2)
+            mid[x] = 0.5 * (lo + hi);
+    }
+    if (gens == 1) {
+        // Points of the edge centre + t gen, t in [-1, 1], over the face: each face axis bounds t.
+        double lo = -1.0, hi = 1.0;
+        for (int x = 0; x < 2; ++x) {
+            double g = dot3(gen[0], ao[(k + 1 + x) % 3]), c0 = dot3(centre, ao[(k + 1 + x) % 3]);
+            if (fabs(g) <= 1e-6 * ho)
+                continue;
+            double t0 = (-ho - c0) / g, t1 = (ho - c0) / g;
+            lo = fmax(lo, fmin(t0, t1));
+            hi = fmin(hi, fmax(t0, t1));
+        }
+        double t = fmin(1.0, fmax(-1.0, 0.5 * (lo + hi)));
+        for (int x = 0; x < 2; ++x)
+            mid[x] = dot3(centre, ao[(k + 1 + x) % 3]) + t * dot3(gen[0], ao[(k + 1 + x) % 3]);
+    }
+    for (int j = 0; j < 3; ++j)
+        point[j] = co[j] + ho * u[j] + mid[0] * ao[(k + 1) % 3][j] + mid[1] * ao[(k + 2) % 3][j];
+    return maybe ? R_MAYBE : R_YES;
 }
 
 // Every pair of A x B with the header's rules.
 static void r_pairs(rpairs* out, const rshape* A, const rshape* B, double margin)
 {
     out->count = 0;
-    double reach = 0.5 * (A->s + B->s) + margin;
-    double half_sum = 0.5 * (A->s + B->s);
+    double axa[3][3], axb[3][3];
+    r_axes(A, axa);
+    r_axes(B, axb);
+    const double ha = 0.5 * A->s, hb = 0.5 * B->s, half_sum = ha + hb;
+    const double smaller = fmin(A->s, B->s);
+    const double tol = 1e-3 * smaller, band = 0.1 * smaller;
+    // Each cube's extent along the other's axes: the same for every pair.
+    double ext_on_a[3], ext_on_b[3];
+    for (int k = 0; k < 3; ++k) {
+        ext_on_a[k] = cube_extent(axb, hb, axa[k]);
+        ext_on_b[k] = cube_extent(axa, ha, axb[k]);
+    }
     for (int ay = A->lo[1]; ay <= A->hi[1]; ++ay)
         for (int az = A->lo[2]; az <= A->hi[2]; ++az)
             for (int ax = A->lo[0]; ax <= A->hi[0]; ++ax) {
@@ -240,17 +348,26 @@ static void r_pairs(rpairs* out, const rshape* A, const rshape* B, double margin
                             r_centre(B, bx, by, bz, pb);
                             for (int i = 0; i < 3; ++i)
                                 d[i] = pb[i] - pa[i];
-                            double dist = sqrt(dot3(d, d));
                             double scale = 1.0 + fabs(pa[0]) + fabs(pa[1]) + fabs(pa[2]);
-                            double band = 4e-6 * scale;
-                            if (dist > reach + band)
+                            double eps = 1e-5 * scale;
+                            // The 6 face axes: gaps of the two cubes.
+                            double gap_a[3], gap_b[3];
+                            int apart = 0, near = 0;
+                            for (int k = 0; k < 3; ++k) {
+                                gap_a[k] = fabs(dot3(d, axa[k])) - ha - ext_on_a[k];
+                                gap_b[k] = fabs(dot3(d, axb[k])) - hb - ext_on_b[k];
+                                apart |= gap_a[k] > margin + eps || gap_b[k] > margin + eps;
+                                near |= fabs(gap_a[k] - margin) <= eps ||
+                                        fabs(gap_b[k] - margin) <= eps;
+                            }
+                            if (apart)
                                 continue;
                             rpair p;
                             memset(&p, 0, sizeof(p));
                             p.a = ia, p.b = ib;
                             p.va[0] = ax, p.va[1] = ay, p.va[2] = az;
                             p.vb[0] = bx, p.vb[1] = by, p.vb[2] = bz;
-                            p.optional = fabs(dist - reach) <= band;
+                            p.optional = near;
                             double la[3] = {0, 0, 0}, lb[3] = {0, 0, 0}, c[3];
                             if (A->normal[ia] >= 0)
                                 r_dir(A, k_table[A->normal[ia]], la);
@@ -264,28 +381,33 @@ static void r_pairs(rpairs* out, const rshape* A, const rshape* B, double margin
                                 c[0] = c[1] = c[2] = 0;
                             int deep = (ta == R_INSIDE && A->normal[ia] >= 0) ||
                                        (tb == R_INSIDE && B->normal[ib] >= 0);
-                            double mid[3];
-                            for (int i = 0; i < 3; ++i)
-                                mid[i] = 0.5 * (pa[i] + pb[i]);
-                            double shift = 0.25 * (A->s - B->s);
                             if (deep) {
+                                // The Corner across two axes of the Inside voxel.
+                                const double* gap = ta == R_INSIDE ? gap_a : gap_b;
+                                int sure = 0, maybe = 0;
+                                for (int k = 0; k < 3; ++k) {
+                                    sure += gap[k] < -tol - eps;
+                                    maybe += gap[k] < -tol + eps;
+                                }
+                                if (maybe < 2)
+                                    continue;
+                                p.optional |= sure < 2;
                                 double n[3], sep = -(ta == R_INSIDE ? A->s : B->s);
                                 const double* centre = ta == R_INSIDE ? pa : pb;
                                 for (int i = 0; i < 3; ++i)
                                     n[i] = ta == R_INSIDE ? la[i] : -lb[i];
                                 p.normals = 1;
                                 set3(p.normal[0], n);
-                                p.separation[0] = sep;
-                                along(p.point[0], centre, n, sep);
                                 p.faces = 1;
                                 set3(p.face[0], n);
                                 p.face_separation[0] = sep;
-                                set3(p.face_point[0], p.point[0]);
+                                for (int i = 0; i < 3; ++i)
+                                    p.face_point[0][i] = centre[i] - 0.5 * sep * n[i];
                                 push_pair(out, &p);
                                 continue;
                             }
                             // The article's normal with the symmetric lookup correction.
-                            double u[3];
+                            double dist = sqrt(dot3(d, d)), u[3];
                             double cl = sqrt(dot3(c, c));
                             if (dist > 1e-6 * half_sum) {
                                 for (int i = 0; i < 3; ++i)
@@ -297,14 +419,15 @@ static void r_pairs(rpairs* out, const rshape* A, const rshape* B, double margin
                                 u[0] = 0, u[1] = 1, u[2] = 0;
                             }
                             double side = dot3(d, c);
+                            p.side = side;
+                            p.lookup = cl;
                             p.dist = dist;
                             p.noise = 3e-7 * scale;
                             p.free_normal = dist <= 1e-5 * scale;
-                            set3(p.mid, mid);
-                            p.shift = shift;
-                            p.half_sum = half_sum;
-                            int ambiguous =
-                                dist > 1e-6 * half_sum && cl > 0 && fabs(side) <= 1e-5 * dist * cl;
+                            // (The kernel's d carries the centres' rounding, about 1e-7 of
+                            // the coordinates, whatever |d|.)
+                            int ambiguous = dist > 1e-6 * half_sum && cl > 0 &&
+                                            fabs(side) <= (1e-5 * dist + 4.0 * p.noise) * cl;
                             p.normals = ambiguous ? 2 : 1;
                             for (int k = 0; k < p.normals; ++k) {
                                 double sign = 1.0;
@@ -312,66 +435,110 @@ static void r_pairs(rpairs* out, const rshape* A, const rshape* B, double margin
                                     sign = k == 0 ? 1.0 : -1.0;
                                 else if (dist > 1e-6 * half_sum && side < 0)
                                     sign = -1.0;
-                                double n[3] = {sign * u[0], sign * u[1], sign * u[2]};
-                                double sep = dot3(d, n) - half_sum, centre[3];
                                 for (int i = 0; i < 3; ++i)
-                                    centre[i] = mid[i] + shift * n[i];
-                                set3(p.normal[k], n);
-                                p.separation[k] = sep;
-                                along(p.point[k], centre, n, sep);
+                                    p.normal[k][i] = sign * u[i];
                             }
-                            // Face candidates: A's open directions, B's negated; the best dot
-                            // with c, then with the (first) normal, under rounding.
-                            double cand[12][3], score[12], with_n[12];
+                            // Face candidates: A's open directions, B's negated; each with its
+                            // owner (0: a, 1: b), axis and sign along it.
+                            double cand[12][3], score[12], with_n[12], sep[12];
+                            int owner[12], axis[12];
+                            double sgn[12];
                             int m = 0;
-                            for (int f = 0; f < 6; ++f)
-                                if (A->open[ia] & (1 << f)) {
-                                    r_dir(A, k_faces[f], cand[m]);
+                            for (int side_b = 0; side_b < 2; ++side_b) {
+                                const rshape* S = side_b ? B : A;
+                                int open = side_b ? B->open[ib] : A->open[ia];
+                                for (int f = 0; f < 6; ++f) {
+                                    if (!(open & (1 << f)))
+                                        continue;
+                                    r_dir(S, k_faces[f], cand[m]);
+                                    owner[m] = side_b;
+                                    axis[m] = f % 3;
+                                    sgn[m] = f < 3 ? 1.0 : -1.0;
+                                    if (side_b)
+                                        for (int i = 0; i < 3; ++i)
+                                            cand[m][i] = -cand[m][i];
+                                    // Along f (A to B): d . f less the owner's half along its
+                                    // own axis and the other cube's extent along it.
+                                    sep[m] = dot3(d, cand[m]) -
+                                             (side_b ? hb + ext_on_b[f % 3] : ha + ext_on_a[f % 3]);
                                     m++;
                                 }
-                            for (int f = 0; f < 6; ++f)
-                                if (B->open[ib] & (1 << f)) {
-                                    r_dir(B, k_faces[f], cand[m]);
-                                    for (int i = 0; i < 3; ++i)
-                                        cand[m][i] = -cand[m][i];
-                                    m++;
-                                }
+                            }
                             for (int j = 0; j < m; ++j) {
                                 score[j] = dot3(cand[j], c);
                                 with_n[j] = dot3(cand[j], p.normal[0]);
                             }
-                            // The kernel takes the best score, then among the scores within
-                            // 1e-5 of it the best dot with the normal; rounding may move a score
-                            // across that line.
+                            // The article's choice: the best score, then among scores within
+                            // 1e-5 of it the best dot with the normal (then the pose line,
+                            // which the reference leaves open); rounding may move a score
+                            // across either line.
                             double best = -DBL_MAX, best_along = -DBL_MAX;
                             for (int j = 0; j < m; ++j)
                                 best = fmax(best, score[j]);
                             for (int j = 0; j < m; ++j)
                                 if (score[j] >= best - 0.5e-5)
                                     best_along = fmax(best_along, with_n[j]);
-                            for (int j = 0; j < m && p.faces < MAX_ALT; ++j) {
+                            int admitted = 0, refused = 0;
+                            for (int j0 = 0; j0 < m; ++j0) {
                                 int possible =
-                                    score[j] >= best - 2e-5 && (with_n[j] >= best_along - 2e-5 ||
-                                                                p.normals == 2 || p.free_normal);
+                                    score[j0] >= best - 2e-5 && (with_n[j0] >= best_along - 2e-5 ||
+                                                                 p.normals == 2 || p.free_normal);
                                 if (!possible)
                                     continue;
-                                int seen = 0;
-                                for (int k = 0; k < p.faces; ++k) {
-                                    double e[3] = {p.face[k][0] - cand[j][0],
-                                                   p.face[k][1] - cand[j][1],
-                                                   p.face[k][2] - cand[j][2]};
-                                    seen |= dot3(e, e) < 1e-12;
+                                // Then as cubes: the faces within 60 degrees whose face the
+                                // other's support region meets compete by separation, the
+                                // first choice keeping ties of 1e-5 (s_a + s_b). A winner is
+                                // within the tie (and rounding) of every face surely met.
+                                double tie = 1e-5 * (A->s + B->s);
+                                int meets[12];
+                                double at[12][3];
+                                double top = -DBL_MAX;
+                                for (int j = 0; j < m; ++j) {
+                                    meets[j] = R_NO;
+                                    if (dot3(cand[j], cand[j0]) < 0.5 - 1e-9)
+                                        continue;
+                                    int o = owner[j];
+                                    meets[j] = o ? r_face_meets(axb, hb, axis[j], sgn[j], pb, axa,
+                                                                ha, pa, band, tol, eps, at[j])
+                                                 : r_face_meets(axa, ha, axis[j], sgn[j], pa, axb,
+                                                                hb, pb, band, tol, eps, at[j]);
+                                    if (meets[j] == R_YES)
+                                        top = fmax(top, sep[j]);
                                 }
-                                if (seen)
-                                    continue;
-                                int k = p.faces++;
-                                set3(p.face[k], cand[j]);
-                                p.face_separation[k] = dot3(d, cand[j]) - half_sum;
-                                double centre[3];
-                                for (int i = 0; i < 3; ++i)
-                                    centre[i] = mid[i] + shift * cand[j][i];
-                                along(p.face_point[k], centre, cand[j], p.face_separation[k]);
+                                // No face surely met: the kernel may find none.
+                                refused |= top == -DBL_MAX;
+                                for (int j = 0; j < m; ++j) {
+                                    if (meets[j] == R_NO || sep[j] < top - tie - eps)
+                                        continue;
+                                    admitted = 1;
+                                    double point[3];
+                                    set3(point, at[j]);
+                                    // On A's side: B's face point moved back by the separation.
+                                    if (owner[j])
+                                        for (int i = 0; i < 3; ++i)
+                                            point[i] -= sep[j] * cand[j][i];
+                                    int seen = 0;
+                                    for (int k = 0; k < p.faces; ++k) {
+                                        double e[3] = {p.face[k][0] - cand[j][0],
+                                                       p.face[k][1] - cand[j][1],
+                                                       p.face[k][2] - cand[j][2]};
+                                        double q[3] = {p.face_point[k][0] - point[0],
+                                                       p.face_point[k][1] - point[1],
+                                                       p.face_point[k][2] - point[2]};
+                                        seen |= dot3(e, e) < 1e-12 && dot3(q, q) < 1e-12 &&
+                                                fabs(p.face_separation[k] - sep[j]) < 1e-9;
+                                    }
+                                    if (seen || p.faces == MAX_ALT)
+                                        continue;
+                                    int k = p.faces++;
+                                    set3(p.face[k], cand[j]);
+                                    p.face_separation[k] = sep[j];
+                                    set3(p.face_point[k], point);
+                                }
                             }
+                            if (!admitted)
+                                continue;
+                            p.optional |= refused;
                             push_pair(out, &p);
                         }
             }
@@ -533,30 +700,18 @@ static int check_raw(const rpairs* ref, const shape* A, const shape* B, float ma
         const rpair* p = &ref->items[r];
         map[ia * nb + ib] = -2 - r; // seen
         found++;
-        int normal_ok = 0;
-        if (p->free_normal) {
-            double n[3] = {q->normal.x, q->normal.y, q->normal.z}, expect[3];
-            for (int i = 0; i < 3; ++i)
-                expect[i] = p->mid[i] + n[i] * (p->shift - 0.5 * q->separation);
-            normal_ok = fabs(sqrt(dot3(n, n)) - 1.0) < 1e-5 &&
-                        fabs(q->separation + p->half_sum) <= tol && dist3(expect, q->point) <= tol;
-        }
-        // 1e-4, or what float centres allow when they are close: the direction of d carries the
-        // centres' rounding (about 1e-7 of the coordinates) divided by |d|.
-        double normal_tol = fmax(1e-4, 4.0 * p->noise / p->dist);
+        // The article's normal: 1e-4, or what float centres allow when they are close (the
+        // direction of d carries the centres' rounding, about 1e-7 of the coordinates, over |d|).
+        int normal_ok = p->free_normal && fabs(vxk_v3_length(q->normal) - 1.0f) < 1e-5;
+        double normal_tol = p->dist > 0 ? fmax(1e-4, 4.0 * p->noise / p->dist) : 1e-4;
         for (int k = 0; k < p->normals; ++k)
-            if (dist3(p->normal[k], q->normal) <= normal_tol &&
-                fabs(p->separation[k] - q->separation) <= tol &&
-                dist3(p->point[k], q->point) <= tol)
-                normal_ok = 1;
+            normal_ok |= dist3(p->normal[k], q->normal) <= normal_tol;
         VXK_CHECK_MSG(normal_ok,
-                      "pair (%d %d %d)-(%d %d %d): normal (%g %g %g) sep %g point (%g %g %g), "
-                      "reference (%g %g %g) sep %g point (%g %g %g) (%d choices)",
+                      "pair (%d %d %d)-(%d %d %d): normal (%g %g %g), reference (%g %g %g) (%d "
+                      "choices; d . (la - lb) %g, |la - lb| %g, |d| %g)",
                       q->voxel_a.x, q->voxel_a.y, q->voxel_a.z, q->voxel_b.x, q->voxel_b.y,
-                      q->voxel_b.z, q->normal.x, q->normal.y, q->normal.z, q->separation,
-                      q->point.x, q->point.y, q->point.z, p->normal[0][0], p->normal[0][1],
-                      p->normal[0][2], p->separation[0], p->point[0][0], p->point[0][1],
-                      p->point[0][2], p->normals);
+                      q->voxel_b.z, q->normal.x, q->normal.y, q->normal.z, p->normal[0][0],
+                      p->normal[0][1], p->normal[0][2], p->normals, p->side, p->lookup, p->dist);
         int face_ok = 0;
         for (int k = 0; k < p->faces; ++k)
             if (dist3(p->face[k], q->face_normal) <= 1e-5 &&
@@ -564,12 +719,13 @@ static int check_raw(const rpairs* ref, const shape* A, const shape* B, float ma
                 dist3(p->face_point[k], q->face_point) <= tol)
                 face_ok = 1;
         VXK_CHECK_MSG(face_ok,
-                      "pair (%d %d %d)-(%d %d %d): face (%g %g %g) sep %g, reference (%g %g %g) "
-                      "sep %g (%d choices)",
+                      "pair (%d %d %d)-(%d %d %d): face (%g %g %g) sep %g point (%g %g %g), "
+                      "reference (%g %g %g) sep %g point (%g %g %g) (%d choices)",
                       q->voxel_a.x, q->voxel_a.y, q->voxel_a.z, q->voxel_b.x, q->voxel_b.y,
                       q->voxel_b.z, q->face_normal.x, q->face_normal.y, q->face_normal.z,
-                      q->face_separation, p->face[0][0], p->face[0][1], p->face[0][2],
-                      p->face_separation[0], p->faces);
+                      q->face_separation, q->face_point.x, q->face_point.y, q->face_point.z,
+                      p->face[0][0], p->face[0][1], p->face[0][2], p->face_separation[0],
+                      p->face_point[0][0], p->face_point[0][1], p->face_point[0][2], p->faces);
     }
     for (int i = 0; i < ref->count; ++i) {
         const rpair* p = &ref->items[i];
@@ -867,18 +1023,22 @@ static void body_params(rshape* r, uint64_t* rng, float s, int max_side)
         r->origin[i] = (float)(-0.5 * r->n[i] * s + vxk_test_randf(rng, -0.3f, 0.3f) * s);
 }
 
-// A terrain region: a height field with caves, a one-voxel border included.
-static void region_params(rshape* r, uint64_t* rng, float s)
+// A terrain region: a height field with caves (or flat with a few bumps and dips), a one-voxel
+// border included.
+static void region_params(rshape* r, uint64_t* rng, float s, int flat)
 {
     memset(r, 0, sizeof(*r));
     for (int i = 0; i < 3; ++i)
         r->n[i] = 4 + (int)(vxk_test_rand(rng) % 6);
     int count = r->n[0] * r->n[1] * r->n[2];
     r->occ = (uint8_t*)calloc((size_t)count, 1);
-    float hole = vxk_test_randf(rng, 0.0f, 0.3f);
+    float hole = flat ? 0.0f : vxk_test_randf(rng, 0.0f, 0.3f);
+    int level = 1 + r->n[1] / 2;
     for (int z = 0; z < r->n[2]; ++z)
         for (int x = 0; x < r->n[0]; ++x) {
             int h = 1 + (int)(vxk_test_rand(rng) % (uint64_t)r->n[1]);
+            if (flat)
+                h = level + (vxk_test_rand(rng) % 6 == 0 ? (int)(vxk_test_rand(rng) % 3) - 1 : 0);
             for (int y = 0; y < h && y < r->n[1]; ++y)
                 r->occ[x + r->n[0] * (z + r->n[2] * y)] = vxk_test_randf(rng, 0, 1) >= hole;
         }
@@ -894,49 +1054,99 @@ typedef struct config {
     int kind;
 } config;
 
+enum {
+    KIND_TURNED,  // random rotations, deep to touching to separated
+    KIND_STACKED, // axis-aligned, B on a face of A
+    KIND_TERRAIN, // a turned body over a terrain region
+    KIND_FAR,     // random rotations, apart
+    KIND_RESTING, // a body level or slightly tilted on a flat region's top, about touching
+    KIND_COUNT
+};
+
+// Voxel sizes: equal, or in the ratios 1:2, 1:4, 1:10 either way, or any in between.
+static void voxel_sizes(uint64_t* rng, float* sa, float* sb)
+{
+    static const float ratios[6] = {2.0f, 4.0f, 10.0f, 0.5f, 0.25f, 0.1f};
+    uint64_t pick = vxk_test_rand(rng) % 10;
+    float ratio = pick < 3 ? 1.0f : pick < 9 ? ratios[pick - 3] : vxk_test_randf(rng, 0.5f, 2.0f);
+    float smaller = vxk_test_randf(rng, 0.04f, 0.2f);
+    *sa = ratio >= 1.0f ? smaller : smaller / ratio;
+    *sb = ratio >= 1.0f ? smaller * ratio : smaller;
+}
+
+// A small rotation (up to `angle` radians about a random axis) after an axis-keeping one.
+static vxk_quat tilted_quat(uint64_t* rng, float angle)
+{
+    vxk_vec3 axis = {vxk_test_randf(rng, -1, 1), vxk_test_randf(rng, -1, 1),
+                     vxk_test_randf(rng, -1, 1)};
+    if (vxk_v3_length(axis) < 1e-3f)
+        axis = vxk_v3(1, 0, 0);
+    return vxk_quat_mul(vxk_quat_from_axis_angle(axis, vxk_test_randf(rng, 0.0f, angle)),
+                        aligned_quat(rng));
+}
+
 static int make_config(config* c, uint64_t* rng, int kind)
 {
     c->kind = kind;
-    float sa = vxk_test_randf(rng, 0.05f, 0.4f);
-    float sb = vxk_test_rand(rng) % 5 < 3 ? sa : sa * vxk_test_randf(rng, 0.5f, 2.0f);
+    float sa, sb;
+    voxel_sizes(rng, &sa, &sb);
+    const float smaller = fminf(sa, sb);
     int max_side = vxk_test_rand(rng) % 8 == 0 ? 9 : 6;
     body_params(&c->a.ref, rng, sa, max_side);
-    vxk_quat qa = kind == 1 ? aligned_quat(rng) : random_quat(rng);
+    vxk_quat qa = kind == KIND_STACKED ? aligned_quat(rng)
+                  : kind == KIND_RESTING
+                      ? (vxk_test_rand(rng) % 2 ? aligned_quat(rng) : tilted_quat(rng, 0.2f))
+                      : random_quat(rng);
     vxk_vec3 pa = {vxk_test_randf(rng, -2, 2), vxk_test_randf(rng, -2, 2),
                    vxk_test_randf(rng, -2, 2)};
     vxk_quat qb;
     vxk_vec3 pb;
-    if (kind == 2) {
+    if (kind == KIND_TERRAIN || kind == KIND_RESTING) {
         // A body over a terrain region (B axis-aligned at its base).
-        region_params(&c->b.ref, rng, sb);
-        c->margin = vxk_test_randf(rng, 0.0f, 0.5f) * fminf(sa, sb);
+        region_params(&c->b.ref, rng, sb, kind == KIND_RESTING);
+        c->margin = vxk_test_randf(rng, 0.0f, 0.5f) * smaller;
         qb = (vxk_quat){0, 0, 0, 1};
         pb = (vxk_vec3){0, 0, 0};
-        double centre[3], ra, rb;
         rshape* rr = &c->b.ref;
         for (int i = 0; i < 3; ++i)
             rr->origin[i] = (double)(float)((double)rr->base[i] * sb);
-        grid_sphere(rr, qb, pb, centre, &rb);
-        double ca[3];
-        grid_sphere(&c->a.ref, qa, pa, ca, &ra);
-        double dir[3] = {vxk_test_randf(rng, -1, 1), vxk_test_randf(rng, -0.2f, 1),
-                         vxk_test_randf(rng, -1, 1)};
-        double l = sqrt(dot3(dir, dir)) + 1e-9, t = vxk_test_randf(rng, 0.0f, 0.9f);
-        for (int i = 0; i < 3; ++i)
-            centre[i] += dir[i] / l * t * (ra + rb);
-        // Move A so that its grid centre lands there.
-        pa = (vxk_vec3){(float)(pa.x + centre[0] - ca[0]), (float)(pa.y + centre[1] - ca[1]),
-                        (float)(pa.z + centre[2] - ca[2])};
-    } else if (kind == 1) {
-        // Axis-aligned, equal voxels, B stacked on a face of A: touching, speculative, just
-        // beyond the margin, or sunk.
-        sb = sa;
+        if (kind == KIND_TERRAIN) {
+            double centre[3], ra, rb;
+            grid_sphere(rr, qb, pb, centre, &rb);
+            double ca[3];
+            grid_sphere(&c->a.ref, qa, pa, ca, &ra);
+            double dir[3] = {vxk_test_randf(rng, -1, 1), vxk_test_randf(rng, -0.2f, 1),
+                             vxk_test_randf(rng, -1, 1)};
+            double l = sqrt(dot3(dir, dir)) + 1e-9, t = vxk_test_randf(rng, 0.0f, 0.9f);
+            for (int i = 0; i < 3; ++i)
+                centre[i] += dir[i] / l * t * (ra + rb);
+            // Move A so that its grid centre lands there.
+            pa = (vxk_vec3){(float)(pa.x + centre[0] - ca[0]), (float)(pa.y + centre[1] - ca[1]),
+                            (float)(pa.z + centre[2] - ca[2])};
+        } else {
+            // The body's lowest point at the region's level (its top at y = level), anywhere
+            // over the region, touching, a little above or a little sunk.
+            int level = 1 + rr->n[1] / 2;
+            double top = rr->origin[1] + level * (double)sb;
+            double alo[3], ahi[3];
+            vxk_vec3 zero = {0, 0, 0};
+            grid_box(&c->a.ref, qa, zero, alo, ahi);
+            double x = rr->origin[0] + vxk_test_randf(rng, 0.2f, 0.8f) * rr->n[0] * sb;
+            double z = rr->origin[2] + vxk_test_randf(rng, 0.2f, 0.8f) * rr->n[2] * sb;
+            static const float gaps[4] = {0.0f, 0.5f, -0.5f, 2.0f};
+            double gap = gaps[vxk_test_rand(rng) % 4] * (c->margin + 0.01f * smaller);
+            pa = (vxk_vec3){(float)(x - 0.5 * (alo[0] + ahi[0])), (float)(top + gap - alo[1]),
+                            (float)(z - 0.5 * (alo[2] + ahi[2]))};
+        }
+    } else if (kind == KIND_STACKED) {
+        // Axis-aligned, B stacked on a face of A: touching, speculative, just beyond the margin,
+        // or sunk; shifted by whole smaller voxels (faces and edges meet exactly) or anywhere.
         body_params(&c->b.ref, rng, sb, max_side);
         for (int i = 0; i < 3; ++i)
             c->b.ref.origin[i] = (float)(-0.5 * c->b.ref.n[i] * sb);
         for (int i = 0; i < 3; ++i)
             c->a.ref.origin[i] = (float)(-0.5 * c->a.ref.n[i] * sa);
-        c->margin = vxk_test_randf(rng, 0.05f, 0.3f) * sa;
+        c->margin = vxk_test_randf(rng, 0.05f, 0.3f) * smaller;
         qb = aligned_quat(rng);
         double alo[3], ahi[3], blo[3], bhi[3];
         grid_box(&c->a.ref, qa, pa, alo, ahi);
@@ -944,19 +1154,21 @@ static int make_config(config* c, uint64_t* rng, int kind)
         grid_box(&c->b.ref, qb, zero, blo, bhi);
         static const float gaps[5] = {0.0f, 0.5f, 2.0f, -0.5f, -1.0f};
         uint64_t g = vxk_test_rand(rng) % 5;
-        float gap = g < 3 ? gaps[g] * c->margin : gaps[g] * sa;
+        float gap = g < 3 ? gaps[g] * c->margin : gaps[g] * smaller;
+        int exact = vxk_test_rand(rng) % 2;
         double target[3];
         for (int i = 0; i < 3; ++i) {
             int shift = (int)(vxk_test_rand(rng) % 7) - 3;
-            target[i] = alo[i] + shift * (double)sa;
+            target[i] = alo[i] + shift * (double)fmaxf(sa, sb) * (exact ? 1.0 : 0.5) +
+                        (exact ? 0.0 : vxk_test_randf(rng, 0.0f, 1.0f) * smaller);
         }
         target[1] = ahi[1] + gap;
         pb = (vxk_vec3){(float)(target[0] - blo[0]), (float)(target[1] - blo[1]),
                         (float)(target[2] - blo[2])};
     } else {
-        // Random rotations: deep to touching to separated (kind 0), or far apart (kind 3).
+        // Random rotations: deep to touching to separated, or far apart.
         body_params(&c->b.ref, rng, sb, max_side);
-        c->margin = vxk_test_randf(rng, 0.0f, 0.5f) * fminf(sa, sb);
+        c->margin = vxk_test_randf(rng, 0.0f, 0.5f) * smaller;
         qb = random_quat(rng);
         double ca[3], cb[3], ra, rb;
         grid_sphere(&c->a.ref, qa, pa, ca, &ra);
@@ -965,7 +1177,8 @@ static int make_config(config* c, uint64_t* rng, int kind)
         double dir[3] = {vxk_test_randf(rng, -1, 1), vxk_test_randf(rng, -1, 1),
                          vxk_test_randf(rng, -1, 1)};
         double l = sqrt(dot3(dir, dir)) + 1e-9;
-        double t = kind == 3 ? vxk_test_randf(rng, 1.05f, 3.0f) : vxk_test_randf(rng, 0.0f, 1.0f);
+        double t =
+            kind == KIND_FAR ? vxk_test_randf(rng, 1.05f, 3.0f) : vxk_test_randf(rng, 0.0f, 1.0f);
         pb = (vxk_vec3){(float)(ca[0] + dir[0] / l * t * (ra + rb) - cb[0]),
                         (float)(ca[1] + dir[1] / l * t * (ra + rb) - cb[1]),
                         (float)(ca[2] + dir[2] / l * t * (ra + rb) - cb[2])};
@@ -983,20 +1196,56 @@ static void config_free(config* c)
 
 // One order of a configuration: raw points against the reference (each driving side), the
 // manifolds' coverage, and the manifolds of every driving side identical.
+static int compare_pairs(const void* x, const void* y)
+{
+    const vxk_voxel_pair* p = (const vxk_voxel_pair*)x;
+    const vxk_voxel_pair* q = (const vxk_voxel_pair*)y;
+    return memcmp(&p->voxel_a, &q->voxel_a, 2 * sizeof(vxk_int3));
+}
+
+// The search (each driving side) finds exactly the pairs of all pairs, bit for bit.
+static int same_as_all_pairs(const shape* A, const shape* B, float margin)
+{
+    uint32_t n = vxk_voxel_pairs(NULL, 0, &A->view, &B->view, margin, VXK_VOXEL_ALL_PAIRS);
+    vxk_voxel_pair* all = (vxk_voxel_pair*)calloc((size_t)n + 1, sizeof(vxk_voxel_pair));
+    vxk_voxel_pair* found = (vxk_voxel_pair*)calloc((size_t)n + 1, sizeof(vxk_voxel_pair));
+    vxk_voxel_pairs(all, n, &A->view, &B->view, margin, VXK_VOXEL_ALL_PAIRS);
+    qsort(all, n, sizeof(vxk_voxel_pair), compare_pairs);
+    int failed = 0;
+    static const uint32_t flags[3] = {0, VXK_VOXEL_ITERATE_A, VXK_VOXEL_ITERATE_B};
+    for (int f = 0; f < 3 && !failed; ++f) {
+        uint32_t m = vxk_voxel_pairs(found, n, &A->view, &B->view, margin, flags[f]);
+        qsort(found, m < n ? m : n, sizeof(vxk_voxel_pair), compare_pairs);
+        failed = m != n || memcmp(found, all, sizeof(vxk_voxel_pair) * n) != 0;
+        if (failed)
+            fprintf(stderr, "flags %u: %u pairs, all pairs %u (or different bits)\n", flags[f], m,
+                    n);
+    }
+    free(all);
+    free(found);
+    return failed;
+}
+
+// One order of a configuration: raw points against the reference (each driving side) and against
+// all pairs, the manifolds' coverage, and the manifolds of every driving side and of all pairs
+// identical.
 static int check_order(const shape* A, const shape* B, float margin, rpairs* ref, int* map,
                        vxk_voxel_pair** pairs, uint32_t* pair_cap,
                        vxk_voxel_contact_scratch* scratch, cover_stats* stats)
 {
     r_pairs(ref, &A->ref, &B->ref, margin);
-    static const uint32_t flags[3] = {0, VXK_VOXEL_ITERATE_A, VXK_VOXEL_ITERATE_B};
-    vxk_voxel_manifolds out[3];
-    for (int f = 0; f < 3; ++f) {
-        if (check_raw(ref, A, B, margin, flags[f], map, pairs, pair_cap))
+    static const uint32_t flags[4] = {0, VXK_VOXEL_ITERATE_A, VXK_VOXEL_ITERATE_B,
+                                      VXK_VOXEL_ALL_PAIRS};
+    vxk_voxel_manifolds out[4];
+    for (int f = 0; f < 4; ++f) {
+        if (f < 3 && check_raw(ref, A, B, margin, flags[f], map, pairs, pair_cap))
             return 1;
         vxk_collide_voxels(&out[f], scratch, &A->view, &B->view, margin, flags[f]);
     }
-    if (same_manifolds(&out[0], &out[1]) || same_manifolds(&out[0], &out[2]))
+    if (same_manifolds(&out[0], &out[1]) || same_manifolds(&out[0], &out[2]) ||
+        same_manifolds(&out[0], &out[3]))
         return 1;
+    VXK_CHECK(same_as_all_pairs(A, B, margin) == 0);
     int* parent = (int*)malloc(sizeof(int) * ((size_t)ref->count + 1));
     int failed = check_manifolds(ref, A, B, &out[0], parent, stats);
     free(parent);
@@ -1014,11 +1263,13 @@ static int test_random_against_reference(void)
         (vxk_voxel_contact_scratch*)malloc(sizeof(vxk_voxel_contact_scratch));
     cover_stats stats = {0};
     long with_pairs = 0, total_pairs = 0;
-    int kinds[4] = {0};
+    // Configurations with pairs by kind, and with unequal voxels by ratio (larger / smaller:
+    // 2, 4, 10, other).
+    int kinds[KIND_COUNT] = {0}, touching[KIND_COUNT] = {0}, unequal[4] = {0};
+    static const int kind_of[20] = {0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 3, 3, 4, 4, 4, 4};
     for (int i = 0; i < configs; ++i) {
         config c;
-        int kind = (int)(vxk_test_rand(&rng) % 10);
-        kind = kind < 5 ? 0 : kind < 7 ? 1 : kind < 9 ? 2 : 3;
+        int kind = kind_of[vxk_test_rand(&rng) % 20];
         if (make_config(&c, &rng, kind))
             return 1;
         kinds[kind]++;
@@ -1038,9 +1289,16 @@ static int test_random_against_reference(void)
                     map[k] = -1;
             }
             failed = check_order(A, B, c.margin, &ref, map, &pairs, &pair_cap, scratch, &stats);
-            if (!order) {
-                with_pairs += ref.count > 0;
+            if (!order && ref.count > 0) {
+                with_pairs++;
                 total_pairs += ref.count;
+                touching[kind]++;
+                double ratio = fmax(c.a.ref.s, c.b.ref.s) / fmin(c.a.ref.s, c.b.ref.s);
+                if (ratio > 1.0 + 1e-6)
+                    unequal[fabs(ratio - 2) < 1e-3    ? 0
+                            : fabs(ratio - 4) < 1e-3  ? 1
+                            : fabs(ratio - 10) < 1e-3 ? 2
+                                                      : 3]++;
             }
         }
         if (failed)
@@ -1051,14 +1309,23 @@ static int test_random_against_reference(void)
         if (failed)
             return 1;
     }
-    fprintf(stderr,
-            "  %d configurations (kinds %d %d %d %d), %ld with pairs, %ld pairs; %ld areas: "
-            "%ld by a point, %ld under a support polygon, %ld left for depth, %ld for room\n",
-            configs, kinds[0], kinds[1], kinds[2], kinds[3], with_pairs, total_pairs, stats.regions,
-            stats.by_point, stats.by_hull, stats.by_depth, stats.by_room);
+    fprintf(
+        stderr,
+        "  %d configurations (turned, stacked, terrain, far, resting: %d %d %d %d %d; with pairs "
+        "%d %d %d %d %d), %ld with pairs, %ld pairs; unequal voxels with pairs: 1:2 %d, 1:4 "
+        "%d, 1:10 %d, other %d; %ld areas: %ld by a point, %ld under a support polygon, %ld "
+        "left for depth, %ld for room\n",
+        configs, kinds[0], kinds[1], kinds[2], kinds[3], kinds[4], touching[0], touching[1],
+        touching[2], touching[3], touching[4], with_pairs, total_pairs, unequal[0], unequal[1],
+        unequal[2], unequal[3], stats.regions, stats.by_point, stats.by_hull, stats.by_depth,
+        stats.by_room);
     // The generator must reach every case, or the test would check little.
     VXK_CHECK(with_pairs > configs / 3 && with_pairs < configs);
     VXK_CHECK(stats.regions > configs / 3);
+    VXK_CHECK(touching[KIND_STACKED] > configs / 20 && touching[KIND_RESTING] > configs / 20);
+    for (int r = 0; r < 4; ++r)
+        VXK_CHECK_MSG(unequal[r] > configs / 40, "ratio class %d: %d configurations", r,
+                      unequal[r]);
     free(ref.items);
     free(pairs);
     free(scratch);
@@ -1161,14 +1428,16 @@ static int test_voxels_face_on_face(void)
 }
 
 // A 4x2x2 box turned 45 degrees about x rests on its long edge on a 6x2x6 slab (1 m voxels): the
-// edge's two end voxels are Corners, touching the Face voxels below them (the Edge voxels between
-// them do not test Face voxels). Centres 1 m apart: 2 points, normal +y, separation 0.
+// edge's two end voxels are Corners, touching the Face voxels below them with their cubes' bottom
+// edges (the Edge voxels between them do not test Face voxels): 2 points, normal +y, separation 0,
+// each at the middle of its voxel's bottom edge. Turned about y as well, the edge runs across the
+// slab's voxels: its points stay on the edge.
 static int test_voxels_edge_on(void)
 {
     vxk_voxel_view a, b;
-    const float h = 0.70710678f;
+    const float r2 = 1.41421356f;
     if (box_view(&a, 6, 2, 6, 1.0f, vxk_v3(0, 0, 0), at(0, 0, 0)) ||
-        box_view(&b, 4, 2, 2, 1.0f, vxk_v3(0, -1, -1), at(1, 2.5f + h, 2.5f)))
+        box_view(&b, 4, 2, 2, 1.0f, vxk_v3(0, -1, -1), at(1, 2.0f + r2, 2.5f)))
         return 1;
     b.pose.q = vxk_quat_from_axis_angle(vxk_v3(1, 0, 0), 0.78539816f);
     vxk_voxel_manifolds out;
@@ -1181,24 +1450,44 @@ static int test_voxels_edge_on(void)
     b.pose.p.y += 0.05f;
     VXK_CHECK_EQ_U64(vxk_collide_voxels(&out, &g_scratch, &a, &b, 0.1f, 0), 1);
     const float raised[2] = {0.05f, 0.05f};
-    const vxk_vec3 ends_raised[2] = {{1.5f, 2.0f, 2.5f}, {4.5f, 2.0f, 2.5f}};
-    if (expect_manifold(&out.manifolds[0], vxk_v3(0, 1, 0), 2, ends_raised, raised, 1e-4f))
+    if (expect_manifold(&out.manifolds[0], vxk_v3(0, 1, 0), 2, ends, raised, 1e-4f))
         return 1;
     b.pose.p.y += 0.15f;
     VXK_CHECK_EQ_U64(vxk_collide_voxels(&out, &g_scratch, &a, &b, 0.1f, 0), 0);
+    // Turned -0.4 rad about y too: each end voxel's bottom edge crosses two or three slab voxels,
+    // a pair each; every point lies on the edge line, within its voxel's end of it.
+    b.pose.p = vxk_v3(1.2f, 2.0f + r2, 1.3f);
+    b.pose.q = vxk_quat_mul(vxk_quat_from_axis_angle(vxk_v3(0, 1, 0), -0.4f),
+                            vxk_quat_from_axis_angle(vxk_v3(1, 0, 0), 0.78539816f));
+    vxk_voxel_pair pairs[16];
+    uint32_t n = vxk_voxel_pairs(pairs, 16, &a, &b, 0.1f, 0);
+    VXK_CHECK_MSG(n >= 4 && n <= 6, "%u pairs", n);
+    vxk_vec3 dir = vxk_quat_rotate(b.pose.q, vxk_v3(1, 0, 0));
+    for (uint32_t i = 0; i < n; ++i) {
+        const vxk_voxel_pair* p = &pairs[i];
+        VXK_CHECK(vxk_v3_length(vxk_v3_sub(p->face_normal, vxk_v3(0, 1, 0))) < 1e-5f);
+        VXK_CHECK(fabsf(p->face_separation) < 1e-4f);
+        // Along the edge from the box's origin corner: within the end voxel's unit.
+        vxk_vec3 rel = vxk_v3_sub(p->face_point, vxk_v3(b.pose.p.x, 2.0f, b.pose.p.z));
+        float t = vxk_v3_dot(rel, dir);
+        vxk_vec3 off = vxk_v3_mul_add(rel, -t, dir);
+        VXK_CHECK_MSG(vxk_v3_length(off) < 1e-4f, "point %g off the edge", vxk_v3_length(off));
+        float unit = p->voxel_b.x == 0 ? t : t - 3.0f;
+        VXK_CHECK(unit >= -1e-4f && unit <= 1.0f + 1e-4f);
+    }
     vxk_voxel_view_destroy(&a);
     vxk_voxel_view_destroy(&b);
     return 0;
 }
 
-// A 3x3x3 cube turned so that its (-1,-1,-1) corner points down rests on that corner voxel: one
-// point, normal +y (the slab's face), separation 0.
+// A 3x3x3 cube turned so that its (-1,-1,-1) corner points down rests on that corner voxel's
+// vertex: one point, normal +y (the slab's face), separation 0.
 static int test_voxels_corner_on(void)
 {
     vxk_voxel_view a, b;
     const float r3 = 1.7320508f;
     if (box_view(&a, 6, 2, 6, 1.0f, vxk_v3(0, 0, 0), at(0, 0, 0)) ||
-        box_view(&b, 3, 3, 3, 1.0f, vxk_v3(-1.5f, -1.5f, -1.5f), at(2.5f, 2.5f + r3, 2.5f)))
+        box_view(&b, 3, 3, 3, 1.0f, vxk_v3(-1.5f, -1.5f, -1.5f), at(2.5f, 2.0f + 1.5f * r3, 2.5f)))
         return 1;
     // (1,1,1)/sqrt(3) to +y: about (-1,0,1), by acos(1/sqrt(3)).
     b.pose.q = vxk_quat_from_axis_angle(vxk_v3(-1, 0, 1), acosf(1.0f / r3));
@@ -1215,16 +1504,120 @@ static int test_voxels_corner_on(void)
     return 0;
 }
 
-// One voxel sunk into a 7^3 cube, 0.3 m off the centre voxel's centre along x: it pairs with the
-// centre voxel (Inside, exit +x: every cardinal exit is 4 away, the lowest index wins) and with
-// its +x neighbour (Inside, exit +x at 3). Each pair is one voxel deep: separation -1, normal +x,
-// its point half a voxel out of the Inside voxel along the exit: x = 4 and x = 5. Both lie on one
-// line along the normal, so the manifold keeps one of them (the lower voxel key: x = 4).
+// Unequal voxels. An 8x2x8 box of 0.1 m voxels rests on a 6x2x6 slab of 1 m voxels, its corners
+// over the slab's voxels away from their centres: one manifold, normal +y, its 4 points at the
+// middles of the corner voxels' bottom faces, separation the gap (0, within the margin, none
+// beyond). Spheres of 0.05 m would pair none of them until sunk 0.4 m. A corner voxel over the
+// line between two slab voxels pairs with both, each point at the middle of its part. Then the
+// shapes swapped in size: a 2x1x2 box of 1 m voxels on a 40x2x40 slab of 0.1 m voxels rests on the
+// small voxels under its corner voxels, the outermost at its footprint's corners inset by 0.05.
+static int test_voxels_unequal(void)
+{
+    vxk_voxel_view slab, body;
+    const float margin = 0.01f;
+    if (box_view(&slab, 6, 2, 6, 1.0f, vxk_v3(0, 0, 0), at(0, 0, 0)) ||
+        box_view(&body, 8, 2, 8, 0.1f, vxk_v3(0, 0, 0), at(1.33f, 2.0f, 2.11f)))
+        return 1;
+    const float gaps[3] = {0.0f, 0.5f * margin, 2.0f * margin};
+    const vxk_vec3 corners[4] = {
+        {1.38f, 2.0f, 2.16f}, {2.08f, 2.0f, 2.16f}, {1.38f, 2.0f, 2.86f}, {2.08f, 2.0f, 2.86f}};
+    for (int g = 0; g < 3; ++g) {
+        body.pose.p.y = 2.0f + gaps[g];
+        vxk_voxel_manifolds out;
+        uint32_t count = vxk_collide_voxels(&out, &g_scratch, &slab, &body, margin, 0);
+        if (g == 2) {
+            VXK_CHECK_EQ_U64(count, 0);
+            continue;
+        }
+        VXK_CHECK_EQ_U64(count, 1);
+        const float seps[4] = {gaps[g], gaps[g], gaps[g], gaps[g]};
+        if (expect_manifold(&out.manifolds[0], vxk_v3(0, 1, 0), 4, corners, seps, 1e-5f))
+            return 1;
+        // Both orders: B's face points moved onto the body's bottom.
+        VXK_CHECK_EQ_U64(vxk_collide_voxels(&out, &g_scratch, &body, &slab, margin, 0), 1);
+        vxk_vec3 up[4];
+        for (int i = 0; i < 4; ++i)
+            up[i] = vxk_v3(corners[i].x, 2.0f + gaps[g], corners[i].z);
+        if (expect_manifold(&out.manifolds[0], vxk_v3(0, -1, 0), 4, up, seps, 1e-5f))
+            return 1;
+    }
+    // The body moved so that its x = 0 corners straddle x = 2 (from 1.97 to 2.07): 2 pairs each.
+    body.pose.p = vxk_v3(1.97f, 2.003f, 2.11f);
+    vxk_voxel_pair pairs[16];
+    uint32_t n = vxk_voxel_pairs(pairs, 16, &slab, &body, margin, 0);
+    VXK_CHECK_EQ_U64(n, 6);
+    int straddling = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+        const vxk_voxel_pair* p = &pairs[i];
+        VXK_CHECK(fabsf(p->face_separation - 0.003f) < 1e-5f);
+        VXK_CHECK(fabsf(p->face_point.y - 2.0f) < 1e-5f);
+        if (p->voxel_b.x != 0)
+            continue;
+        straddling++;
+        float expect = p->voxel_a.x == 1 ? 1.985f : 2.035f;
+        VXK_CHECK_MSG(fabsf(p->face_point.x - expect) < 1e-5f, "point x %g, expected %g",
+                      p->face_point.x, expect);
+    }
+    VXK_CHECK_EQ_INT(straddling, 4);
+    vxk_voxel_view_destroy(&slab);
+    vxk_voxel_view_destroy(&body);
+    // A large-voxel box on small voxels.
+    vxk_voxel_view fine, crate;
+    if (box_view(&fine, 40, 2, 40, 0.1f, vxk_v3(0, 0, 0), at(0, 0, 0)) ||
+        box_view(&crate, 2, 1, 2, 1.0f, vxk_v3(0, 0, 0), at(1.0f, 0.2f, 1.5f)))
+        return 1;
+    const vxk_vec3 footprint[4] = {
+        {1.05f, 0.2f, 1.55f}, {2.95f, 0.2f, 1.55f}, {1.05f, 0.2f, 3.45f}, {2.95f, 0.2f, 3.45f}};
+    const float zeros[4] = {0, 0, 0, 0};
+    vxk_voxel_manifolds out;
+    VXK_CHECK_EQ_U64(vxk_collide_voxels(&out, &g_scratch, &fine, &crate, margin, 0), 1);
+    if (expect_manifold(&out.manifolds[0], vxk_v3(0, 1, 0), 4, footprint, zeros, 1e-5f))
+        return 1;
+    // Every small voxel under the crate pairs with the crate voxel above it (Corners, all four).
+    VXK_CHECK_EQ_U64(vxk_voxel_pairs(NULL, 0, &fine, &crate, margin, 0), 400);
+    vxk_voxel_view_destroy(&fine);
+    vxk_voxel_view_destroy(&crate);
+    return 0;
+}
+
+// A 0.1 m voxel turned 0.5 rad about z over a 1 m slab: its lowest edge (along z) is its support;
+// touching the slab at x = 2.3, it makes one point there, on the edge's middle.
+static int test_voxels_tilted_small(void)
+{
+    vxk_voxel_view slab, bit;
+    if (box_view(&slab, 6, 2, 6, 1.0f, vxk_v3(0, 0, 0), at(0, 0, 0)) ||
+        box_view(&bit, 1, 1, 1, 0.1f, vxk_v3(-0.05f, -0.05f, -0.05f), at(0, 0, 0)))
+        return 1;
+    const float angle = 0.5f, c = cosf(angle), s = sinf(angle);
+    // The lowest edge is at the centre - 0.05 (x' + y') with x' = (c, s, 0), y' = (-s, c, 0).
+    vxk_vec3 below = {-0.05f * (c - s), -0.05f * (s + c), 0.0f};
+    bit.pose.q = vxk_quat_from_axis_angle(vxk_v3(0, 0, 1), angle);
+    for (int g = 0; g < 2; ++g) {
+        float gap = g ? 0.004f : 0.0f;
+        bit.pose.p = vxk_v3(2.3f - below.x, 2.0f + gap - below.y, 1.5f);
+        vxk_voxel_manifolds out;
+        VXK_CHECK_EQ_U64(vxk_collide_voxels(&out, &g_scratch, &slab, &bit, 0.01f, 0), 1);
+        const vxk_vec3 p = {2.3f, 2.0f, 1.5f};
+        if (expect_manifold(&out.manifolds[0], vxk_v3(0, 1, 0), 1, &p, &gap, 1e-5f))
+            return 1;
+    }
+    vxk_voxel_view_destroy(&slab);
+    vxk_voxel_view_destroy(&bit);
+    return 0;
+}
+
+// A 0.5 m voxel sunk into a 7^3 cube of 1 m voxels, 0.3 m off the centre voxel's centre along
+// x: it overlaps the centre voxel (Inside, exit +x: every cardinal exit is 4 away, the lowest
+// index wins) and its +x neighbour (Inside, exit +x at 3), and no other (it lies inside one
+// layer along y and z). Each pair is one voxel (1 m) deep: separation -1, normal +x, its point
+// half a voxel out of the Inside voxel along the exit: x = 4 and x = 5. Both lie on one line along
+// the normal, so the manifold keeps one of them (the lower voxel key: x = 4). A 1 m voxel there
+// would also touch the faces of the Inside voxels around those two, and pair with them.
 static int test_voxels_deep(void)
 {
     vxk_voxel_view a, b;
     if (box_view(&a, 7, 7, 7, 1.0f, vxk_v3(0, 0, 0), at(0, 0, 0)) ||
-        box_view(&b, 1, 1, 1, 1.0f, vxk_v3(-0.5f, -0.5f, -0.5f), at(3.8f, 3.5f, 3.5f)))
+        box_view(&b, 1, 1, 1, 0.5f, vxk_v3(-0.25f, -0.25f, -0.25f), at(3.8f, 3.5f, 3.5f)))
         return 1;
     vxk_voxel_pair pairs[4];
     VXK_CHECK_EQ_U64(vxk_voxel_pairs(pairs, 4, &a, &b, 0.0f, 0), 2);
@@ -1233,8 +1626,9 @@ static int test_voxels_deep(void)
         VXK_CHECK(p->voxel_a.x == 3 || p->voxel_a.x == 4);
         VXK_CHECK(p->voxel_a.y == 3 && p->voxel_a.z == 3);
         VXK_CHECK(vxk_v3_length(vxk_v3_sub(p->normal, vxk_v3(1, 0, 0))) < 1e-6f);
-        VXK_CHECK(fabsf(p->separation + 1.0f) < 1e-6f);
-        VXK_CHECK(fabsf(p->point.x - (float)p->voxel_a.x - 1.0f) < 1e-5f);
+        VXK_CHECK(vxk_v3_length(vxk_v3_sub(p->face_normal, vxk_v3(1, 0, 0))) < 1e-6f);
+        VXK_CHECK(fabsf(p->face_separation + 1.0f) < 1e-6f);
+        VXK_CHECK(fabsf(p->face_point.x - (float)p->voxel_a.x - 1.0f) < 1e-5f);
         VXK_CHECK_EQ_U64(p->cluster, 12); // A's exit 0
     }
     vxk_voxel_manifolds out;
@@ -1247,6 +1641,12 @@ static int test_voxels_deep(void)
     const vxk_vec3 other = {3.0f, 3.5f, 3.5f};
     if (expect_manifold(&out.manifolds[0], vxk_v3(-1, 0, 0), 1, &other, &deep, 1e-5f))
         return 1;
+    // The 1 m voxel: the two, and the eight Inside voxels whose faces it touches (each pushing
+    // out along its own exit).
+    vxk_voxel_view_destroy(&b);
+    if (box_view(&b, 1, 1, 1, 1.0f, vxk_v3(-0.5f, -0.5f, -0.5f), at(3.8f, 3.5f, 3.5f)))
+        return 1;
+    VXK_CHECK_EQ_U64(vxk_voxel_pairs(NULL, 0, &a, &b, 0.0f, 0), 10);
     vxk_voxel_view_destroy(&a);
     vxk_voxel_view_destroy(&b);
     return 0;
@@ -2064,6 +2464,8 @@ int main(void)
     VXK_RUN(test_voxels_face_on_face);
     VXK_RUN(test_voxels_edge_on);
     VXK_RUN(test_voxels_corner_on);
+    VXK_RUN(test_voxels_unequal);
+    VXK_RUN(test_voxels_tilted_small);
     VXK_RUN(test_voxels_deep);
     VXK_RUN(test_terrain_region);
     VXK_RUN(test_sphere_voxels);

@@ -1,18 +1,31 @@
-// contact_voxel.c: voxel contacts after seed 003 (the voxel-physics article): an OBB
+// contact_voxel.c: voxel contacts after seed 003 (the voxel-physics article): a box
 // separating-axis early out, the overlap region of one shape in the other's voxel space, each
 // candidate voxel mapped into the other grid and tested against its neighbourhood, the voxel-type
-// rules, voxels as spheres, lookup-normal correction, Inside voxels one voxel deep.
+// rules, lookup-normal correction, Inside voxels one voxel deep; voxels touch as cubes.
 //
 // Beyond the article:
 // - Tests are driven by the voxels the type rule needs, as bit rows: A's Corners against B's solid
 //   voxels, A's other solid voxels against B's Corners, A's Edges against B's Edges. Face and
 //   Inside voxels never drive a test, and empty words of candidate rows are skipped 64 voxels at a
 //   time, so two boxes resting face on face cost their rims, not their faces.
-// - Each test is driven by the side with fewer candidates times neighbourhood cells (the smaller
-//   body), but every pair is evaluated in the caller's order from the same world centres, so the
-//   driving side changes nothing, bit for bit.
-// - The neighbourhood is the box of cells within D of the mapped centre (the article's 3x3x3 when
-//   D is one voxel; wider for a margin or a larger voxel of the other shape).
+// - Each test is driven by the cheaper side (a small voxel looks up at most 2 cells per axis of a
+//   grid of larger voxels; a large one many of a grid of smaller ones), but every pair is
+//   evaluated in the caller's order from the same world centres, so the driving side changes
+//   nothing, bit for bit.
+// - The neighbourhood is the box of cells within the margin of the driving voxel's cube along the
+//   other grid's axes (the article's 3x3x3 for equal aligned voxels). Every pair in it is first
+//   culled by the 6 face axes of the two cubes and by what any face or deep pair needs (the
+//   support region over some face along the face's axes, or overlap across two axes), so aligned
+//   grids evaluate the article's face neighbours only.
+// - The side that drives a test is chosen by a cost model (a driving voxel's setup, the bit rows
+//   it reads, a pair per set bit at the other side's density): with unequal voxels the small
+//   voxels drive unless the large ones are far fewer.
+// - Voxels are cubes, not the article's spheres: with unequal voxel sizes a sphere rule pairs a
+//   small voxel on a large face only near the face's centre line, and with equal sizes it lets
+//   voxels that straddle two voxels of a misaligned grid sink by up to 29 % of a voxel before
+//   they pair. The rules (the header) measure each pair along its face normal and admit it where
+//   the cubes' projections onto the face overlap. The per-call constants (the other voxel's
+//   extent and support region for each face axis) are computed once: the grids are rigid.
 // - Clusters keep, instead of a list, the deepest point and the extreme points along 8 tangent
 //   directions (ties by the pair's key): a commutative choice, so the result does not depend on
 //   the order pairs are found in, memory is fixed and no intermediate reduction loses a corner.
@@ -30,6 +43,23 @@
 // Neighbourhood and region bounds are grown by this many voxels so that float rounding of the
 // mapping never drops a cell whose centre is within reach; the pair test decides exactly.
 #define RANGE_SLACK 2e-3f
+// Overlaps of projections are decided to this fraction of the smaller voxel: an area must overlap
+// by more (equal aligned grids: a voxel pairs with the one it faces, not with that one's
+// neighbours, whose faces only touch it along an edge), a point or a line may miss by as much.
+#define OVERLAP_TOL 1e-3f
+// A voxel's support region towards a face: the part of its cube within this fraction of the
+// smaller voxel of its lowest point (a face when level, shrinking to an edge or a vertex as it
+// tilts, continuously).
+#define SUPPORT_BAND 0.1f
+// The driving side's cost model (instructions, roughly): a driving voxel's setup, a bit row it
+// reads, a candidate pair it tests.
+#define DRIVE_COST 100.0f
+#define ROW_COST 30.0f
+#define PAIR_COST 200.0f
+// Faces within 60 degrees of the article's face choice compete by separation.
+#define GROUP_COS 0.5f
+// Face separations closer than this fraction of the voxel sizes' sum are a tie.
+#define GAP_TIE 1e-5f
 // Face-normal scores closer than this are a tie (they are sums of products of unit vectors).
 #define FACE_TIE 1e-5f
 // The tangent directions of the extremes are turned pi / 8 from the cluster's axes: no direction
@@ -639,14 +669,35 @@ static uint32_t finish_manifolds(vxk_voxel_manifolds* out, vxk_voxel_contact_scr
         uint32_t n = 0;
         // Extremes first, the deepest points last: the reduction starts from the first point
         // within its tolerance of the deepest, so a flat contact starts from a corner of its hull
-        // (then keeps hull corners only) and a deeper point still comes first.
+        // (then keeps hull corners only) and a deeper point still comes first. The extremes are
+        // the group's, along its leader's directions: the pairs of a flat contact may split
+        // between A's and B's face clusters, and a small cluster's extremes lie inside the hull.
+        const vxk_voxel_cluster* lead = &s->clusters[leader[g]];
+        const vxk_voxel_candidate* extreme[8] = {NULL};
+        float value[8] = {0};
+        for (uint64_t used = s->used; used; used &= used - 1) {
+            uint32_t slot = (uint32_t)__builtin_ctzll(used);
+            if (group_of[slot] != g)
+                continue;
+            for (uint32_t i = 0; i < 9; ++i) {
+                const vxk_voxel_candidate* p = &s->clusters[slot].keep[i];
+                for (uint32_t t = 0; t < 8; ++t) {
+                    float v = vxk_v3_dot(p->point, lead->tangent[t / 2]);
+                    v = t & 1 ? -v : v;
+                    if (!extreme[t] || v > value[t] || (v == value[t] && deeper(p, extreme[t]))) {
+                        extreme[t] = p;
+                        value[t] = v;
+                    }
+                }
+            }
+        }
         for (uint32_t pass = 0; pass < 2; ++pass) {
             for (uint64_t used = s->used; used; used &= used - 1) {
                 uint32_t slot = (uint32_t)__builtin_ctzll(used);
-                if (group_of[slot] != g)
+                if (group_of[slot] != g || (!pass && slot != leader[g]))
                     continue;
-                for (uint32_t i = pass ? 0 : 1; i < (pass ? 1u : 9u); ++i) {
-                    const vxk_voxel_candidate* p = &s->clusters[slot].keep[i];
+                for (uint32_t i = 0; i < (pass ? 1u : 8u); ++i) {
+                    const vxk_voxel_candidate* p = pass ? &s->clusters[slot].keep[0] : extreme[i];
                     // One point per place: neighbouring faces under a sphere give the same one.
                     uint32_t j = 0;
                     while (j < n && keys[j] != p->key &&
@@ -673,22 +724,21 @@ static uint32_t finish_manifolds(vxk_voxel_manifolds* out, vxk_voxel_contact_scr
         m->point_count = kept;
         for (uint32_t i = 0; i < kept; ++i) {
             uint32_t index = pts[i].feature;
+            uint64_t key = keys[index];
+            vxk_int3 va = {(int32_t)(key >> 24 & 0xFF) + a->base.x,
+                           (int32_t)(key >> 32 & 0xFF) + a->base.y,
+                           (int32_t)(key >> 40 & 0xFF) + a->base.z};
+            vxk_int3 vb = {0, 0, 0};
+            if (b)
+                vb = (vxk_int3){(int32_t)(key & 0xFF) + b->base.x,
+                                (int32_t)(key >> 8 & 0xFF) + b->base.y,
+                                (int32_t)(key >> 16 & 0xFF) + b->base.z};
             m->points[i] = pts[i];
-            m->points[i].feature = features[index];
+            // A voxel pair's id: its two voxels (hashed here, for the points kept only).
+            m->points[i].feature = b ? voxel_feature(va, &vb, sizeof(vb)) : features[index];
             if (i == 0) {
-                uint64_t key = keys[index];
-                vxk_int3 va = {(int32_t)(key >> 24 & 0xFF), (int32_t)(key >> 32 & 0xFF),
-                               (int32_t)(key >> 40 & 0xFF)};
-                out->voxel_a[out->count] =
-                    (vxk_int3){va.x + a->base.x, va.y + a->base.y, va.z + a->base.z};
-                if (b) {
-                    vxk_int3 vb = {(int32_t)(key & 0xFF), (int32_t)(key >> 8 & 0xFF),
-                                   (int32_t)(key >> 16 & 0xFF)};
-                    out->voxel_b[out->count] =
-                        (vxk_int3){vb.x + b->base.x, vb.y + b->base.y, vb.z + b->base.z};
-                } else {
-                    out->voxel_b[out->count] = (vxk_int3){0, 0, 0};
-                }
+                out->voxel_a[out->count] = va;
+                out->voxel_b[out->count] = vb;
             }
         }
         out->count++;
@@ -704,21 +754,213 @@ static void scratch_reset(vxk_voxel_contact_scratch* s)
 
 // ---- voxel against voxel ---------------------------------------------------------------------
 
+// What the cube rules of a call need about one face of one shape's voxels (its axis k, either
+// sign): the other shape's voxel's support region towards that face, as a centre offset and
+// half widths in the face's plane. Every voxel pair of a call shares it: the grids are rigid.
+typedef struct face_rule {
+    vxk_vec3 normal[2]; // in-plane normals of the support's edges
+    // The other voxel's support centre is its centre - sign * the support offset (sign: +1 for
+    // the face along +axis k, -1 along -axis k): the offset along tangent axes k+1, k+2, normal
+    // 0, 1.
+    float shift[4];
+    float edge[2];  // a support that is a segment (centre +- edge): edge along k+1, k+2
+    float reach[4]; // the support's half widths along tangent axes k+1, k+2, normal 0, 1
+    float face[2];  // the face's half widths along normal 0, 1
+    float need[4];  // the overlap each of those axes needs
+    uint32_t normals;
+} face_rule;
+
+// The tangent axes of face axis k: k + 1 and k + 2 (mod 3).
+static const uint8_t k_tangent[3][2] = {{1, 2}, {2, 0}, {0, 1}};
+
+static inline float min_f(float a, float b)
+{
+    return a < b ? a : b;
+}
+
+static inline float max_f(float a, float b)
+{
+    return a > b ? a : b;
+}
+
+typedef struct cube_rules {
+    vxk_vec3 axis[2][3];     // world axes of A's (0) and B's (1) voxels
+    float half[2];           // half voxel sizes
+    float extent[2][3];      // [o][k]: half extent of the other shape's voxel along o's axis k
+    float cells[2], rows[2]; // cells and bit rows a driving voxel of the other shape reads in o
+    float range[2][3];       // [o][k]: that lookup's half width along o's axis k, in o's voxels
+    float tol;               // OVERLAP_TOL of the smaller voxel
+    face_rule face[2][3];    // [o][k]
+} cube_rules;
+
+static inline float sign_of(float x)
+{
+    return x > 0.0f ? 1.0f : (x < 0.0f ? -1.0f : 0.0f);
+}
+
+static void cube_rules_init(cube_rules* c, const frame* fa, const frame* fb, float margin)
+{
+    const frame* f[2] = {fa, fb};
+    for (uint32_t o = 0; o < 2; ++o) {
+        c->axis[o][0] = f[o]->r.cx;
+        c->axis[o][1] = f[o]->r.cy;
+        c->axis[o][2] = f[o]->r.cz;
+        c->half[o] = 0.5f * f[o]->s;
+    }
+    const float smaller = min_f(fa->s, fb->s);
+    c->tol = OVERLAP_TOL * smaller;
+    const float band = SUPPORT_BAND * smaller;
+    for (uint32_t o = 0; o < 2; ++o) {
+        const uint32_t t = 1 - o;
+        c->cells[o] = 1.0f;
+        c->rows[o] = 1.0f;
+        for (uint32_t k = 0; k < 3; ++k) {
+            float m[3], keep[3];
+            vxk_vec3 support = {0, 0, 0};
+            for (uint32_t i = 0; i < 3; ++i) {
+                m[i] = vxk_v3_dot(c->axis[o][k], c->axis[t][i]);
+                // Axes of the other voxel nearly in the face's plane keep part of their length in
+                // the support: all of it when level, none once one end is `band` above the other.
+                float w = min_f(1.0f, f[t]->s * fabsf(m[i]) / band);
+                keep[i] = 1.0f - w;
+                support = vxk_v3_mul_add(support, c->half[t] * w * sign_of(m[i]), c->axis[t][i]);
+            }
+            c->extent[o][k] = c->half[t] * (fabsf(m[0]) + fabsf(m[1]) + fabsf(m[2]));
+            c->range[o][k] = (c->half[o] + c->extent[o][k] + margin) * f[o]->inv_s + RANGE_SLACK;
+            c->cells[o] *= 2.0f * c->range[o][k] + 1.0f;
+            c->rows[o] *= k ? 2.0f * c->range[o][k] + 1.0f : 1.0f;
+            face_rule* r = &c->face[o][k];
+            const vxk_vec3 tangent[2] = {c->axis[o][k_tangent[k][0]], c->axis[o][k_tangent[k][1]]};
+            for (uint32_t j = 0; j < 2; ++j) {
+                float reach = 0.0f;
+                for (uint32_t i = 0; i < 3; ++i)
+                    reach += keep[i] * fabsf(vxk_v3_dot(c->axis[t][i], tangent[j]));
+                r->reach[j] = c->half[t] * reach;
+            }
+            r->normals = 0;
+            r->edge[0] = r->edge[1] = 0.0f;
+            r->shift[0] = vxk_v3_dot(support, tangent[0]);
+            r->shift[1] = vxk_v3_dot(support, tangent[1]);
+            for (uint32_t i = 0; i < 3; ++i) {
+                if (!(keep[i] > 0.0f))
+                    continue;
+                vxk_vec3 n = vxk_v3_cross(c->axis[o][k], c->axis[t][i]);
+                float length = vxk_v3_length(n);
+                // (An axis that keeps length is within 0.1 of the plane: at most two do, and
+                // their normals are well defined. One parallel to a face axis repeats that
+                // axis's test.)
+                VXK_ASSERT(r->normals < 2 && length > 0.9f);
+                n = vxk_v3_scale(n, 1.0f / length);
+                float along[2] = {fabsf(vxk_v3_dot(n, tangent[0])),
+                                  fabsf(vxk_v3_dot(n, tangent[1]))};
+                float reach = 0.0f;
+                for (uint32_t h = 0; h < 3; ++h)
+                    reach += keep[h] * fabsf(vxk_v3_dot(c->axis[t][h], n));
+                r->normal[r->normals] = n;
+                r->shift[2 + r->normals] = vxk_v3_dot(support, n);
+                for (uint32_t j = 0; j < 2; ++j)
+                    r->edge[j] = keep[i] * c->half[t] * vxk_v3_dot(c->axis[t][i], tangent[j]);
+                r->reach[2 + r->normals] = c->half[t] * reach;
+                r->face[r->normals] = c->half[o] * (along[0] + along[1]);
+                r->normals++;
+            }
+            for (uint32_t j = 0; j < 4; ++j)
+                r->need[j] =
+                    j < 2 + r->normals ? min_f(2.0f * r->reach[j], 2.0f * c->tol) - c->tol : 0.0f;
+        }
+    }
+}
+
 typedef struct pair_ctx {
     frame fa, fb;
-    float reach, reach2; // D and D^2
+    cube_rules cube;
+    float margin;
     // Output: raw points (pairs != NULL or counting) or clusters.
     vxk_voxel_pair* pairs;
     uint32_t capacity, count;
     vxk_voxel_contact_scratch* scratch;
 } pair_ctx;
 
-// The raw and face quantities of pair (a, b) in the caller's order (the rules of the header).
+// The support's centre along face (o, k)'s tangent axes (the face along sign * axis k), from the
+// pair's offset d = pb - pa along o's axes (proj): whether it overlaps the face there by what the
+// face needs, and the middles of the overlaps.
+static inline bool face_tangents(const cube_rules* c, uint32_t o, uint32_t k, float sign,
+                                 const float proj[2][3], float centre[2], float mid[2])
+{
+    const face_rule* r = &c->face[o][k];
+    const float half = c->half[o];
+    for (uint32_t j = 0; j < 2; ++j) {
+        float along = proj[o][k_tangent[k][j]];
+        centre[j] = (o ? -along : along) - sign * r->shift[j];
+        float lo = max_f(centre[j] - r->reach[j], -half), hi = min_f(centre[j] + r->reach[j], half);
+        if (!(hi - lo >= r->need[j]))
+            return false;
+        mid[j] = 0.5f * (lo + hi);
+    }
+    return true;
+}
+
+// Whether face i (0-5) of o's voxel (centre co) meets the other voxel's support region: their
+// projections onto the face's plane overlap by each axis's need (the face's axes, then the
+// support's edge normals). If so, *point is on the face, at the middle of the overlap of the
+// support's bounds along the face's axes (of a segment: the middle of its part over the face).
+static bool cube_face_meets(const cube_rules* c, uint32_t o, uint32_t i, vxk_vec3 co, vxk_vec3 d,
+                            const float proj[2][3], vxk_vec3* point)
+{
+    const uint32_t k = i < 3 ? i : i - 3;
+    const float sign = i < 3 ? 1.0f : -1.0f;
+    const face_rule* r = &c->face[o][k];
+    const float half = c->half[o];
+    float centre[2], mid[2];
+    if (!face_tangents(c, o, k, sign, proj, centre, mid))
+        return false;
+    for (uint32_t j = 0; j < r->normals; ++j) {
+        float along = vxk_v3_dot(d, r->normal[j]);
+        float cn = (o ? -along : along) - sign * r->shift[2 + j];
+        float lo = max_f(cn - r->reach[2 + j], -r->face[j]);
+        float hi = min_f(cn + r->reach[2 + j], r->face[j]);
+        if (!(hi - lo >= r->need[2 + j]))
+            return false;
+    }
+    if (r->normals == 1) {
+        // A segment centre + t edge, t in [-1, 1]: the middle of its part over the face.
+        float lo = -1.0f, hi = 1.0f;
+        for (uint32_t j = 0; j < 2; ++j) {
+            if (!(fabsf(r->edge[j]) > 1e-6f * half))
+                continue;
+            float t0 = (-half - centre[j]) / r->edge[j], t1 = (half - centre[j]) / r->edge[j];
+            lo = max_f(lo, min_f(t0, t1));
+            hi = min_f(hi, max_f(t0, t1));
+        }
+        float t = min_f(1.0f, max_f(-1.0f, 0.5f * (lo + hi)));
+        for (uint32_t j = 0; j < 2; ++j)
+            mid[j] = centre[j] + t * r->edge[j];
+    }
+    vxk_vec3 p = vxk_v3_mul_add(co, sign * half, c->axis[o][k]);
+    p = vxk_v3_mul_add(p, mid[0], c->axis[o][k_tangent[k][0]]);
+    *point = vxk_v3_mul_add(p, mid[1], c->axis[o][k_tangent[k][1]]);
+    return true;
+}
+
+// Separation of the pair along face i of o's voxel (outward): d . axis projected (proj, with d =
+// pb - pa), less both voxels' half extents along it.
+static inline float face_separation(const cube_rules* c, uint32_t o, uint32_t i,
+                                    const float proj[2][3])
+{
+    const uint32_t k = i < 3 ? i : i - 3;
+    float along = (i < 3) == (o == 0) ? proj[o][k] : -proj[o][k];
+    return along - c->half[o] - c->extent[o][k];
+}
+
+// Pair (a, b) in the caller's order (the rules of the header); proj and gap are the centre
+// offset d = pb - pa along each shape's axes and the separating-axis gaps there.
 static void evaluate_pair(pair_ctx* ctx, int32_t ax, int32_t ay, int32_t az, int32_t bx, int32_t by,
-                          int32_t bz, vxk_vec3 pa, vxk_vec3 pb, float dist2)
+                          int32_t bz, vxk_vec3 pa, vxk_vec3 pb, const float proj[2][3],
+                          const float gap[2][3])
 {
     const frame* fa = &ctx->fa;
     const frame* fb = &ctx->fb;
+    const cube_rules* cube = &ctx->cube;
     const vxk_voxel_view* va = fa->v;
     const vxk_voxel_view* vb = fb->v;
     uint8_t ta = va->types[voxel_index(va, ax, ay, az)];
@@ -734,8 +976,9 @@ static void evaluate_pair(pair_ctx* ctx, int32_t ax, int32_t ay, int32_t az, int
     if (vxk_v3_length_sq(c) < 1e-8f)
         c = zero;
     vxk_vec3 d = vxk_v3_sub(pb, pa);
-    float dist = sqrtf(dist2);
+    float dist2 = vxk_v3_dot(d, d), dist = sqrtf(dist2);
     float half_sum = 0.5f * (fa->s + fb->s);
+    // The article's normal: the line of centres, turned towards what the voxels say.
     vxk_vec3 n;
     if (dist > 1e-6f * half_sum) {
         n = vxk_v3_scale(d, 1.0f / dist);
@@ -750,47 +993,46 @@ static void evaluate_pair(pair_ctx* ctx, int32_t ax, int32_t ay, int32_t az, int
         if (vxk_v3_length_sq(n) == 0.0f)
             n = vxk_v3(0, 1, 0);
     }
-    // Deep pairs: the Inside voxel's exit (when it has one) and one voxel of penetration.
     bool deep =
         (inside_a && ka < VXK_VOXEL_NORMAL_COUNT) || (inside_b && kb < VXK_VOXEL_NORMAL_COUNT);
-    float deep_separation = -(inside_a ? fa->s : fb->s);
-    vxk_vec3 deep_centre = inside_a ? pa : pb;
-    vxk_vec3 mid = vxk_v3_scale(vxk_v3_add(pa, pb), 0.5f);
-    float size_shift = 0.25f * (fa->s - fb->s);
+    vxk_vec3 f;
     float separation;
-    vxk_vec3 centre;
+    vxk_vec3 point;
+    uint32_t cluster;
     if (deep) {
+        // The Corner must be in the Inside voxel, or on one of its faces: overlapping it across
+        // two of its axes.
+        uint32_t o = inside_a ? 0u : 1u;
+        uint32_t across = (uint32_t)(gap[o][0] < -cube->tol) + (uint32_t)(gap[o][1] < -cube->tol) +
+                          (uint32_t)(gap[o][2] < -cube->tol);
+        if (across < 2)
+            return;
         n = inside_a ? la : vxk_v3_neg(lb);
-        separation = deep_separation;
-        centre = deep_centre;
-    } else {
-        separation = vxk_v3_dot(d, n) - half_sum;
-        centre = vxk_v3_mul_add(mid, size_shift, n);
-    }
-    vxk_vec3 point = vxk_v3_mul_add(centre, -0.5f * separation, n);
-    // The manifold normal: an Inside exit, or the best exposed face direction.
-    vxk_vec3 f = n;
-    uint32_t cluster = 0;
-    if (deep) {
+        f = n;
+        separation = -(inside_a ? fa->s : fb->s);
+        point = vxk_v3_mul_add(inside_a ? pa : pb, -0.5f * separation, n);
         cluster = inside_a ? 12u + ka : 38u + kb;
     } else {
+        // The article's face choice: the exposed face direction (A's, or B's negated) that best
+        // matches what the lookup normals say.
         uint32_t ea = exposure_of(va, ta, ax, ay, az), eb = exposure_of(vb, tb, bx, by, bz);
         vxk_vec3 candidate[12];
         float score[12], best = -FLT_MAX;
         uint32_t which[12], count = 0;
-        for (uint32_t i = 0; i < 12; ++i) {
-            if (!((i < 6 ? ea : eb) & (1u << (i % 6))))
-                continue;
+        for (uint32_t open = ea | eb << 6; open; open &= open - 1) {
+            uint32_t i = (uint32_t)__builtin_ctz(open);
             candidate[count] = i < 6 ? fa->dir[i] : vxk_v3_neg(fb->dir[i - 6]);
             score[count] = vxk_v3_dot(candidate[count], c);
             best = score[count] > best ? score[count] : best;
             which[count++] = i;
         }
+        VXK_ASSERT(count > 0);
         // Scores within FACE_TIE are equal (a face normal on each side scores 1 - la . lb both
         // ways); the raw normal decides between them, then the line from A's frame to B's (both
         // flip with the order, so the choice does too).
         vxk_vec3 apart = vxk_v3_sub(fb->pos, fa->pos);
         float best_along = -FLT_MAX, best_apart = -FLT_MAX;
+        uint32_t chosen = 0;
         for (uint32_t j = 0; j < count; ++j) {
             if (!(score[j] >= best - FACE_TIE))
                 continue;
@@ -799,28 +1041,52 @@ static void evaluate_pair(pair_ctx* ctx, int32_t ax, int32_t ay, int32_t az, int
                 (along >= best_along - FACE_TIE && away > best_apart)) {
                 best_along = along > best_along ? along : best_along;
                 best_apart = away;
-                f = candidate[j];
-                cluster = which[j];
+                chosen = j;
             }
         }
-        VXK_ASSERT(best > -FLT_MAX);
+        // Cubes: among the faces within 60 degrees of that direction that the other voxel's
+        // support region meets, the one the voxels are most apart along (a separating axis: the
+        // face that is touched); ties keep the earlier, the article's choice first.
+        const uint32_t first = chosen;
+        const float tie = GAP_TIE * (fa->s + fb->s);
+        bool met = false;
+        vxk_vec3 on_face = {0, 0, 0};
+        separation = 0.0f;
+        for (uint32_t step = 0; step <= count; ++step) {
+            uint32_t j = step ? step - 1 : first;
+            if (step && (j == first || !(vxk_v3_dot(candidate[j], candidate[first]) >= GROUP_COS)))
+                continue;
+            const uint32_t o = which[j] / 6, i = which[j] % 6;
+            float s = face_separation(cube, o, i, proj);
+            vxk_vec3 at;
+            if ((met && !(s > separation + tie)) ||
+                !cube_face_meets(cube, o, i, o ? pb : pa, d, proj, &at))
+                continue;
+            met = true;
+            separation = s;
+            chosen = j;
+            on_face = at;
+        }
+        if (!met)
+            return;
+        f = candidate[chosen];
+        cluster = which[chosen];
+        // On A's side: the face's point when the face is A's, else B's face point moved back.
+        point = which[chosen] >= 6 ? vxk_v3_mul_add(on_face, -separation, f) : on_face;
     }
-    float face_separation = deep ? separation : vxk_v3_dot(d, f) - half_sum;
-    vxk_vec3 face_centre = deep ? centre : vxk_v3_mul_add(mid, size_shift, f);
-    vxk_vec3 face_point = vxk_v3_mul_add(face_centre, -0.5f * face_separation, f);
-    vxk_int3 abs_a = {ax + va->base.x, ay + va->base.y, az + va->base.z};
-    vxk_int3 abs_b = {bx + vb->base.x, by + vb->base.y, bz + vb->base.z};
-    uint32_t feature = voxel_feature(abs_a, &abs_b, sizeof(abs_b));
     if (ctx->scratch) {
-        vxk_voxel_candidate p = {face_point, face_separation,
-                                 pack_voxel(ax, ay, az) << 24 | pack_voxel(bx, by, bz), feature, 0};
+        // (The feature id is hashed from the key for the points kept: finish_manifolds.)
+        vxk_voxel_candidate p = {point, separation,
+                                 pack_voxel(ax, ay, az) << 24 | pack_voxel(bx, by, bz), 0, 0};
         keyed_add(ctx->scratch, cluster, f, &p);
         return;
     }
+    vxk_int3 abs_a = {ax + va->base.x, ay + va->base.y, az + va->base.z};
+    vxk_int3 abs_b = {bx + vb->base.x, by + vb->base.y, bz + vb->base.z};
+    uint32_t feature = voxel_feature(abs_a, &abs_b, sizeof(abs_b));
     if (ctx->count < ctx->capacity)
         ctx->pairs[ctx->count] =
-            (vxk_voxel_pair){{ax, ay, az},    {bx, by, bz}, n,       separation, point, f,
-                             face_separation, face_point,   cluster, feature};
+            (vxk_voxel_pair){{ax, ay, az}, {bx, by, bz}, n, f, separation, point, cluster, feature};
     ctx->count++;
 }
 
@@ -849,9 +1115,10 @@ static uint64_t count_in(const vxk_voxel_view* v, uint32_t kind, vxk_int_box box
     return count;
 }
 
-// The voxels of p whose centres may be within reach of q's active voxels: q's active box into p's
-// voxel space, grown by the reach.
-static vxk_int_box overlap_region(const frame* p, const frame* q, float reach)
+// The voxels of p that may come within the margin of q's active voxels: q's active box in p's
+// voxel space, grown by half a voxel and the margin (a gap along p's axes is measured from p's
+// voxel faces).
+static vxk_int_box overlap_region(const frame* p, const frame* q, float margin)
 {
     vxk_int_box box = q->v->active;
     vxk_vec3 lo = {FLT_MAX, FLT_MAX, FLT_MAX}, hi = {-FLT_MAX, -FLT_MAX, -FLT_MAX};
@@ -863,13 +1130,44 @@ static vxk_int_box overlap_region(const frame* p, const frame* q, float reach)
         lo = vxk_v3_min(lo, m);
         hi = vxk_v3_max(hi, m);
     }
-    float grow = reach * p->inv_s + RANGE_SLACK;
+    float grow = 0.5f + margin * p->inv_s + RANGE_SLACK;
     return centres_within(p, vxk_v3_sub(lo, vxk_v3(grow, grow, grow)),
                           vxk_v3_add(hi, vxk_v3(grow, grow, grow)));
 }
 
+// Voxel pair (a, b) with world centres pa, pb: the cubes within the margin along the 6 face axes,
+// and the other's support region over some face of one of them along the face's axes (what a face
+// pair needs) or across two axes of one (what a deep pair needs), go to the pair rules.
+// Everything is computed from the pair in the caller's order, so the driving side changes no bit.
+static inline void consider(pair_ctx* ctx, int32_t ax, int32_t ay, int32_t az, int32_t bx,
+                            int32_t by, int32_t bz, vxk_vec3 pa, vxk_vec3 pb)
+{
+    const cube_rules* cube = &ctx->cube;
+    vxk_vec3 d = vxk_v3_sub(pb, pa);
+    float proj[2][3], gap[2][3];
+    bool apart = false;
+    uint32_t across[2] = {0, 0};
+    for (uint32_t o = 0; o < 2; ++o)
+        for (uint32_t k = 0; k < 3; ++k) {
+            proj[o][k] = vxk_v3_dot(d, cube->axis[o][k]);
+            gap[o][k] = fabsf(proj[o][k]) - cube->half[o] - cube->extent[o][k];
+            apart |= !(gap[o][k] <= ctx->margin);
+            across[o] += gap[o][k] < -cube->tol;
+        }
+    if (apart)
+        return;
+    bool possible = across[0] >= 2 || across[1] >= 2;
+    for (uint32_t f = 0; f < 12 && !possible; ++f) {
+        float centre[2], mid[2];
+        possible =
+            face_tangents(cube, f / 6, (f >> 1) % 3, f & 1 ? -1.0f : 1.0f, proj, centre, mid);
+    }
+    if (possible)
+        evaluate_pair(ctx, ax, ay, az, bx, by, bz, pa, pb, proj, gap);
+}
+
 // One test of the type rule: p's voxels of kind_p in region drive, each looking up q's voxels of
-// kind_q within reach. p_is_a: p is the caller's A.
+// kind_q whose cubes are within the margin along q's axes. p_is_a: p is the caller's A.
 static void run_test(pair_ctx* ctx, bool p_is_a, uint32_t kind_p, uint32_t kind_q,
                      vxk_int_box region)
 {
@@ -878,7 +1176,7 @@ static void run_test(pair_ctx* ctx, bool p_is_a, uint32_t kind_p, uint32_t kind_
     const vxk_voxel_view* pv = p->v;
     const vxk_voxel_view* qv = q->v;
     const vxk_int_box qa = qv->active;
-    const float reach_q = ctx->reach * q->inv_s + RANGE_SLACK;
+    const float* range = ctx->cube.range[p_is_a ? 1 : 0];
     for (int32_t y = region.min.y; y <= region.max.y; ++y) {
         for (int32_t z = region.min.z; z <= region.max.z; ++z) {
             size_t row = row_at(pv, y, z);
@@ -889,12 +1187,12 @@ static void run_test(pair_ctx* ctx, bool p_is_a, uint32_t kind_p, uint32_t kind_
                     int32_t x = (int32_t)(w * 64) + __builtin_ctzll(bits);
                     vxk_vec3 pw = voxel_centre(p, x, y, z);
                     vxk_vec3 m = to_voxel(q, pw);
-                    int32_t x0 = VXK_MAX(qa.min.x, clamp_ceil(m.x - 0.5f - reach_q));
-                    int32_t x1 = VXK_MIN(qa.max.x, clamp_floor(m.x - 0.5f + reach_q));
-                    int32_t y0 = VXK_MAX(qa.min.y, clamp_ceil(m.y - 0.5f - reach_q));
-                    int32_t y1 = VXK_MIN(qa.max.y, clamp_floor(m.y - 0.5f + reach_q));
-                    int32_t z0 = VXK_MAX(qa.min.z, clamp_ceil(m.z - 0.5f - reach_q));
-                    int32_t z1 = VXK_MIN(qa.max.z, clamp_floor(m.z - 0.5f + reach_q));
+                    int32_t x0 = VXK_MAX(qa.min.x, clamp_ceil(m.x - 0.5f - range[0]));
+                    int32_t x1 = VXK_MIN(qa.max.x, clamp_floor(m.x - 0.5f + range[0]));
+                    int32_t y0 = VXK_MAX(qa.min.y, clamp_ceil(m.y - 0.5f - range[1]));
+                    int32_t y1 = VXK_MIN(qa.max.y, clamp_floor(m.y - 0.5f + range[1]));
+                    int32_t z0 = VXK_MAX(qa.min.z, clamp_ceil(m.z - 0.5f - range[2]));
+                    int32_t z1 = VXK_MIN(qa.max.z, clamp_floor(m.z - 0.5f + range[2]));
                     if (x0 > x1)
                         continue;
                     for (int32_t qy = y0; qy <= y1; ++qy) {
@@ -906,14 +1204,10 @@ static void run_test(pair_ctx* ctx, bool p_is_a, uint32_t kind_p, uint32_t kind_
                                 for (; qbits; qbits &= qbits - 1) {
                                     int32_t qx = (int32_t)(qw * 64) + __builtin_ctzll(qbits);
                                     vxk_vec3 qc = voxel_centre(q, qx, qy, qz);
-                                    vxk_vec3 d = vxk_v3_sub(qc, pw);
-                                    float dist2 = vxk_v3_dot(d, d);
-                                    if (!(dist2 <= ctx->reach2))
-                                        continue;
                                     if (p_is_a)
-                                        evaluate_pair(ctx, x, y, z, qx, qy, qz, pw, qc, dist2);
+                                        consider(ctx, x, y, z, qx, qy, qz, pw, qc);
                                     else
-                                        evaluate_pair(ctx, qx, qy, qz, x, y, z, qc, pw, dist2);
+                                        consider(ctx, qx, qy, qz, x, y, z, qc, pw);
                                 }
                             }
                         }
@@ -924,8 +1218,35 @@ static void run_test(pair_ctx* ctx, bool p_is_a, uint32_t kind_p, uint32_t kind_
     }
 }
 
-// Separating-axis test of the two active boxes (3 + 3 face axes, 9 edge axes): true when some
-// axis separates them by more than margin.
+// Every active voxel of A of kind_a against every active voxel of B of kind_b (the search's
+// check and benchmark).
+static void run_all_pairs(pair_ctx* ctx, uint32_t kind_a, uint32_t kind_b)
+{
+    const vxk_voxel_view* va = ctx->fa.v;
+    const vxk_voxel_view* vb = ctx->fb.v;
+    const vxk_int_box ra = va->active, rb = vb->active;
+    for (int32_t ay = ra.min.y; ay <= ra.max.y; ++ay)
+        for (int32_t az = ra.min.z; az <= ra.max.z; ++az)
+            for (int32_t ax = ra.min.x; ax <= ra.max.x; ++ax) {
+                if (!((mask_word(va, kind_a, row_at(va, ay, az) + ((uint32_t)ax >> 6)) >>
+                       (ax & 63)) &
+                      1u))
+                    continue;
+                vxk_vec3 pa = voxel_centre(&ctx->fa, ax, ay, az);
+                for (int32_t by = rb.min.y; by <= rb.max.y; ++by)
+                    for (int32_t bz = rb.min.z; bz <= rb.max.z; ++bz)
+                        for (int32_t bx = rb.min.x; bx <= rb.max.x; ++bx)
+                            if ((mask_word(vb, kind_b, row_at(vb, by, bz) + ((uint32_t)bx >> 6)) >>
+                                 (bx & 63)) &
+                                1u)
+                                consider(ctx, ax, ay, az, bx, by, bz, pa,
+                                         voxel_centre(&ctx->fb, bx, by, bz));
+            }
+}
+
+// Separating-axis test of the two active boxes on their 6 face axes: true when one separates them
+// by more than margin. (The pair rule's own test is on the voxels' face axes, and a box holds its
+// voxels, so no admitted pair is ever culled here; the edge axes would cull pairs the rule admits.)
 static bool boxes_separated(const frame* a, const frame* b, float margin)
 {
     vxk_vec3 ca[2], ha[2];
@@ -949,45 +1270,46 @@ static bool boxes_separated(const frame* a, const frame* b, float margin)
     vxk_vec3 d = vxk_v3_sub(ca[1], ca[0]);
     // A little slack: the test only culls, the pairs decide.
     float slack = margin + 1e-4f * (a->s + b->s);
-    for (uint32_t k = 0; k < 15; ++k) {
-        vxk_vec3 axis;
-        if (k < 3)
-            axis = axes[0][k];
-        else if (k < 6)
-            axis = axes[1][k - 3];
-        else
-            axis = vxk_v3_cross(axes[0][(k - 6) / 3], axes[1][(k - 6) % 3]);
-        float length = vxk_v3_length(axis);
-        if (!(length > 1e-5f))
-            continue;
+    for (uint32_t k = 0; k < 6; ++k) {
+        vxk_vec3 axis = axes[k / 3][k % 3];
         float ra = 0.0f, rb = 0.0f;
         for (int i = 0; i < 3; ++i) {
             ra += fabsf(vxk_v3_dot(axes[0][i], axis)) * vxk_v3_get(ha[0], (uint32_t)i);
             rb += fabsf(vxk_v3_dot(axes[1][i], axis)) * vxk_v3_get(ha[1], (uint32_t)i);
         }
-        if (fabsf(vxk_v3_dot(d, axis)) - ra - rb > slack * length)
+        if (fabsf(vxk_v3_dot(d, axis)) - ra - rb > slack)
             return true;
     }
     return false;
 }
 
+static float box_volume(vxk_int_box b)
+{
+    return (float)(b.max.x - b.min.x + 1) * (float)(b.max.y - b.min.y + 1) *
+           (float)(b.max.z - b.min.z + 1);
+}
+
 // The three tests of the type rule, each driven by the cheaper side (or the forced one).
-static void collide_views(pair_ctx* ctx, float margin, uint32_t flags)
+static void collide_views(pair_ctx* ctx, uint32_t flags)
 {
     if (box_empty(ctx->fa.v->active) || box_empty(ctx->fb.v->active))
         return;
-    if (boxes_separated(&ctx->fa, &ctx->fb, margin))
-        return;
-    vxk_int_box region_a = overlap_region(&ctx->fa, &ctx->fb, ctx->reach);
-    vxk_int_box region_b = overlap_region(&ctx->fb, &ctx->fa, ctx->reach);
-    if (box_empty(region_a) || box_empty(region_b))
-        return;
-    // Neighbourhood cells a driving voxel reads in the other grid.
-    float span_a = 2.0f * ctx->reach * ctx->fa.inv_s + 1.0f;
-    float span_b = 2.0f * ctx->reach * ctx->fb.inv_s + 1.0f;
-    float cells_in_a = span_a * span_a * span_a, cells_in_b = span_b * span_b * span_b;
     static const uint32_t tests[3][2] = {
         {MASK_CORNER, MASK_SOLID}, {MASK_SOLID_NOT_CORNER, MASK_CORNER}, {MASK_EDGE, MASK_EDGE}};
+    if (flags & VXK_VOXEL_ALL_PAIRS) {
+        for (uint32_t t = 0; t < 3; ++t)
+            run_all_pairs(ctx, tests[t][0], tests[t][1]);
+        return;
+    }
+    if (boxes_separated(&ctx->fa, &ctx->fb, ctx->margin))
+        return;
+    vxk_int_box region_a = overlap_region(&ctx->fa, &ctx->fb, ctx->margin);
+    vxk_int_box region_b = overlap_region(&ctx->fb, &ctx->fa, ctx->margin);
+    if (box_empty(region_a) || box_empty(region_b))
+        return;
+    // Cells a driving voxel reads in the other grid: many when the other's voxels are smaller.
+    const cube_rules* cube = &ctx->cube;
+    const float volume_a = box_volume(region_a), volume_b = box_volume(region_b);
     for (uint32_t t = 0; t < 3; ++t) {
         bool from_a;
         if (flags & VXK_VOXEL_ITERATE_A) {
@@ -999,7 +1321,13 @@ static void collide_views(pair_ctx* ctx, float margin, uint32_t flags)
             uint64_t nb = count_in(ctx->fb.v, tests[t][1], region_b);
             if (!na || !nb)
                 continue;
-            from_a = (float)na * cells_in_b <= (float)nb * cells_in_a;
+            // Instructions per driving voxel, roughly: its setup, the rows it reads, and a
+            // candidate pair per set bit (the other side's density in its region).
+            float per_a = DRIVE_COST + ROW_COST * cube->rows[1] +
+                          PAIR_COST * cube->cells[1] * (float)nb / volume_b;
+            float per_b = DRIVE_COST + ROW_COST * cube->rows[0] +
+                          PAIR_COST * cube->cells[0] * (float)na / volume_a;
+            from_a = (float)na * per_a <= (float)nb * per_b;
         }
         if (from_a)
             run_test(ctx, true, tests[t][0], tests[t][1], region_a);
@@ -1009,16 +1337,14 @@ static void collide_views(pair_ctx* ctx, float margin, uint32_t flags)
 }
 
 static bool pair_setup(pair_ctx* ctx, const vxk_voxel_view* a, const vxk_voxel_view* b,
-                       float* margin)
+                       float margin)
 {
-    if (!view_usable(a) || !view_usable(b) || !vxk_is_finite(*margin))
+    if (!view_usable(a) || !view_usable(b) || !vxk_is_finite(margin))
         return false;
-    if (!(*margin > 0.0f))
-        *margin = 0.0f;
+    ctx->margin = margin > 0.0f ? margin : 0.0f;
     frame_init(&ctx->fa, a);
     frame_init(&ctx->fb, b);
-    ctx->reach = 0.5f * (a->voxel_size + b->voxel_size) + *margin;
-    ctx->reach2 = ctx->reach * ctx->reach;
+    cube_rules_init(&ctx->cube, &ctx->fa, &ctx->fb, ctx->margin);
     return true;
 }
 
@@ -1030,13 +1356,13 @@ uint32_t vxk_collide_voxels(vxk_voxel_manifolds* out, vxk_voxel_contact_scratch*
         return 0;
     out->count = 0;
     pair_ctx ctx;
-    if (!scratch || !pair_setup(&ctx, a, b, &margin))
+    if (!scratch || !pair_setup(&ctx, a, b, margin))
         return 0;
     ctx.pairs = NULL;
     ctx.capacity = ctx.count = 0;
     ctx.scratch = scratch;
     scratch_reset(scratch);
-    collide_views(&ctx, margin, flags);
+    collide_views(&ctx, flags);
     return finish_manifolds(out, scratch, a, b);
 }
 
@@ -1044,13 +1370,13 @@ uint32_t vxk_voxel_pairs(vxk_voxel_pair* out, uint32_t capacity, const vxk_voxel
                          const vxk_voxel_view* b, float margin, uint32_t flags)
 {
     pair_ctx ctx;
-    if (!pair_setup(&ctx, a, b, &margin))
+    if (!pair_setup(&ctx, a, b, margin))
         return 0;
     ctx.pairs = out;
     ctx.capacity = out ? capacity : 0;
     ctx.count = 0;
     ctx.scratch = NULL;
-    collide_views(&ctx, margin, flags);
+    collide_views(&ctx, flags);
     return ctx.count;
 }
 

@@ -1,8 +1,9 @@
 // contact_voxel.h: contacts of voxel shapes, as seed 003 (the voxel-physics article: "Collision
-// detection", "Contact generation", "Voxel types") builds them: voxels touch as spheres, the
-// voxel types decide which pairs are tested, lookup normals correct the normals. World-free and
-// allocation-free per pair; the narrowphase (dynamics/contacts.c) calls it for voxel bodies,
-// terrain regions, spheres and boxes.
+// detection", "Contact generation", "Voxel types") builds them: the voxel types decide which
+// pairs are tested, lookup normals choose the normals, Inside voxels push out one voxel deep;
+// voxels touch as the cubes they are, of any two sizes. World-free and allocation-free per pair;
+// the narrowphase (dynamics/contacts.c) calls it for voxel bodies, terrain regions, spheres and
+// boxes.
 //
 // A voxel shape is a vxk_voxel_view: a grid of up to 256^3 voxels placed in the world by a pose.
 // The view holds occupancy as bit rows, the type byte of every voxel (vxk/voxel_types.h) and the
@@ -11,47 +12,69 @@
 // one-voxel border (vxk_voxel_view_region_*), axis-aligned. Only the view's `active` voxels make
 // contacts: a body's occupied voxels, a region's voxels inside its border.
 //
-// Voxel against voxel (vxk_collide_voxels, vxk_voxel_pairs). Voxel a of A and voxel b of B form a
-// pair when
-//   - the type rule admits it: a is a Corner, or b is a Corner, or both are Edges. The article
-//     lets A's Corners test everything and A's Edges test B's Edges; it is asymmetric (B's corner
-//     on A's face would be missed), so the rule here is its symmetric closure: the pair set does
-//     not depend on which shape is A;
-//   - their centres are within D = (s_a + s_b) / 2 + margin (voxels are spheres of diameter
-//     voxel size s; two of size s touch at distance s).
-// Each pair gives one raw point (vxk_voxel_pair), in the caller's order (A, B), with d = pb - pa:
-//   - lookup normals: l_a, l_b are the voxels' unit lookup normals in world (zero for NONE);
-//   - Inside voxels (a deep contact: only a Corner can pair with one): the normal is the Inside
-//     voxel's exit normal (l_a if a is Inside, -l_b if b is), the separation -s_inside ("at least
-//     one voxel deep"), and the contact centre is the Inside voxel's centre. (An Inside voxel of
-//     a region with no exit inside the region has no normal and follows the next rule.);
-//   - otherwise the normal is d / |d| with its sign flipped when d . (l_a - l_b) < 0 (the
-//     article's lookup correction, made symmetric: l_a - l_b is what both voxels say the
-//     direction from A to B is; it counts as zero when shorter than 1e-4), the separation
-//     d . n - (s_a + s_b) / 2 and the contact centre (pa + pb) / 2 + n (s_a - s_b) / 4.
-//     Coincident centres take n = (l_a - l_b) / |l_a - l_b|, or the direction from A's pose to
-//     B's when that is zero, or +y;
-//   - the point, on A's side, is centre - n * separation / 2 (pa + n s_a / 2 when n is +-d/|d|),
-//     and point + separation * n is on B's side, so swapping A and B flips the point exactly.
-// Points within the margin are reported (separation up to about margin: speculative points).
+// Voxel against voxel (vxk_collide_voxels, vxk_voxel_pairs). Voxel a of A (size s_a, centre pa,
+// half h_a = s_a / 2) and voxel b of B are cubes; d = pb - pa. They are tested when the type rule
+// admits them: a is a Corner, or b is a Corner, or both are Edges. (The article lets A's Corners
+// test everything and A's Edges test B's Edges; that is asymmetric: B's corner on A's face would
+// be missed, so the rule here is its symmetric closure. With unequal sizes a large voxel's face
+// covers many small voxels, and its type says nothing about them: a large Face voxel under a small
+// body's corner still pairs with the Corner; a small body lying flat on it rests on its Corners
+// and Edge rims as on equal voxels, and its Face voxels, which the rule never tests against a
+// Face, lie in between.) A tested pair makes one point when all of these hold:
+//   - the cubes are within the margin along the 6 face axes (the extent of a cube of size s along
+//     a unit u is s/2 (|r1.u| + |r2.u| + |r3.u|) over its axes r);
+//   - a deep pair (one voxel Inside with a lookup normal, its exit; only a Corner pairs with an
+//     Inside voxel): the other voxel overlaps the Inside one by more than the overlap tolerance
+//     (1e-3 of the smaller voxel) along at least two of the Inside voxel's axes. The normal f is
+//     the exit (l_a if a is Inside, -l_b if b is), the separation -s_inside ("at least one voxel
+//     deep"), the point the Inside voxel's centre moved half a voxel along the exit (towards the
+//     exit if a is Inside, away from it if b is). (An Inside voxel of a region with no exit
+//     inside the region has no normal and follows the face rule.);
+//   - a face pair (every other one): the face normal f comes first from the article's lookup
+//     correction: among the exposed face directions of a (A's axes towards a's empty face
+//     neighbours) and the negated exposed directions of b, the one with the largest dot product
+//     with l_a - l_b (l_a, l_b the voxels' unit lookup normals in world, zero for NONE; the
+//     difference counts as zero when shorter than 1e-4). Scores within 1e-5 tie; ties go to the
+//     larger dot product with the article's normal (d / |d| flipped when d . (l_a - l_b) < 0;
+//     coincident centres take (l_a - l_b) normalised, else the line from A's pose to B's, else
+//     +y), then (within 1e-5) to the larger one with the line from A's pose to B's, then to A's
+//     directions before B's, each in normal-index order. Then, as cubes, among the candidates
+//     within 60 degrees of it whose face meets the other voxel (below), the one with the largest
+//     separation along it is f (a separating axis: the face that is touched; ties within 1e-5
+//     of s_a + s_b keep the earlier, the article's choice first); none: no point. The
+//     separation along a candidate is d . f - e_a(f) - e_b(f): the face's owner o (a when f is
+//     A's direction, b when it is B's) extends s_o / 2 along its own axis, the other voxel t
+//     its cube extent. The face meets t when t's support region towards the face meets the face
+//     in the face's plane: the part of t's cube within 1/10 of the smaller voxel of its lowest
+//     point along the face's outward direction (per axis of t: all of its length when the axis
+//     lies in the plane, none once its ends differ by that band along the normal, linearly in
+//     between: t's whole face when level, shrinking to an edge or a vertex as it tilts, without
+//     jumps), projected onto the plane, must overlap o's square face along the face's two axes
+//     and along the in-plane normals of the region's edges (a 2D separating-axis test) by more
+//     than the overlap tolerance where the region has width there, and may miss it by as much
+//     where it has none (an edge or a vertex). So a 0.1 m voxel anywhere over a 1 m voxel's top
+//     face pairs with it at its gap, and a voxel that straddles two faces pairs with both. The
+//     point is on the face, at the middle of the overlap of the region's bounds along the face's
+//     axes with the face (a small voxel level on a large face: the middle of its own face; a
+//     region that is an edge: the middle of the edge's part over the face), moved back along f
+//     by the separation when the face is B's: on A's side, and point + separation f is on B's
+//     side.
+// For two equal voxels of aligned grids these are the article's pairs (a voxel and the one it
+// faces; the article's spheres also pair diagonal neighbours once the margin passes 0.41 of a
+// voxel) with its separation (the gap), normal and point (the middle of the touching faces).
+// Voxels of a turned shape rest on their cube corners and edges, not on inscribed spheres. Points
+// within the margin are reported (separation up to about margin: speculative points).
 //
-// Manifold normals. The raw normals of a flat contact differ from point to point (diagonal voxel
-// pairs), so a pair's manifold normal f is a face normal instead: among the exposed face
-// directions of a (A's axes towards a's empty face neighbours) and the negated exposed directions
-// of b, the one with the largest dot product with l_a - l_b. Scores within 1e-5 tie (a face
-// normal on each side scores 1 - l_a . l_b both ways); ties go to the larger dot product with
-// the raw normal, then (within 1e-5 again) to the larger one with the line from A's pose to B's,
-// then to A's directions before B's, each in normal-index order. For an Inside pair f is the exit
-// normal. A face-on-face contact of two aligned shapes thus gets one normal, the face normal, at
-// every rim and corner pair. The pair's face separation is d . f - (s_a + s_b) / 2 (-s_inside
-// for Inside pairs) and its face point is found as above with f for n: on the plane of A's face
-// when the voxels are aligned. Pairs are clustered by f's identity (one of 6 + 6 face directions
-// or 26 + 26 exit directions: 64 clusters); clusters whose normals are within CLUSTER_COS (0.999)
-// of a lower cluster's merge into it (the lower one's normal is the manifold's); the 4 groups
-// with the deepest points keep, each reduced to at most 4 points by vxk_manifold_reduce over its
-// clusters' kept candidates (contact_voxel.c: each cluster keeps its deepest point and its
-// extremes along 8 tangent directions, so the result does not depend on the order pairs are
-// found in). Contacts whose support has more than 4 corners lose some, as any 4-point manifold.
+// Manifolds. Pairs are clustered by f's identity (one of 6 + 6 face directions or 26 + 26 exit
+// directions: 64 clusters); clusters whose normals are within CLUSTER_COS (0.999) of a lower
+// cluster's merge into it (the lower one's normal is the manifold's); the 4 groups with the
+// deepest points keep, each reduced to at most 4 points by vxk_manifold_reduce over its clusters'
+// kept candidates (contact_voxel.c: each cluster keeps its deepest point and its extremes along 8
+// tangent directions, so the result does not depend on the order pairs are found in; a group
+// offers the reduction its extremes along its leader's directions among all its clusters' kept
+// points, then each cluster's deepest). A face-on-face contact of two aligned shapes thus gets
+// one normal, the face normal, whether its pairs chose A's face or B's. Contacts whose support
+// has more than 4 corners lose some, as any 4-point manifold.
 //
 // Feature ids hash the voxel coordinates of both voxels (plus each view's `base`, so a terrain
 // voxel keeps its id when the gathered region moves), so a point keeps its id while the same
@@ -110,15 +133,13 @@ typedef struct vxk_voxel_view {
     size_t storage_bytes;
 } vxk_voxel_view;
 
-// One raw point of a voxel pair (the rules at the top of this file), in the caller's order.
+// One point of a voxel pair (the rules at the top of this file), in the caller's order.
 typedef struct vxk_voxel_pair {
     vxk_int3 voxel_a, voxel_b; // grid coordinates in each view
-    vxk_vec3 normal;           // the article's normal, unit, from A to B
-    float separation;          // along normal
-    vxk_vec3 point;            // on A's side
-    vxk_vec3 face_normal;      // the pair's manifold normal
+    vxk_vec3 normal;           // the article's normal (the line of centres, lookup-corrected)
+    vxk_vec3 face_normal;      // f, the pair's manifold normal, from A to B
     float face_separation;     // along face_normal
-    vxk_vec3 face_point;       // on A's side, along face_normal
+    vxk_vec3 face_point;       // on A's side
     uint32_t cluster; // 0-5 A's face i, 6-11 B's face i - 6, 12-37 A's exit, 38-63 B's exit
     uint32_t feature; // the feature id its manifold point would carry
 } vxk_voxel_pair;
@@ -163,10 +184,13 @@ typedef struct vxk_voxel_contact_scratch {
 _Static_assert(sizeof(vxk_voxel_cluster) == 384, "a cluster is 384 bytes");
 
 // Flags of vxk_collide_voxels and vxk_voxel_pairs: which shape's voxels drive each test (the
-// result is the same either way, bit for bit). 0: the cheaper side, by voxel counts.
+// result is the same either way, bit for bit). 0: the cheaper side, by voxel counts. ALL_PAIRS:
+// no search at all, every active voxel of A against every active voxel of B through the same
+// rules (the same result again; for tests and benchmarks: O(voxels of A x voxels of B)).
 enum {
     VXK_VOXEL_ITERATE_A = 1,
     VXK_VOXEL_ITERATE_B = 2,
+    VXK_VOXEL_ALL_PAIRS = 4,
 };
 
 // ---- views -----------------------------------------------------------------------------------
@@ -222,14 +246,17 @@ vxk_status vxk_voxel_view_region_dense(vxk_voxel_view* view, void* storage, size
 // ---- contacts --------------------------------------------------------------------------------
 
 // Voxel shape A against voxel shape B: up to 4 manifolds in out (the rules at the top of this
-// file); returns out->count. Separating-axis early out on the active boxes (15 axes). Invalid
+// file); returns out->count. Separating-axis early out on the active boxes (6 face axes). Invalid
 // views (NULL, no storage, a pose or voxel size not finite), a NULL out or scratch, a margin that
 // is NaN or infinite, or no active voxels give 0 (a negative margin counts as 0). flags:
 // VXK_VOXEL_ITERATE_* (0 in the step). No allocation; scratch is the only memory written besides
 // out. Cost: per test (A's Corners x B's solid voxels, A's other solid voxels x B's Corners,
 // A's Edges x B's Edges) the driving side's candidate voxels inside the overlap region, found a
-// 64-bit word at a time, each looking up the neighbourhood within D in the other grid
-// (about (2 D / s + 1)^3 cells, read as bit rows).
+// 64-bit word at a time, each looking up the cells of the other grid within the margin of its
+// cube along that grid's axes, read as bit rows: 27 for equal aligned voxels, at most 8 in a grid
+// of larger voxels, about (s_p / s_q + 1)^3 in a grid of smaller ones (each test is driven by the
+// side whose candidates times cells are fewer, so a large voxel drives only when the small side
+// has many more candidates).
 uint32_t vxk_collide_voxels(vxk_voxel_manifolds* out, vxk_voxel_contact_scratch* scratch,
                             const vxk_voxel_view* a, const vxk_voxel_view* b, float margin,
                             uint32_t flags);
