@@ -820,8 +820,10 @@ void vxk_bench_physics(vxk_bench* b)
     vxk_bench_figure_add(b, "physics_contacts_max", t.contacts_max);
     vxk_bench_figure_add(b, "physics_body_pairs", stats.body_pairs);
     vxk_bench_figure_add(b, "physics_terrain_tasks", stats.terrain_tasks);
+    vxk_bench_figure_add(b, "physics_recycled_manifolds", stats.recycled_manifolds);
+    vxk_bench_figure_add(b, "physics_carried_manifolds", stats.carried_manifolds);
     // Islands of the last step (vxk_world_step_stats) and the most in one step; sleeping bodies
-    // are counted from vxk_body_info.awake (0 until the dynamics puts bodies to sleep).
+    // counted from vxk_body_info.awake.
     vxk_bench_figure_add(b, "physics_islands", stats.islands);
     vxk_bench_figure_add(b, "physics_islands_max", t.islands_max);
     vxk_bench_figure_add(b, "physics_sleeping", sleeping);

@@ -227,11 +227,13 @@ static void print_physics(const vxk_bench* b)
                b->stages[i].p95_ms, b->stages[i].mean_ms);
     printf("steps/s %.1f, body-steps/s %.4g\n", figure_or_zero(b, "physics_steps_per_s"),
            figure_or_zero(b, "physics_body_steps_per_s"));
-    printf("contacts %.0f (at most %.0f), body pairs %.0f, islands %.0f (at most %.0f), "
-           "sleeping %.0f\n",
+    printf("contacts %.0f (at most %.0f; %.0f recycled, %.0f asleep), body pairs %.0f, islands "
+           "%.0f (at most %.0f), sleeping %.0f\n",
            figure_or_zero(b, "physics_contacts"), figure_or_zero(b, "physics_contacts_max"),
-           figure_or_zero(b, "physics_body_pairs"), figure_or_zero(b, "physics_islands"),
-           figure_or_zero(b, "physics_islands_max"), figure_or_zero(b, "physics_sleeping"));
+           figure_or_zero(b, "physics_recycled_manifolds"),
+           figure_or_zero(b, "physics_carried_manifolds"), figure_or_zero(b, "physics_body_pairs"),
+           figure_or_zero(b, "physics_islands"), figure_or_zero(b, "physics_islands_max"),
+           figure_or_zero(b, "physics_sleeping"));
     printf("memory %.1f MiB (terrain %.1f, narrowphase cache %.1f, bodies %.1f, contacts %.1f)\n",
            figure_or_zero(b, "physics_memory_bytes") / 1048576.0,
            figure_or_zero(b, "physics_terrain_bytes") / 1048576.0,

@@ -580,7 +580,7 @@ static void narrow_range(void* vctx, uint32_t begin, uint32_t end, uint32_t thre
     // This piece's buffer: each task appends its manifolds, so the pieces concatenated in piece
     // order are the task order.
     vxk_contact_piece* piece = &ctx->pieces[begin / NARROW_GRAIN];
-    piece->count = 0;
+    piece->count = piece->recycled = piece->carried = 0;
     for (uint32_t i = begin; i < end; ++i) {
         const task* t = &ctx->tasks[i];
         // The bodies and last manifolds of a task a few ahead, read at random: ask early.
@@ -615,12 +615,14 @@ static void narrow_range(void* vctx, uint32_t begin, uint32_t end, uint32_t thre
         if (t->carry) {
             carry(ctx, t, o);
             piece->count += o->count;
+            piece->carried += o->count;
             continue;
         }
         if (recycle_usable(ctx, t, a, b, rel)) {
             recycle(ctx, t, a, b, o);
             task_warm_start(ctx, t, o);
             piece->count += o->count;
+            piece->recycled += o->count;
             continue;
         }
         gatherer g;
@@ -1107,7 +1109,10 @@ vxk_status vxk_dynamics_step(vxk_world* world, vxk_arena* arena, float dt,
     }
     vxk_contact* now = dyn->next_contacts;
     uint32_t now_count = 0;
+    stats->recycled_manifolds = stats->carried_manifolds = 0;
     for (uint32_t k = 0; k < piece_count; ++k) {
+        stats->recycled_manifolds += dyn->pieces[k].recycled;
+        stats->carried_manifolds += dyn->pieces[k].carried;
         if (dyn->pieces[k].count)
             memcpy(now + now_count, dyn->pieces[k].items,
                    sizeof(vxk_contact) * dyn->pieces[k].count);

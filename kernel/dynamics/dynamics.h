@@ -121,6 +121,7 @@ typedef struct vxk_thread_scratch {
 typedef struct vxk_contact_piece {
     vxk_contact* items;
     uint32_t count, capacity;
+    uint32_t recycled, carried; // manifolds kept from the last step (recycled, or asleep)
 } vxk_contact_piece;
 
 #define VXK_SOLVER_BUNDLE_MANIFOLDS 64

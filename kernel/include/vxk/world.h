@@ -218,7 +218,8 @@ typedef struct vxk_world_step_stats {
     uint32_t islands;                           // islands of awake dynamic bodies solved
     uint32_t awake_bodies;                      // dynamic bodies awake after the last step
     uint32_t sleeping_bodies;                   // dynamic bodies asleep after the last step
-    uint32_t recycled_manifolds;                // manifolds kept from the step before
+    uint32_t recycled_manifolds;                // manifolds recycled from the step before
+    uint32_t carried_manifolds;                 // manifolds of sleeping bodies, kept as they were
     double stage_seconds[VXK_STEP_STAGE_COUNT]; // of the last step
     double total_seconds;                       // of the last step
 } vxk_world_step_stats;
