@@ -8,6 +8,8 @@
 //   pyramid        a wall-shaped pyramid of unit cubes, 20 at its base (210 boxes), as Box2D's
 //   large_pyramid  large_pyramid sample (100 at its base: 5,050 boxes), on flat terrain (ours:
 //                  a stone fill with its top at y = 0; Bullet: a static box of the same size).
+//   block          10,000 unit cubes in a 25 x 25 x 16 block, face to face, on flat terrain:
+//                  one island (the parallel solve's scene; only with --scene block).
 // Ours: vxk_world_step(world, 1/60) at the world def's defaults (4 substeps); Bullet:
 // stepSimulation(1/60, 0) (one internal step), 10 solver iterations, same gravity.
 // Figures per scene: median, mean and largest ms per step of each engine, bullet_step_ratio
@@ -45,7 +47,8 @@ typedef struct step_body {
 
 typedef struct step_scene {
     const char* name;
-    bool pyramid;
+    bool pyramid;  // a stacked scene (pyramids, the block): judged by how far boxes moved
+    bool block;    // the 10,000-box block (a wider floor)
     uint32_t base; // pyramid: boxes at the base
     uint32_t count;
     step_body* bodies;
@@ -68,6 +71,9 @@ typedef struct step_outcome {
 
 static vxk_status build_terrain(vxk_world* world, const step_scene* s)
 {
+    if (s->block)
+        return vxk_world_fill_box(world, (vxk_int_box){{-40, -8, -40}, {39, -1, 39}},
+                                  VXK_MAT_STONE);
     if (s->pyramid)
         return vxk_world_fill_box(world, (vxk_int_box){{-64, -8, -8}, {63, -1, 7}}, VXK_MAT_STONE);
     vxk_worldgen_def gen = vxk_default_worldgen_def();
@@ -146,6 +152,28 @@ static bool make_drop(step_scene* s, const vxk_world* terrain, uint32_t n)
     return true;
 }
 
+// The parallel solve's scene: 10,000 unit boxes in a 25 x 25 x 16 block, face to face, on flat
+// stone: one island of about 118,000 manifolds (faces, edges and corners touch).
+static bool make_block(step_scene* s)
+{
+    s->pyramid = s->block = true;
+    s->count = 25 * 25 * 16;
+    s->bodies = (step_body*)malloc(sizeof(step_body) * s->count);
+    if (!s->bodies)
+        return false;
+    uint32_t k = 0;
+    for (int y = 0; y < 16; ++y)
+        for (int z = 0; z < 25; ++z)
+            for (int x = 0; x < 25; ++x) {
+                step_body* b = &s->bodies[k++];
+                b->box = 1;
+                b->half = 0.5f;
+                b->pose.p = (vxk_vec3){(float)x - 12.0f, 0.5f + (float)y, (float)z - 12.0f};
+                b->pose.q = (vxk_quat){0, 0, 0, 1};
+            }
+    return true;
+}
+
 static bool make_pyramid(step_scene* s, uint32_t base)
 {
     s->pyramid = true;
@@ -189,7 +217,8 @@ static void judge(const step_scene* s, const vxk_transform* poses, step_outcome*
         if (s->pyramid) {
             // through the ground: over it and below its plane by more than a box size (boxes
             // that slid off its sides count as off the edge)
-            if (p.x < -64.0f || p.x >= 64.0f || p.z < -8.0f || p.z >= 8.0f)
+            float fx = s->block ? 40.0f : 64.0f, fz = s->block ? 40.0f : 8.0f;
+            if (p.x < -fx || p.x >= fx || p.z < -fz || p.z >= fz)
                 out->off_edge++;
             else
                 out->tunnelled += p.y < -1.0f;
@@ -316,9 +345,9 @@ static bool run_bullet(const step_scene* s, uint32_t steps, int sleeping, step_o
     const vxk_material_table* table = terrain ? vxk_world_materials(terrain) : NULL;
     float friction = table ? sqrtf(table->materials[BODY_MATERIAL].friction) : 0;
     if (ok && s->pyramid) {
-        ok = vxk_bullet_step_add_ground_box(bw, (vxk_vec3){0, -4, 0}, (vxk_vec3){64, 4, 8},
-                                            sqrtf(table->materials[VXK_MAT_STONE].friction),
-                                            0.0f) == 0;
+        ok = vxk_bullet_step_add_ground_box(
+                 bw, (vxk_vec3){0, -4, 0}, s->block ? (vxk_vec3){40, 4, 40} : (vxk_vec3){64, 4, 8},
+                 sqrtf(table->materials[VXK_MAT_STONE].friction), 0.0f) == 0;
         *triangles = 0;
     } else if (ok) {
         *triangles = 0;
@@ -413,6 +442,8 @@ bool vxk_step_scene_run(vxk_bench* b, const vxk_step_options* o, uint64_t* ours_
         ok = make_pyramid(&s, 20);
     } else if (strcmp(o->scene, "large_pyramid") == 0) {
         ok = make_pyramid(&s, 100);
+    } else if (strcmp(o->scene, "block") == 0) {
+        ok = make_block(&s);
     } else {
         fprintf(stderr, "bench step: no scene %s\n", o->scene);
         return false;
