@@ -5,8 +5,9 @@
 // Usage: bench_step [--quick] [--threads N] [--scene drop|pyramid|large_pyramid|block] [--bodies N]
 //                   [--steps N] [--seed N] [--bullet-sleep-only] [--only ours|bullet]
 // Default: drop with 1,000 and with 10,000 bodies, pyramid and large_pyramid, 600 steps each.
-// Bullet runs twice: with its default deactivation (bullet_ms, the ratio's) and with every body
-// kept awake (bullet_nosleep_ms; skipped with --bullet-sleep-only).
+// Both engines run twice: with their default sleeping (bullet_ms, ours_ms: bullet_step_ratio) and
+// with every body kept awake (bullet_nosleep_ms, ours_nosleep_ms: bullet_nosleep_step_ratio, the
+// same work on both sides; skipped with --bullet-sleep-only).
 // --quick: drop with 1,000 bodies over 300 steps, pyramid over 600, large_pyramid over 120.
 #include "bench.h"
 #include "peer_bullet_step.h"

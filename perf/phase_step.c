@@ -258,10 +258,11 @@ static void time_figures(step_outcome* out, double* times, uint32_t steps)
 // ---- ours ------------------------------------------------------------------------------------
 
 static bool run_ours(const step_scene* s, vxk_jobs* jobs, uint32_t steps, step_outcome* out,
-                     uint32_t* contacts)
+                     uint32_t* contacts, bool sleep)
 {
     vxk_world_def def = vxk_default_world_def();
     def.jobs = jobs;
+    def.enable_sleep = sleep;
     vxk_world* world = NULL;
     vxk_status st = vxk_world_create(&def, &world);
     if (st == VXK_OK)
@@ -490,7 +491,7 @@ bool vxk_step_scene_run(vxk_bench* b, const vxk_step_options* o, uint64_t* ours_
         uint32_t contacts = 0;
         if (o->progress)
             vxk_bench_progress(b, "step: ours");
-        have_ours = run_ours(&s, NULL, steps, &ours, &contacts);
+        have_ours = run_ours(&s, NULL, steps, &ours, &contacts, true);
         ok = ok && have_ours;
         if (have_ours) {
             outcome_figures(b, prefix, "ours", &s, &ours);
@@ -512,7 +513,7 @@ bool vxk_step_scene_run(vxk_bench* b, const vxk_step_options* o, uint64_t* ours_
         uint32_t workers = o->jobs ? vxk_jobs_worker_count(o->jobs) : 1;
         if (have_ours && workers > 1) {
             step_outcome threaded = {0};
-            if (run_ours(&s, o->jobs, steps, &threaded, &contacts)) {
+            if (run_ours(&s, o->jobs, steps, &threaded, &contacts, true)) {
                 figure(b, prefix, "ours_threads", workers);
                 figure(b, prefix, "ours_threaded_ms", threaded.median_ms);
                 figure(b, prefix, "ours_threaded_speedup", ours.median_ms / threaded.median_ms);
@@ -528,8 +529,23 @@ bool vxk_step_scene_run(vxk_bench* b, const vxk_step_options* o, uint64_t* ours_
     }
     if (have_ours && have_bullet)
         figure(b, prefix, "bullet_step_ratio", bullet.median_ms / ours.median_ms);
-    if (have_ours && have_nosleep)
-        figure(b, prefix, "bullet_nosleep_step_ratio", nosleep.median_ms / ours.median_ms);
+    // Equal work without sleeping: both engines with it off (one thread).
+    if (have_ours && have_nosleep) {
+        step_outcome ours_awake = {0};
+        uint32_t contacts = 0;
+        if (o->progress)
+            vxk_bench_progress(b, "step: ours, sleeping off");
+        if (run_ours(&s, NULL, steps, &ours_awake, &contacts, false)) {
+            figure(b, prefix, "ours_nosleep_ms", ours_awake.median_ms);
+            figure(b, prefix, "ours_nosleep_tunnelled", ours_awake.tunnelled);
+            if (s.pyramid)
+                figure(b, prefix, "ours_nosleep_stands", ours_awake.stands);
+            figure(b, prefix, "bullet_nosleep_step_ratio",
+                   nosleep.median_ms / ours_awake.median_ms);
+        } else {
+            ok = false;
+        }
+    }
     free_scene(&s);
     return ok;
 }
