@@ -500,10 +500,15 @@ static int test_workers_bitwise(void)
 }
 
 // Islands and bundles: a pile (one island of a few hundred manifolds), towers, free spheres and
-// a kinematic platform carrying boxes, stepped 90 times with the solver's bundling at its
-// defaults, with every island alone and spread by colour (large_island 1), and with all islands in
-// one bundle; each on 0 (inline), 1, 2, 3 and 8 workers. Islands only decide which bodies are
-// solved together, never how, so every run gives the same world hash.
+// a kinematic platform carrying boxes, stepped 90 times (30 under TSan) with the solver's bundling
+// at its defaults, with every island alone and spread by colour (large_island 1), and with all
+// islands in one bundle; each on 0 (inline), 1, 2, 3 and 8 workers. Islands only decide which
+// bodies are solved together, never how, so every run gives the same world hash.
+#ifdef VXK_TSAN
+#define ISLAND_STEPS 30
+#else
+#define ISLAND_STEPS 90
+#endif
 static int island_run(uint32_t workers, uint32_t bundle_manifolds, uint32_t large_island,
                       uint64_t* hash, uint32_t* islands)
 {
@@ -539,7 +544,7 @@ static int island_run(uint32_t workers, uint32_t bundle_manifolds, uint32_t larg
     VXK_CHECK_EQ_INT(vxk_body_create(w, &plat, &platform), VXK_OK);
     for (int i = 0; i < 4; ++i)
         VXK_CHECK(!VXK_ID_IS_NULL(add_box(w, (vxk_vec3){13.5f + 1.2f * (float)i, 2.8f, -5.0f})));
-    for (int step = 0; step < 90; ++step)
+    for (int step = 0; step < ISLAND_STEPS; ++step)
         VXK_CHECK_EQ_INT(vxk_world_step(w, STEP_DT), VXK_OK);
     vxk_world_step_stats stats;
     vxk_world_get_step_stats(w, &stats);
@@ -579,21 +584,26 @@ static int test_island_bundling_bitwise(void)
 
 // The scene for the parallel solve: 10,000 boxes in one island (a 25 x 25 x 16 block,
 // face to face), BLOCK_STEPS steps on 0 (inline), 1, 2, 3 and 8 workers: one island, one hash.
-// The hash is printed for scripts/test, which compares it with the scalar build's. (Fewer steps
-// under the thread sanitizer, which runs it ten times slower.)
+// The hash is printed for scripts/test, which compares it with the scalar build's. Under the
+// thread sanitizer, which runs it ten times slower, a block of 10 x 10 x 8 (still one island of
+// about 7,000 manifolds, over the large-island threshold) for 3 steps.
 #ifdef VXK_TSAN
 #define BLOCK_STEPS 3
+#define BLOCK_SIDE 10
+#define BLOCK_LAYERS 8
 #else
 #define BLOCK_STEPS 10
+#define BLOCK_SIDE 25
+#define BLOCK_LAYERS 16
 #endif
 static int block_run(uint32_t workers, uint64_t* hash, uint32_t* islands)
 {
     vxk_jobs* jobs = NULL;
     vxk_world* w = make_world_on(workers, &jobs);
     VXK_CHECK(w != NULL);
-    for (int y = 0; y < 16; ++y)
-        for (int z = 0; z < 25; ++z)
-            for (int x = 0; x < 25; ++x)
+    for (int y = 0; y < BLOCK_LAYERS; ++y)
+        for (int z = 0; z < BLOCK_SIDE; ++z)
+            for (int x = 0; x < BLOCK_SIDE; ++x)
                 VXK_CHECK(!VXK_ID_IS_NULL(
                     add_box(w, (vxk_vec3){(float)x - 12.0f, 0.5f + (float)y, (float)z - 12.0f})));
     for (int step = 0; step < BLOCK_STEPS; ++step)
@@ -623,8 +633,8 @@ static int test_one_island_of_10000(void)
                       "%u workers: hash %016llx (%u islands), inline %016llx", workers[r],
                       (unsigned long long)other, islands, (unsigned long long)first);
     }
-    printf("one-island determinism hash (10000 boxes, %d steps): %016llx\n", BLOCK_STEPS,
-           (unsigned long long)first);
+    printf("one-island determinism hash (%d boxes, %d steps): %016llx\n",
+           BLOCK_SIDE * BLOCK_SIDE * BLOCK_LAYERS, BLOCK_STEPS, (unsigned long long)first);
     return 0;
 }
 
