@@ -8,13 +8,22 @@
 // stacked (`stack32`), two 12^3 blobs with holes at random rotations, overlapping by about a
 // voxel (`blobs12`), a 64x32x64 box on a 64x32x64 box turned 0.3 rad (`turned64`; no brute
 // force), a 12^3 blob of 0.25 m voxels resting on a terrain region of 1 m voxels (`terrain`),
-// and bodies of 0.1 m voxels resting on flat terrain of 1 m voxels, off its grid and turned 0.3
-// rad about y: a 64x8x64 box (`rest_box`) and a 48x12x48 body with holes (`rest_holes`).
+// bodies of 0.1 m voxels resting on flat terrain of 1 m voxels, off its grid and turned 0.3
+// rad about y: a 64x8x64 box (`rest_box`) and a 48x12x48 body with holes (`rest_holes`), and two
+// 32^3 wedges of 0.05 m voxels whose boxes overlap but whose slopes face each other 2 cm apart
+// (`apart32`: no pair, the early outs).
 //
 // Figures per scene: `_us` median microseconds of vxk_collide_voxels over RUNS batches,
 // `_article_us` and `_brute_us` the loops above (medians; brute force once per run), `_pairs`
 // the pair count (vxk_voxel_pairs), `_pairs_match` 1 when brute force finds the same count,
 // `_manifolds` and `_points` of the result, `_vs_article` and `_vs_brute` speed ratios.
+//
+// Primitives against a body of 0.05 m voxels (vxk_collide_voxel_sphere and _box): a sphere of
+// radius 0.5 m resting on a 32x8x32 body with holes (`sphere_holes`), a unit box turned 0.3 rad
+// resting on it (`box_holes`), and the same box on a 32x1x32 plate (`box_plate`: every voxel an
+// Edge). Figures: `_us` (medians as above), `_all_us` with VXK_VOXEL_ALL_FACES (every exposed
+// face in the primitive's bounds, no culls), `_vs_all`, `_same` 1 when both give the same
+// manifolds bit for bit, `_manifolds`, `_points`.
 // One thread. Usage: bench_contact_voxel [--quick] [--threads N] (threads unused).
 #include "bench.h"
 
@@ -265,6 +274,34 @@ static void resting(scene* sc, const char* name, vxk_int3 size, float holes, uin
     sc->brute = true;
 }
 
+// Two 32^3 wedges (voxels under the diagonal plane x + y < 32, and over it), the second moved
+// 2 cm along the plane's normal and a little along it: their boxes overlap, their voxels stay
+// apart.
+static void wedges(scene* sc)
+{
+    const float s = 0.05f;
+    vxk_int3 size = {32, 32, 32};
+    vxk_voxel_grid grid = {size, (uint8_t*)malloc(32 * 32 * 32)};
+    uint8_t solid[256] = {0};
+    solid[1] = 1;
+    vxk_vec3 origin = {-0.8f, -0.8f, -0.8f};
+    vxk_voxel_view* views[2] = {&sc->a, &sc->b};
+    for (int k = 0; k < 2; ++k) {
+        for (int y = 0; y < 32; ++y)
+            for (int z = 0; z < 32; ++z)
+                for (int x = 0; x < 32; ++x)
+                    grid.voxels[x + 32 * (z + 32 * y)] = k ? x + y >= 33 : x + y <= 30;
+        if (vxk_voxel_view_create(views[k], &grid, solid, NULL, s, origin) != VXK_OK)
+            abort();
+    }
+    free(grid.voxels);
+    const float gap = 0.02f * 0.70710678f;
+    sc->b.pose.p = vxk_v3(gap + 0.013f, gap - 0.013f, 0.007f);
+    sc->name = "apart32";
+    sc->margin = 0.01f;
+    sc->brute = true;
+}
+
 static void figure(vxk_bench* b, const scene* sc, const char* what, double value)
 {
     char key[48];
@@ -327,10 +364,128 @@ static void run_scene(vxk_bench* b, scene* sc)
     vxk_bench_phase_add(b, sc->name, us * 1e-6, 1);
 }
 
+// ---- primitives --------------------------------------------------------------------------------
+
+typedef struct prim_scene {
+    const char* name;
+    vxk_voxel_view body;
+    bool is_box;
+    vxk_vec3 centre;
+    float radius;
+    vxk_obb box;
+    float margin;
+} prim_scene;
+
+static uint32_t prim_collide(vxk_voxel_manifolds* out, const prim_scene* sc, uint32_t flags)
+{
+    static vxk_voxel_contact_scratch scratch;
+    return sc->is_box ? vxk_collide_voxel_box(out, &scratch, &sc->body, &sc->box, sc->margin, flags)
+                      : vxk_collide_voxel_sphere(out, &scratch, &sc->body, sc->centre, sc->radius,
+                                                 sc->margin, flags);
+}
+
+// Median microseconds of one call over RUNS batches.
+static double prim_time(const vxk_bench* b, const prim_scene* sc, uint32_t flags)
+{
+    vxk_voxel_manifolds out;
+    uint32_t reps = 1;
+    for (;;) {
+        double t0 = vxk_bench_now();
+        for (uint32_t i = 0; i < reps; ++i)
+            prim_collide(&out, sc, flags);
+        if (vxk_bench_now() - t0 > (b->quick ? 0.002 : 0.02) || reps > (1u << 20))
+            break;
+        reps *= 2;
+    }
+    double t[RUNS];
+    for (int run = 0; run < RUNS; ++run) {
+        double t0 = vxk_bench_now();
+        for (uint32_t i = 0; i < reps; ++i)
+            prim_collide(&out, sc, flags);
+        t[run] = (vxk_bench_now() - t0) / reps * 1e6;
+    }
+    return vxk_bench_median(t, RUNS);
+}
+
+static void prim_figure(vxk_bench* b, const prim_scene* sc, const char* what, double value)
+{
+    char key[48];
+    snprintf(key, sizeof(key), "%s_%s", sc->name, what);
+    vxk_bench_figure_add(b, key, value);
+}
+
+static void run_prim_scene(vxk_bench* b, const prim_scene* sc)
+{
+    vxk_voxel_manifolds out, all;
+    memset(&out, 0, sizeof(out));
+    memset(&all, 0, sizeof(all));
+    uint32_t manifolds = prim_collide(&out, sc, 0);
+    prim_collide(&all, sc, VXK_VOXEL_ALL_FACES);
+    uint32_t points = 0;
+    for (uint32_t m = 0; m < manifolds; ++m)
+        points += out.manifolds[m].point_count;
+    vxk_bench_hash(b, &out, sizeof(out));
+    double us = prim_time(b, sc, 0), all_us = prim_time(b, sc, VXK_VOXEL_ALL_FACES);
+    prim_figure(b, sc, "us", us);
+    prim_figure(b, sc, "all_us", all_us);
+    prim_figure(b, sc, "vs_all", all_us / us);
+    prim_figure(b, sc, "same", memcmp(&out, &all, sizeof(out)) == 0);
+    prim_figure(b, sc, "manifolds", manifolds);
+    prim_figure(b, sc, "points", points);
+    vxk_bench_phase_add(b, sc->name, us * 1e-6, 1);
+}
+
+// A body of 0.05 m voxels, its top at y = 0: holes everywhere but in the top layer.
+static void prim_body(prim_scene* sc, vxk_int3 size, float holes, uint64_t* rng)
+{
+    const float s = 0.05f;
+    vxk_voxel_grid grid = {size, NULL};
+    size_t n = (size_t)size.x * (size_t)size.y * (size_t)size.z;
+    grid.voxels = (uint8_t*)malloc(n);
+    size_t top = (size_t)size.x * (size_t)size.z * (size_t)(size.y - 1);
+    for (size_t i = 0; i < n; ++i)
+        grid.voxels[i] = i >= top || rand_unit(rng) >= holes;
+    uint8_t solid[256] = {0};
+    solid[1] = 1;
+    vxk_vec3 origin = {-0.5f * s * (float)size.x, -s * (float)size.y, -0.5f * s * (float)size.z};
+    if (vxk_voxel_view_create(&sc->body, &grid, solid, NULL, s, origin) != VXK_OK)
+        abort();
+    free(grid.voxels);
+    sc->margin = 0.01f;
+}
+
+static void prim_resting_box(prim_scene* sc, const char* name)
+{
+    sc->name = name;
+    sc->is_box = true;
+    sc->box.half = vxk_v3(0.5f, 0.5f, 0.5f);
+    sc->box.axes = vxk_mat3_from_quat(vxk_quat_from_axis_angle(vxk_v3(0, 1, 0), 0.3f));
+    sc->box.center = vxk_v3(0.031f, 0.5f + 0.002f, -0.017f);
+}
+
+static void bench_primitives(vxk_bench* b, uint64_t* rng)
+{
+    prim_scene scenes[3];
+    memset(scenes, 0, sizeof(scenes));
+    prim_body(&scenes[0], (vxk_int3){32, 8, 32}, 0.3f, rng);
+    scenes[0].name = "sphere_holes";
+    scenes[0].centre = vxk_v3(0.021f, 0.5f + 0.003f, -0.012f);
+    scenes[0].radius = 0.5f;
+    prim_body(&scenes[1], (vxk_int3){32, 8, 32}, 0.3f, rng);
+    prim_resting_box(&scenes[1], "box_holes");
+    prim_body(&scenes[2], (vxk_int3){32, 1, 32}, 0.0f, rng);
+    prim_resting_box(&scenes[2], "box_plate");
+    for (uint32_t i = 0; i < 3; ++i) {
+        if (!b->quick || i == 0)
+            run_prim_scene(b, &scenes[i]);
+        vxk_voxel_view_destroy(&scenes[i].body);
+    }
+}
+
 static void bench_contact_voxel(vxk_bench* b)
 {
     uint64_t rng = 0xC0117AC7ull;
-    scene scenes[8];
+    scene scenes[9];
     memset(scenes, 0, sizeof(scenes));
     stack(&scenes[0], "stack16", 16, 0.0f, &rng);
     stack(&scenes[1], "turned16", 16, 0.3f, &rng);
@@ -340,7 +495,8 @@ static void bench_contact_voxel(vxk_bench* b)
     terrain(&scenes[5], &rng);
     resting(&scenes[6], "rest_box", (vxk_int3){64, 8, 64}, 0.0f, &rng);
     resting(&scenes[7], "rest_holes", (vxk_int3){48, 12, 48}, 0.3f, &rng);
-    uint32_t count = b->quick ? 2 : 8;
+    wedges(&scenes[8]);
+    uint32_t count = b->quick ? 2 : 9;
     for (uint32_t i = 0; i < count; ++i) {
         run_scene(b, &scenes[i]);
         vxk_voxel_view_destroy(&scenes[i].b);
@@ -349,13 +505,14 @@ static void bench_contact_voxel(vxk_bench* b)
         else
             vxk_voxel_view_destroy(&scenes[i].a);
     }
-    for (uint32_t i = count; i < 8; ++i) {
+    for (uint32_t i = count; i < 9; ++i) {
         vxk_voxel_view_destroy(&scenes[i].b);
         if (scenes[i].region_storage)
             free(scenes[i].region_storage);
         else
             vxk_voxel_view_destroy(&scenes[i].a);
     }
+    bench_primitives(b, &rng);
 }
 
 int main(int argc, char** argv)

@@ -581,8 +581,36 @@ static vxk_quat aligned_quat(uint64_t* rng)
     return q;
 }
 
+static int view_bit(const vxk_voxel_view* v, const uint64_t* rows, int x, int y, int z)
+{
+    return (int)((rows[((size_t)y * (size_t)v->size.z + (size_t)z) * v->words + (size_t)(x >> 6)] >>
+                  (x & 63)) &
+                 1u);
+}
+
+// The view's rows and exposure bytes against the reference's typing, over the voxels that may
+// touch: occupancy, the Corner, Edge, Face and Inside rows, and each solid voxel's empty face
+// neighbours.
+static int check_view_rows(const vxk_voxel_view* v, const rshape* r)
+{
+    for (int y = r->lo[1]; y <= r->hi[1]; ++y)
+        for (int z = r->lo[2]; z <= r->hi[2]; ++z)
+            for (int x = r->lo[0]; x <= r->hi[0]; ++x) {
+                int i = r_index(r, x, y, z), t = r->occ[i] ? r->type[i] : -1;
+                VXK_CHECK_EQ_INT(view_bit(v, v->solid, x, y, z), r->occ[i] != 0);
+                VXK_CHECK_EQ_INT(view_bit(v, v->corner, x, y, z), t == R_CORNER);
+                VXK_CHECK_EQ_INT(view_bit(v, v->edge, x, y, z), t == R_EDGE);
+                VXK_CHECK_EQ_INT(view_bit(v, v->face, x, y, z), t == R_FACE);
+                VXK_CHECK_EQ_INT(view_bit(v, v->inside, x, y, z), t == R_INSIDE);
+                if (r->occ[i])
+                    VXK_CHECK_EQ_INT(v->open[i], r->open[i]);
+            }
+    return 0;
+}
+
 // Finishes a shape whose ref.occ, sizes, s, origin and pose are set: reference typing and the
-// kernel's view (a body view from a grid, or a region view from dense occupancy).
+// kernel's view (a body view from a grid, or a region view from dense occupancy), whose rows are
+// checked against the typing.
 static int shape_build(shape* sh, vxk_quat q, vxk_vec3 p)
 {
     rshape* r = &sh->ref;
@@ -615,6 +643,7 @@ static int shape_build(shape* sh, vxk_quat q, vxk_vec3 p)
                          VXK_OK);
     }
     sh->view.pose = (vxk_transform){p, q};
+    VXK_CHECK_EQ_INT(check_view_rows(&sh->view, r), 0);
     return 0;
 }
 
@@ -1729,35 +1758,36 @@ static int test_sphere_voxels(void)
     const float gaps[2] = {0.0f, 0.05f};
     for (int g = 0; g < 2; ++g) {
         VXK_CHECK_EQ_U64(vxk_collide_voxel_sphere(&out, &g_scratch, &a,
-                                                  vxk_v3(1.7f, 2.5f + gaps[g], 1.3f), r, margin),
+                                                  vxk_v3(1.7f, 2.5f + gaps[g], 1.3f), r, margin, 0),
                          1);
         const vxk_vec3 p = {1.7f, 2.0f, 1.3f};
         if (expect_manifold(&out.manifolds[0], vxk_v3(0, 1, 0), 1, &p, &gaps[g], 1e-5f))
             return 1;
     }
     VXK_CHECK_EQ_U64(
-        vxk_collide_voxel_sphere(&out, &g_scratch, &a, vxk_v3(2.0f, 2.5f, 2.0f), r, margin), 1);
+        vxk_collide_voxel_sphere(&out, &g_scratch, &a, vxk_v3(2.0f, 2.5f, 2.0f), r, margin, 0), 1);
     const vxk_vec3 seam = {2.0f, 2.0f, 2.0f};
     const float zero = 0.0f;
     if (expect_manifold(&out.manifolds[0], vxk_v3(0, 1, 0), 1, &seam, &zero, 1e-5f))
         return 1;
     VXK_CHECK_EQ_U64(
-        vxk_collide_voxel_sphere(&out, &g_scratch, &a, vxk_v3(1.7f, 2.7f, 1.3f), r, margin), 0);
+        vxk_collide_voxel_sphere(&out, &g_scratch, &a, vxk_v3(1.7f, 2.7f, 1.3f), r, margin, 0), 0);
     const float h = 0.70710678f, t = 0.57735027f;
     VXK_CHECK_EQ_U64(
-        vxk_collide_voxel_sphere(&out, &g_scratch, &a, vxk_v3(4.3f, 2.3f, 1.5f), r, margin), 1);
+        vxk_collide_voxel_sphere(&out, &g_scratch, &a, vxk_v3(4.3f, 2.3f, 1.5f), r, margin, 0), 1);
     const vxk_vec3 edge = {4.0f, 2.0f, 1.5f};
     const float edge_sep = 0.3f * 1.41421356f - r;
     if (expect_manifold(&out.manifolds[0], vxk_v3(h, h, 0), 1, &edge, &edge_sep, 1e-5f))
         return 1;
     VXK_CHECK_EQ_U64(
-        vxk_collide_voxel_sphere(&out, &g_scratch, &a, vxk_v3(4.3f, 2.3f, 4.3f), r, margin), 1);
+        vxk_collide_voxel_sphere(&out, &g_scratch, &a, vxk_v3(4.3f, 2.3f, 4.3f), r, margin, 0), 1);
     const vxk_vec3 corner = {4.0f, 2.0f, 4.0f};
     const float corner_sep = 0.3f * 1.73205081f - r;
     if (expect_manifold(&out.manifolds[0], vxk_v3(t, t, t), 1, &corner, &corner_sep, 1e-5f))
         return 1;
     VXK_CHECK_EQ_U64(
-        vxk_collide_voxel_sphere(&out, &g_scratch, &cube, vxk_v3(3.6f, 3.5f, 3.5f), r, margin), 1);
+        vxk_collide_voxel_sphere(&out, &g_scratch, &cube, vxk_v3(3.6f, 3.5f, 3.5f), r, margin, 0),
+        1);
     const vxk_vec3 deep = {4.1f, 3.5f, 3.5f};
     const float one = -1.0f;
     if (expect_manifold(&out.manifolds[0], vxk_v3(1, 0, 0), 1, &deep, &one, 1e-5f))
@@ -1784,7 +1814,7 @@ static int test_box_voxels(void)
     // test of contact_geometry.c takes an edge axis equal to the face normal for that face,
     // one point instead of the clipped corner.)
     vxk_obb flat = {{2.3f, 2.5f, 2.3f}, identity, {0.5f, 0.5f, 0.5f}};
-    VXK_CHECK_EQ_U64(vxk_collide_voxel_box(&out, &g_scratch, &a, &flat, margin), 1);
+    VXK_CHECK_EQ_U64(vxk_collide_voxel_box(&out, &g_scratch, &a, &flat, margin, 0), 1);
     const vxk_vec3 big[4] = {
         {1.8f, 2.0f, 1.8f}, {2.8f, 2.0f, 1.8f}, {1.8f, 2.0f, 2.8f}, {2.8f, 2.0f, 2.8f}};
     const float zeros[4] = {0, 0, 0, 0};
@@ -1794,7 +1824,7 @@ static int test_box_voxels(void)
     for (int g = 0; g < 2; ++g) {
         const float seps[4] = {gaps[g], gaps[g], gaps[g], gaps[g]};
         vxk_obb small = {{2.5f, 2.2f + gaps[g], 2.5f}, identity, {0.2f, 0.2f, 0.2f}};
-        VXK_CHECK_EQ_U64(vxk_collide_voxel_box(&out, &g_scratch, &a, &small, margin), 1);
+        VXK_CHECK_EQ_U64(vxk_collide_voxel_box(&out, &g_scratch, &a, &small, margin, 0), 1);
         const vxk_vec3 little[4] = {
             {2.3f, 2.0f, 2.3f}, {2.7f, 2.0f, 2.3f}, {2.3f, 2.0f, 2.7f}, {2.7f, 2.0f, 2.7f}};
         if (expect_manifold(&out.manifolds[0], vxk_v3(0, 1, 0), 4, little, seps, 1e-4f))
@@ -1802,7 +1832,7 @@ static int test_box_voxels(void)
         vxk_obb edge = {{2.5f, 2.0f + 0.70710678f + gaps[g], 2.5f},
                         vxk_mat3_from_quat(vxk_quat_from_axis_angle(vxk_v3(1, 0, 0), 0.78539816f)),
                         {0.5f, 0.5f, 0.5f}};
-        VXK_CHECK_EQ_U64(vxk_collide_voxel_box(&out, &g_scratch, &a, &edge, margin), 1);
+        VXK_CHECK_EQ_U64(vxk_collide_voxel_box(&out, &g_scratch, &a, &edge, margin, 0), 1);
         const vxk_vec3 ends[2] = {{2.0f, 2.0f, 2.5f}, {3.0f, 2.0f, 2.5f}};
         if (expect_manifold(&out.manifolds[0], vxk_v3(0, 1, 0), 2, ends, seps, 1e-4f))
             return 1;
@@ -1811,15 +1841,15 @@ static int test_box_voxels(void)
             {2.5f, 2.0f + 0.5f * r3 + gaps[g], 2.5f},
             vxk_mat3_from_quat(vxk_quat_from_axis_angle(vxk_v3(-1, 0, 1), acosf(1.0f / r3))),
             {0.5f, 0.5f, 0.5f}};
-        VXK_CHECK_EQ_U64(vxk_collide_voxel_box(&out, &g_scratch, &a, &tip, margin), 1);
+        VXK_CHECK_EQ_U64(vxk_collide_voxel_box(&out, &g_scratch, &a, &tip, margin, 0), 1);
         const vxk_vec3 vertex = {2.5f, 2.0f, 2.5f};
         if (expect_manifold(&out.manifolds[0], vxk_v3(0, 1, 0), 1, &vertex, seps, 1e-4f))
             return 1;
     }
     vxk_obb above = {{2.3f, 2.7f, 2.3f}, identity, {0.5f, 0.5f, 0.5f}};
-    VXK_CHECK_EQ_U64(vxk_collide_voxel_box(&out, &g_scratch, &a, &above, margin), 0);
+    VXK_CHECK_EQ_U64(vxk_collide_voxel_box(&out, &g_scratch, &a, &above, margin, 0), 0);
     vxk_obb inside = {{3.5f, 3.5f, 3.5f}, identity, {0.2f, 0.2f, 0.2f}};
-    VXK_CHECK_EQ_U64(vxk_collide_voxel_box(&out, &g_scratch, &cube, &inside, margin), 1);
+    VXK_CHECK_EQ_U64(vxk_collide_voxel_box(&out, &g_scratch, &cube, &inside, margin, 0), 1);
     const vxk_vec3 deep[4] = {
         {4.3f, 3.3f, 3.3f}, {4.3f, 3.7f, 3.3f}, {4.3f, 3.3f, 3.7f}, {4.3f, 3.7f, 3.7f}};
     const float ones[4] = {-1.0f, -1.0f, -1.0f, -1.0f};
@@ -1904,6 +1934,13 @@ static int test_sphere_random(void)
         float margin = vxk_test_randf(&rng, 0.0f, 0.5f) * (float)r->s;
         vxk_vec3 centre =
             near_voxel(r, &rng, vxk_test_randf(&rng, 0.0f, 1.0f) * (radius + 2.0f * (float)r->s));
+        vxk_voxel_manifolds out, all;
+        uint32_t n =
+            vxk_collide_voxel_sphere(&out, &g_scratch, &body.view, centre, radius, margin, 0);
+        // The culled walk finds what every exposed face in the sphere's box finds, bit for bit.
+        vxk_collide_voxel_sphere(&all, &g_scratch, &body.view, centre, radius, margin,
+                                 VXK_VOXEL_ALL_FACES);
+        VXK_CHECK_MSG(same_manifolds(&out, &all) == 0, "round %d: culled walk differs", round);
         double local[3];
         r_to_grid(r, centre, local);
         double dist = r_union_distance(r, local);
@@ -1912,8 +1949,6 @@ static int test_sphere_random(void)
             continue;
         }
         double tol = 2e-5 * (1.0 + fabs(centre.x) + fabs(centre.y) + fabs(centre.z)) + 1e-5;
-        vxk_voxel_manifolds out;
-        uint32_t n = vxk_collide_voxel_sphere(&out, &g_scratch, &body.view, centre, radius, margin);
         double truth = dist - radius;
         if (truth > margin + tol)
             VXK_CHECK_MSG(n == 0, "round %d: %u manifolds at separation %g, margin %g", round, n,
@@ -2027,8 +2062,11 @@ static int test_box_random(void)
                         gap = fmin(gap, box_cube_gap(c, ax, h, lo, r->s));
                     }
         double tol = 5e-5 * (1.0 + fabs(box.center.x) + fabs(box.center.y) + fabs(box.center.z));
-        vxk_voxel_manifolds out;
-        uint32_t n = vxk_collide_voxel_box(&out, &g_scratch, &body.view, &box, margin);
+        vxk_voxel_manifolds out, all;
+        uint32_t n = vxk_collide_voxel_box(&out, &g_scratch, &body.view, &box, margin, 0);
+        // The culled walk finds what every exposed face in the box's bounds finds, bit for bit.
+        vxk_collide_voxel_box(&all, &g_scratch, &body.view, &box, margin, VXK_VOXEL_ALL_FACES);
+        VXK_CHECK_MSG(same_manifolds(&out, &all) == 0, "round %d: culled walk differs", round);
         if (gap > margin + tol) {
             VXK_CHECK_MSG(n == 0, "round %d: %u manifolds, every cube %g away", round, n, gap);
             separated++;
@@ -2115,11 +2153,11 @@ static int stable_under_jitter(const vxk_voxel_view* a, vxk_voxel_view* b, int k
             b->pose = t;
             vxk_collide_voxels(&out, &g_scratch, a, b, margin, 0);
         } else if (kind == STABLE_SPHERE) {
-            vxk_collide_voxel_sphere(&out, &g_scratch, a, t.p, 0.5f * size, margin);
+            vxk_collide_voxel_sphere(&out, &g_scratch, a, t.p, 0.5f * size, margin, 0);
         } else {
             vxk_obb box = {t.p, vxk_mat3_from_quat(t.q),
                            vxk_v3(0.5f * size, 0.5f * size, 0.5f * size)};
-            vxk_collide_voxel_box(&out, &g_scratch, a, &box, margin);
+            vxk_collide_voxel_box(&out, &g_scratch, a, &box, margin, 0);
         }
         int n = sorted_features(&out, trial ? now : base);
         if (!trial) {
@@ -2236,7 +2274,8 @@ static int test_wide_grids(void)
 }
 
 // A region filled from chunk bits equals the same region from dense occupancy: rows, types,
-// Corner and Edge rows, active box; regions placed at every offset from the chunk grid.
+// exposure bytes, Corner, Edge, Face and Inside rows, active box (all checked against the
+// reference's typing inside the border); regions placed at every offset from the chunk grid.
 static int test_region_from_chunks(void)
 {
     uint64_t rng = vxk_test_seed(0x2E610);
@@ -2283,7 +2322,10 @@ static int test_region_from_chunks(void)
         VXK_CHECK(memcmp(chunks.solid, flat.solid, rows * 8) == 0);
         VXK_CHECK(memcmp(chunks.corner, flat.corner, rows * 8) == 0);
         VXK_CHECK(memcmp(chunks.edge, flat.edge, rows * 8) == 0);
+        VXK_CHECK(memcmp(chunks.face, flat.face, rows * 8) == 0);
+        VXK_CHECK(memcmp(chunks.inside, flat.inside, rows * 8) == 0);
         VXK_CHECK(memcmp(chunks.types, flat.types, cells) == 0);
+        VXK_CHECK(memcmp(chunks.open, flat.open, cells) == 0);
         VXK_CHECK(memcmp(&chunks.active, &flat.active, sizeof(vxk_int_box)) == 0);
         // The types inside the border against the reference's counting.
         rshape r;
@@ -2292,6 +2334,11 @@ static int test_region_from_chunks(void)
         r.occ = dense;
         r.region = 1;
         r_type(&r);
+        for (int i = 0; i < 3; ++i) {
+            r.lo[i] = 1;
+            r.hi[i] = r.n[i] - 2;
+        }
+        VXK_CHECK_EQ_INT(check_view_rows(&flat, &r), 0);
         for (int y = 1; y < size.y - 1; ++y)
             for (int z = 1; z < size.z - 1; ++z)
                 for (int x = 1; x < size.x - 1; ++x) {
@@ -2381,7 +2428,7 @@ static int test_bad_input(void)
     vxk_voxel_manifolds out;
     VXK_CHECK_EQ_U64(vxk_collide_voxels(&out, &g_scratch, &e, &full, 1.0f, 0), 0);
     VXK_CHECK_EQ_U64(vxk_collide_voxels(&out, &g_scratch, &full, &region, 1.0f, 0), 0);
-    VXK_CHECK_EQ_U64(vxk_collide_voxel_sphere(&out, &g_scratch, &e, zero, 1.0f, 1.0f), 0);
+    VXK_CHECK_EQ_U64(vxk_collide_voxel_sphere(&out, &g_scratch, &e, zero, 1.0f, 1.0f, 0), 0);
     VXK_CHECK_EQ_U64(vxk_voxel_pairs(NULL, 0, &e, &full, 1.0f, 0), 0);
     // A touching pair: bad calls around it give 0 and leave the output empty.
     vxk_voxel_view other = full;
@@ -2400,25 +2447,25 @@ static int test_bad_input(void)
         broken = other;
         broken.pose.q.w = special_float(k);
         VXK_CHECK_EQ_U64(vxk_collide_voxels(&out, &g_scratch, &full, &broken, 0.0f, 0), 0);
-        VXK_CHECK_EQ_U64(
-            vxk_collide_voxel_sphere(&out, &g_scratch, &full, vxk_v3(special_float(k), 0, 0), 1, 0),
-            0);
-        VXK_CHECK_EQ_U64(
-            vxk_collide_voxel_sphere(&out, &g_scratch, &full, vxk_v3(1, 1, 1), special_float(k), 0),
-            0);
+        VXK_CHECK_EQ_U64(vxk_collide_voxel_sphere(&out, &g_scratch, &full,
+                                                  vxk_v3(special_float(k), 0, 0), 1, 0, 0),
+                         0);
+        VXK_CHECK_EQ_U64(vxk_collide_voxel_sphere(&out, &g_scratch, &full, vxk_v3(1, 1, 1),
+                                                  special_float(k), 0, 0),
+                         0);
         vxk_obb box = {{3, 1, 1}, {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}, {1, special_float(k), 1}};
-        VXK_CHECK_EQ_U64(vxk_collide_voxel_box(&out, &g_scratch, &full, &box, 0.0f), 0);
+        VXK_CHECK_EQ_U64(vxk_collide_voxel_box(&out, &g_scratch, &full, &box, 0.0f, 0), 0);
     }
     vxk_voxel_view zero_q = other;
     zero_q.pose.q = (vxk_quat){0, 0, 0, 0};
     VXK_CHECK_EQ_U64(vxk_collide_voxels(&out, &g_scratch, &full, &zero_q, 0.0f, 0), 0);
     // A negative margin counts as 0: the touching faces still touch.
     VXK_CHECK_EQ_U64(vxk_collide_voxels(&out, &g_scratch, &full, &other, -1.0f, 0), 1);
-    VXK_CHECK_EQ_U64(vxk_collide_voxel_sphere(&out, &g_scratch, &full, vxk_v3(1, 1, 1), -1.0f, 0),
-                     0);
+    VXK_CHECK_EQ_U64(
+        vxk_collide_voxel_sphere(&out, &g_scratch, &full, vxk_v3(1, 1, 1), -1.0f, 0, 0), 0);
     vxk_obb negative = {{3, 1, 1}, {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}, {1, -1, 1}};
-    VXK_CHECK_EQ_U64(vxk_collide_voxel_box(&out, &g_scratch, &full, &negative, 0.0f), 0);
-    VXK_CHECK_EQ_U64(vxk_collide_voxel_box(&out, &g_scratch, &full, NULL, 0.0f), 0);
+    VXK_CHECK_EQ_U64(vxk_collide_voxel_box(&out, &g_scratch, &full, &negative, 0.0f, 0), 0);
+    VXK_CHECK_EQ_U64(vxk_collide_voxel_box(&out, &g_scratch, &full, NULL, 0.0f, 0), 0);
     // Raw points past the capacity are counted, not written.
     vxk_voxel_pair few[2];
     memset(few, 0xA5, sizeof(few));

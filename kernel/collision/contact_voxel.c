@@ -17,6 +17,13 @@
 //   culled by the 6 face axes of the two cubes and by what any face or deep pair needs (the
 //   support region over some face along the face's axes, or overlap across two axes), so aligned
 //   grids evaluate the article's face neighbours only.
+// - Before any test, each side's region is cut to the bounding box of its solid voxels that can
+//   reach the other's (one side, then the other), and each test runs over the bounding boxes of
+//   its two kinds that can reach each other: shapes whose boxes overlap but whose voxels do not
+//   come near cost a few row scans. Driving voxels are taken in runs of up to 8 along a row, and a
+//   run whose joint lookup finds none of the other side's kind is skipped whole. A pair that
+//   passes the 6 axes is next culled by where along each shape's axes a face test can pass at all,
+//   then by the exposed faces alone (from a byte per voxel): only then is it evaluated.
 // - The side that drives a test is chosen by a cost model (a driving voxel's setup, the bit rows
 //   it reads, a pair per set bit at the other side's density): with unequal voxels the small
 //   voxels drive unless the large ones are far fewer.
@@ -31,6 +38,12 @@
 //   the order pairs are found in, memory is fixed and no intermediate reduction loses a corner.
 //   The tangent directions are turned pi / 8 from the cluster's axes so that the extremes of an
 //   axis-aligned rectangle are its corners, not whole edges of equal value.
+// - Primitives walk the bit rows, skipping Face voxels off the lines through the points that
+//   matter (the sphere's centre, the box's vertices: a Face voxel's face claims only points over
+//   it) and Inside voxels that hold none; a face is first culled by the face test's own first
+//   rejections (its plane, a sphere's distance, a box's face axes; with slack, so they never decide
+//   a case the test would not), and its edge classes are read only as far as the claim needs.
+//   VXK_VOXEL_ALL_FACES turns all of it off, for the tests' bit-for-bit check.
 #include "contact_voxel.h"
 
 #include "core.h"
@@ -95,7 +108,7 @@ size_t vxk_voxel_view_storage_bytes(vxk_int3 size)
     if (!size_ok(size, 1))
         return 0;
     size_t voxels = (size_t)size.x * (size_t)size.y * (size_t)size.z;
-    return 3 * row_count(size) * sizeof(uint64_t) + (voxels + 7) / 8 * 8;
+    return 5 * row_count(size) * sizeof(uint64_t) + 2 * ((voxels + 7) / 8 * 8);
 }
 
 static void view_layout(vxk_voxel_view* v, void* storage, vxk_int3 size)
@@ -106,7 +119,10 @@ static void view_layout(vxk_voxel_view* v, void* storage, vxk_int3 size)
     v->solid = (uint64_t*)storage;
     v->corner = v->solid + rows;
     v->edge = v->corner + rows;
-    v->types = (uint8_t*)(v->edge + rows);
+    v->face = v->edge + rows;
+    v->inside = v->face + rows;
+    v->types = (uint8_t*)(v->inside + rows);
+    v->open = v->types + ((size_t)size.x * (size_t)size.y * (size_t)size.z + 7) / 8 * 8;
 }
 
 static inline size_t row_at(const vxk_voxel_view* v, int32_t y, int32_t z)
@@ -144,19 +160,10 @@ static uint32_t exposure(const vxk_voxel_view* v, int32_t x, int32_t y, int32_t 
     return pattern;
 }
 
-// The exposure from the type byte when it decides it: a Face's normal is its one open direction,
-// an Edge's with two components its two, a Corner's with three components its three (four or
-// more open directions include an opposite pair, which cancels in the sum). Else the bits.
-static inline uint32_t exposure_of(const vxk_voxel_view* v, uint8_t byte, int32_t x, int32_t y,
-                                   int32_t z)
+// The exposure of a solid voxel (of a region: an inner one), as its view keeps it.
+static inline uint32_t exposure_of(const vxk_voxel_view* v, int32_t x, int32_t y, int32_t z)
 {
-    static const uint8_t open_count[VXK_VOXEL_TYPE_COUNT] = {0, 3, 2, 1, 0};
-    uint32_t k = vxk_voxel_normal_of(byte);
-    vxk_voxel_type t = vxk_voxel_type_of(byte);
-    if (k < VXK_VOXEL_NORMAL_COUNT && t != VXK_VOXEL_INSIDE &&
-        (uint32_t)__builtin_popcount(k_open_bits[k]) == open_count[t])
-        return k_open_bits[k];
-    return exposure(v, x, y, z);
+    return v->open[voxel_index(v, x, y, z)];
 }
 
 static inline bool box_empty(vxk_int_box b)
@@ -181,8 +188,7 @@ static inline uint64_t span_bits(int32_t x0, int32_t x1, uint32_t w)
 static void classify(vxk_voxel_view* v, vxk_int_box box)
 {
     size_t rows = row_count(v->size);
-    memset(v->corner, 0, rows * sizeof(uint64_t));
-    memset(v->edge, 0, rows * sizeof(uint64_t));
+    memset(v->corner, 0, 4 * rows * sizeof(uint64_t));
     vxk_int_box active = {{INT32_MAX, INT32_MAX, INT32_MAX}, {INT32_MIN, INT32_MIN, INT32_MIN}};
     for (int32_t y = box.min.y; y <= box.max.y; ++y) {
         for (int32_t z = box.min.z; z <= box.max.z; ++z) {
@@ -205,6 +211,12 @@ static void classify(vxk_voxel_view* v, vxk_int_box box)
                         v->corner[row + w] |= bit;
                     else if (t == VXK_VOXEL_EDGE)
                         v->edge[row + w] |= bit;
+                    else if (t == VXK_VOXEL_INSIDE)
+                        v->inside[row + w] |= bit;
+                    // (A region's types are its exposure's; a body's are checked.)
+                    else if (t == VXK_VOXEL_FACE &&
+                             (v->region || __builtin_popcount(exposure_of(v, x, y, z)) == 1))
+                        v->face[row + w] |= bit;
                 }
             }
         }
@@ -246,6 +258,11 @@ vxk_status vxk_voxel_view_create(vxk_voxel_view* view, const vxk_voxel_grid* gri
             for (int32_t x = 0; x < v.size.x; ++x)
                 row[x >> 6] |= (uint64_t)(solid[ids[x]] != 0) << (x & 63);
         }
+    for (int32_t y = 0; y < v.size.y; ++y)
+        for (int32_t z = 0; z < v.size.z; ++z)
+            for (int32_t x = 0; x < v.size.x; ++x)
+                if (solid_at(&v, x, y, z))
+                    v.open[voxel_index(&v, x, y, z)] = (uint8_t)exposure(&v, x, y, z);
     classify(&v, (vxk_int_box){{0, 0, 0}, {v.size.x - 1, v.size.y - 1, v.size.z - 1}});
     v.voxel_size = voxel_size;
     v.origin = origin;
@@ -356,6 +373,7 @@ vxk_status vxk_voxel_view_region_finish(vxk_voxel_view* view)
     build_pattern_bytes(table);
     const vxk_int3 s = view->size;
     memset(view->types, VXK_VOXEL_BYTE_EMPTY, (size_t)s.x * (size_t)s.y * (size_t)s.z);
+    memset(view->open, 0, (size_t)s.x * (size_t)s.y * (size_t)s.z);
     const vxk_int_box inner = {{1, 1, 1}, {s.x - 2, s.y - 2, s.z - 2}};
     for (int32_t y = inner.min.y; y <= inner.max.y; ++y) {
         for (int32_t z = inner.min.z; z <= inner.max.z; ++z) {
@@ -386,6 +404,7 @@ vxk_status vxk_voxel_view_region_finish(vxk_voxel_view* view)
                     for (uint32_t i = 0; i < 6; ++i)
                         pattern |= (uint32_t)(~(next[i] >> bit) & 1u) << i;
                     view->types[voxel_index(view, x, y, z)] = table[pattern];
+                    view->open[voxel_index(view, x, y, z)] = (uint8_t)pattern;
                 }
             }
         }
@@ -428,7 +447,8 @@ typedef struct frame {
     float s, inv_s;
     vxk_vec3 centre0;                     // world centre of voxel (0,0,0)
     vxk_vec3 step[3];                     // world offset of one voxel along x, y, z
-    vxk_vec3 dir[VXK_VOXEL_NORMAL_COUNT]; // lookup directions in world
+    vxk_vec3 dir[VXK_VOXEL_NORMAL_COUNT]; // lookup directions in world, as they are asked for
+    uint32_t dir_known;                   // bit k: dir[k] is set
 } frame;
 
 static bool view_usable(const vxk_voxel_view* v)
@@ -447,14 +467,23 @@ static void frame_init(frame* f, const vxk_voxel_view* v)
     f->origin = v->origin;
     f->s = v->voxel_size;
     f->inv_s = 1.0f / v->voxel_size;
-    for (uint32_t k = 0; k < VXK_VOXEL_NORMAL_COUNT; ++k)
-        f->dir[k] = vxk_mat3_mul_v(&f->r, vxk_voxel_normal_dir(k));
+    f->dir_known = 0;
     float half = 0.5f * f->s;
     f->centre0 =
         vxk_v3_add(f->pos, vxk_mat3_mul_v(&f->r, vxk_v3_add(f->origin, vxk_v3(half, half, half))));
     f->step[0] = vxk_v3_scale(f->r.cx, f->s);
     f->step[1] = vxk_v3_scale(f->r.cy, f->s);
     f->step[2] = vxk_v3_scale(f->r.cz, f->s);
+}
+
+// Lookup direction k (< VXK_VOXEL_NORMAL_COUNT) in world.
+static inline vxk_vec3 frame_dir(frame* f, uint32_t k)
+{
+    if (!(f->dir_known >> k & 1u)) {
+        f->dir[k] = vxk_mat3_mul_v(&f->r, vxk_voxel_normal_dir(k));
+        f->dir_known |= 1u << k;
+    }
+    return f->dir[k];
 }
 
 // The world centre of voxel (x, y, z): the one formula every role uses, so a pair's centres do not
@@ -791,6 +820,9 @@ typedef struct cube_rules {
     float range[2][3];       // [o][k]: that lookup's half width along o's axis k, in o's voxels
     float tol;               // OVERLAP_TOL of the smaller voxel
     face_rule face[2][3];    // [o][k]
+    // [o][j]: the values of d . o's axis j for which some face of o with j as a tangent axis
+    // may pass face_tangents along j (a little wider: it only culls).
+    float along_lo[2][3], along_hi[2][3];
 } cube_rules;
 
 static inline float sign_of(float x)
@@ -867,6 +899,28 @@ static void cube_rules_init(cube_rules* c, const frame* fa, const frame* fb, flo
             for (uint32_t j = 0; j < 4; ++j)
                 r->need[j] =
                     j < 2 + r->normals ? min_f(2.0f * r->reach[j], 2.0f * c->tol) - c->tol : 0.0f;
+        }
+    }
+    // face_tangents passes along j when |centre| <= half + reach - need, centre = +-along -
+    // sign * shift: the union over the faces (k, sign) that have j as a tangent axis.
+    for (uint32_t o = 0; o < 2; ++o) {
+        for (uint32_t j = 0; j < 3; ++j) {
+            c->along_lo[o][j] = FLT_MAX;
+            c->along_hi[o][j] = -FLT_MAX;
+        }
+        for (uint32_t k = 0; k < 3; ++k) {
+            const face_rule* r = &c->face[o][k];
+            for (uint32_t t = 0; t < 2; ++t) {
+                const uint32_t j = k_tangent[k][t];
+                const float reach = c->half[o] + r->reach[t];
+                const float limit = reach - r->need[t] + 1e-4f * reach;
+                for (uint32_t side = 0; side < 2; ++side) {
+                    const float sign = side ? -1.0f : 1.0f;
+                    const float mid = (o ? -1.0f : 1.0f) * sign * r->shift[t];
+                    c->along_lo[o][j] = min_f(c->along_lo[o][j], mid - limit);
+                    c->along_hi[o][j] = max_f(c->along_hi[o][j], mid + limit);
+                }
+            }
         }
     }
 }
@@ -954,23 +1008,22 @@ static inline float face_separation(const cube_rules* c, uint32_t o, uint32_t i,
 
 // Pair (a, b) in the caller's order (the rules of the header); proj and gap are the centre
 // offset d = pb - pa along each shape's axes and the separating-axis gaps there.
+// ta, tb are the voxels' type bytes, ea, eb their exposures (exposure_of).
 static void evaluate_pair(pair_ctx* ctx, int32_t ax, int32_t ay, int32_t az, int32_t bx, int32_t by,
                           int32_t bz, vxk_vec3 pa, vxk_vec3 pb, const float proj[2][3],
-                          const float gap[2][3])
+                          const float gap[2][3], uint8_t ta, uint8_t tb, uint32_t ea, uint32_t eb)
 {
-    const frame* fa = &ctx->fa;
-    const frame* fb = &ctx->fb;
+    frame* fa = &ctx->fa;
+    frame* fb = &ctx->fb;
     const cube_rules* cube = &ctx->cube;
     const vxk_voxel_view* va = fa->v;
     const vxk_voxel_view* vb = fb->v;
-    uint8_t ta = va->types[voxel_index(va, ax, ay, az)];
-    uint8_t tb = vb->types[voxel_index(vb, bx, by, bz)];
     bool inside_a = vxk_voxel_type_of(ta) == VXK_VOXEL_INSIDE;
     bool inside_b = vxk_voxel_type_of(tb) == VXK_VOXEL_INSIDE;
     uint32_t ka = lookup_index(va, ta, ax, ay, az), kb = lookup_index(vb, tb, bx, by, bz);
     vxk_vec3 zero = {0, 0, 0};
-    vxk_vec3 la = ka < VXK_VOXEL_NORMAL_COUNT ? fa->dir[ka] : zero;
-    vxk_vec3 lb = kb < VXK_VOXEL_NORMAL_COUNT ? fb->dir[kb] : zero;
+    vxk_vec3 la = ka < VXK_VOXEL_NORMAL_COUNT ? frame_dir(fa, ka) : zero;
+    vxk_vec3 lb = kb < VXK_VOXEL_NORMAL_COUNT ? frame_dir(fb, kb) : zero;
     vxk_vec3 c = vxk_v3_sub(la, lb);
     // Equal lookup normals (to rounding) give no direction: the sign of a rounding error would.
     if (vxk_v3_length_sq(c) < 1e-8f)
@@ -1015,13 +1068,12 @@ static void evaluate_pair(pair_ctx* ctx, int32_t ax, int32_t ay, int32_t az, int
     } else {
         // The article's face choice: the exposed face direction (A's, or B's negated) that best
         // matches what the lookup normals say.
-        uint32_t ea = exposure_of(va, ta, ax, ay, az), eb = exposure_of(vb, tb, bx, by, bz);
         vxk_vec3 candidate[12];
         float score[12], best = -FLT_MAX;
         uint32_t which[12], count = 0;
         for (uint32_t open = ea | eb << 6; open; open &= open - 1) {
             uint32_t i = (uint32_t)__builtin_ctz(open);
-            candidate[count] = i < 6 ? fa->dir[i] : vxk_v3_neg(fb->dir[i - 6]);
+            candidate[count] = i < 6 ? frame_dir(fa, i) : vxk_v3_neg(frame_dir(fb, i - 6));
             score[count] = vxk_v3_dot(candidate[count], c);
             best = score[count] > best ? score[count] : best;
             which[count++] = i;
@@ -1100,39 +1152,162 @@ static inline uint64_t mask_word(const vxk_voxel_view* v, uint32_t kind, size_t 
     }
 }
 
-static uint64_t count_in(const vxk_voxel_view* v, uint32_t kind, vxk_int_box box)
+// The rows of one kind, read without a switch: word at = rows[at] & ~(minus[at] & minus_mask).
+typedef struct kind_rows {
+    const uint64_t* rows;
+    const uint64_t* minus;
+    uint64_t minus_mask;
+} kind_rows;
+
+static inline kind_rows rows_of(const vxk_voxel_view* v, uint32_t kind)
 {
-    if (box_empty(box))
-        return 0;
-    uint64_t count = 0;
-    for (int32_t y = box.min.y; y <= box.max.y; ++y)
-        for (int32_t z = box.min.z; z <= box.max.z; ++z) {
-            size_t row = row_at(v, y, z);
-            for (uint32_t w = (uint32_t)box.min.x >> 6; w <= (uint32_t)box.max.x >> 6; ++w)
-                count += (uint64_t)__builtin_popcountll(mask_word(v, kind, row + w) &
-                                                        span_bits(box.min.x, box.max.x, w));
-        }
-    return count;
+    switch (kind) {
+    case MASK_CORNER: return (kind_rows){v->corner, v->corner, 0};
+    case MASK_EDGE: return (kind_rows){v->edge, v->edge, 0};
+    case MASK_SOLID_NOT_CORNER: return (kind_rows){v->solid, v->corner, ~0ull};
+    default: return (kind_rows){v->solid, v->solid, 0};
+    }
 }
 
-// The voxels of p that may come within the margin of q's active voxels: q's active box in p's
-// voxel space, grown by half a voxel and the margin (a gap along p's axes is measured from p's
-// voxel faces).
-static vxk_int_box overlap_region(const frame* p, const frame* q, float margin)
+static inline uint64_t kind_word(const kind_rows* k, size_t at)
 {
-    vxk_int_box box = q->v->active;
-    vxk_vec3 lo = {FLT_MAX, FLT_MAX, FLT_MAX}, hi = {-FLT_MAX, -FLT_MAX, -FLT_MAX};
-    for (uint32_t corner = 0; corner < 8; ++corner) {
-        vxk_vec3 l = {q->origin.x + (float)(corner & 1 ? box.max.x + 1 : box.min.x) * q->s,
-                      q->origin.y + (float)(corner & 2 ? box.max.y + 1 : box.min.y) * q->s,
-                      q->origin.z + (float)(corner & 4 ? box.max.z + 1 : box.min.z) * q->s};
-        vxk_vec3 m = to_voxel(p, vxk_v3_add(q->pos, vxk_mat3_mul_v(&q->r, l)));
-        lo = vxk_v3_min(lo, m);
-        hi = vxk_v3_max(hi, m);
+    return k->rows[at] & ~(k->minus[at] & k->minus_mask);
+}
+
+// What a search needs of one shape's voxels in its region: per kind (MASK_*), how many and
+// their bounding box (empty: max < min).
+typedef struct kind_boxes {
+    uint64_t count[4];
+    vxk_int_box box[4];
+} kind_boxes;
+
+static void scan_kinds(const vxk_voxel_view* v, vxk_int_box region, kind_boxes* out)
+{
+    for (uint32_t k = 0; k < 4; ++k) {
+        out->count[k] = 0;
+        out->box[k] =
+            (vxk_int_box){{INT32_MAX, INT32_MAX, INT32_MAX}, {INT32_MIN, INT32_MIN, INT32_MIN}};
     }
-    float grow = 0.5f + margin * p->inv_s + RANGE_SLACK;
-    return centres_within(p, vxk_v3_sub(lo, vxk_v3(grow, grow, grow)),
-                          vxk_v3_add(hi, vxk_v3(grow, grow, grow)));
+    if (box_empty(region))
+        return;
+    // Per kind: the words of each column OR-ed (x bounds at the end), the rows with any (y and z
+    // bounds as they come).
+    const uint32_t w0 = (uint32_t)region.min.x >> 6, w1 = (uint32_t)region.max.x >> 6;
+    uint64_t columns[4][VXK_VOXEL_VIEW_MAX_SIZE / 64] = {{0}};
+    uint64_t count_solid = 0, count_corner = 0, count_edge = 0;
+    for (int32_t y = region.min.y; y <= region.max.y; ++y)
+        for (int32_t z = region.min.z; z <= region.max.z; ++z) {
+            const size_t row = row_at(v, y, z);
+            uint64_t any[4] = {0, 0, 0, 0};
+            for (uint32_t w = w0; w <= w1; ++w) {
+                const uint64_t solid = v->solid[row + w] & span_bits(region.min.x, region.max.x, w);
+                if (!solid)
+                    continue;
+                const uint64_t corner = v->corner[row + w] & solid;
+                const uint64_t edge = v->edge[row + w] & solid;
+                count_solid += (uint64_t)__builtin_popcountll(solid);
+                count_corner += (uint64_t)__builtin_popcountll(corner);
+                count_edge += (uint64_t)__builtin_popcountll(edge);
+                columns[MASK_SOLID][w] |= solid;
+                columns[MASK_CORNER][w] |= corner;
+                columns[MASK_EDGE][w] |= edge;
+                columns[MASK_SOLID_NOT_CORNER][w] |= solid & ~corner;
+                any[MASK_SOLID] |= solid;
+                any[MASK_CORNER] |= corner;
+                any[MASK_EDGE] |= edge;
+                any[MASK_SOLID_NOT_CORNER] |= solid & ~corner;
+            }
+            for (uint32_t k = 0; k < 4; ++k) {
+                if (!any[k])
+                    continue;
+                vxk_int_box* b = &out->box[k];
+                b->min.y = VXK_MIN(b->min.y, y);
+                b->max.y = VXK_MAX(b->max.y, y);
+                b->min.z = VXK_MIN(b->min.z, z);
+                b->max.z = VXK_MAX(b->max.z, z);
+            }
+        }
+    out->count[MASK_SOLID] = count_solid;
+    out->count[MASK_CORNER] = count_corner;
+    out->count[MASK_EDGE] = count_edge;
+    out->count[MASK_SOLID_NOT_CORNER] = count_solid - count_corner;
+    for (uint32_t k = 0; k < 4; ++k)
+        for (uint32_t w = w0; w <= w1; ++w) {
+            const uint64_t bits = columns[k][w];
+            if (!bits)
+                continue;
+            vxk_int_box* b = &out->box[k];
+            b->min.x = VXK_MIN(b->min.x, (int32_t)(w * 64) + __builtin_ctzll(bits));
+            b->max.x = VXK_MAX(b->max.x, (int32_t)(w * 64) + 63 - __builtin_clzll(bits));
+        }
+}
+
+// The bounding box of v's solid voxels in region (empty: none).
+static vxk_int_box solid_box(const vxk_voxel_view* v, vxk_int_box region)
+{
+    vxk_int_box box = {{INT32_MAX, INT32_MAX, INT32_MAX}, {INT32_MIN, INT32_MIN, INT32_MIN}};
+    if (box_empty(region))
+        return box;
+    const uint32_t w0 = (uint32_t)region.min.x >> 6, w1 = (uint32_t)region.max.x >> 6;
+    uint64_t columns[VXK_VOXEL_VIEW_MAX_SIZE / 64] = {0};
+    for (int32_t y = region.min.y; y <= region.max.y; ++y) {
+        size_t row = row_at(v, y, region.min.z);
+        for (int32_t z = region.min.z; z <= region.max.z; ++z, row += v->words) {
+            uint64_t any = 0;
+            for (uint32_t w = w0; w <= w1; ++w) {
+                const uint64_t bits = v->solid[row + w] & span_bits(region.min.x, region.max.x, w);
+                columns[w] |= bits;
+                any |= bits;
+            }
+            if (any) {
+                box.min.y = VXK_MIN(box.min.y, y);
+                box.max.y = y;
+                box.min.z = VXK_MIN(box.min.z, z);
+                box.max.z = VXK_MAX(box.max.z, z);
+            }
+        }
+    }
+    for (uint32_t w = w0; w <= w1; ++w)
+        if (columns[w]) {
+            box.min.x = VXK_MIN(box.min.x, (int32_t)(w * 64) + __builtin_ctzll(columns[w]));
+            box.max.x = VXK_MAX(box.max.x, (int32_t)(w * 64) + 63 - __builtin_clzll(columns[w]));
+        }
+    return box;
+}
+
+static inline vxk_int_box box_intersect(vxk_int_box a, vxk_int_box b)
+{
+    return (vxk_int_box){
+        {VXK_MAX(a.min.x, b.min.x), VXK_MAX(a.min.y, b.min.y), VXK_MAX(a.min.z, b.min.z)},
+        {VXK_MIN(a.max.x, b.max.x), VXK_MIN(a.max.y, b.max.y), VXK_MIN(a.max.z, b.max.z)}};
+}
+
+// The voxels of p that may come within the margin of q's voxels in box: the box in p's voxel
+// space (its centre mapped, its half extents through the absolute rotation between the grids),
+// grown by half a voxel and the margin (a gap along p's axes is measured from p's voxel faces).
+static vxk_int_box box_in(const frame* p, const frame* q, vxk_int_box box, float margin)
+{
+    vxk_vec3 lo = {q->origin.x + (float)box.min.x * q->s, q->origin.y + (float)box.min.y * q->s,
+                   q->origin.z + (float)box.min.z * q->s};
+    vxk_vec3 hi = {q->origin.x + (float)(box.max.x + 1) * q->s,
+                   q->origin.y + (float)(box.max.y + 1) * q->s,
+                   q->origin.z + (float)(box.max.z + 1) * q->s};
+    vxk_vec3 centre = vxk_v3_scale(vxk_v3_add(lo, hi), 0.5f);
+    vxk_vec3 half = vxk_v3_scale(vxk_v3_sub(hi, lo), 0.5f * p->inv_s);
+    vxk_vec3 m = to_voxel(p, vxk_v3_add(q->pos, vxk_mat3_mul_v(&q->r, centre)));
+    const vxk_vec3 qa[3] = {q->r.cx, q->r.cy, q->r.cz};
+    const vxk_vec3 pa[3] = {p->r.cx, p->r.cy, p->r.cz};
+    float reach[3];
+    for (uint32_t i = 0; i < 3; ++i)
+        reach[i] = fabsf(vxk_v3_dot(pa[i], qa[0])) * half.x +
+                   fabsf(vxk_v3_dot(pa[i], qa[1])) * half.y +
+                   fabsf(vxk_v3_dot(pa[i], qa[2])) * half.z;
+    // (Rounding: RANGE_SLACK, and a part in 10^5 of the coordinates.)
+    float grow = 0.5f + margin * p->inv_s + RANGE_SLACK +
+                 1e-5f * (fabsf(m.x) + fabsf(m.y) + fabsf(m.z) + reach[0] + reach[1] + reach[2]);
+    return centres_within(
+        p, vxk_v3(m.x - reach[0] - grow, m.y - reach[1] - grow, m.z - reach[2] - grow),
+        vxk_v3(m.x + reach[0] + grow, m.y + reach[1] + grow, m.z + reach[2] + grow));
 }
 
 // Voxel pair (a, b) with world centres pa, pb: the cubes within the margin along the 6 face axes,
@@ -1156,58 +1331,126 @@ static inline void consider(pair_ctx* ctx, int32_t ax, int32_t ay, int32_t az, i
         }
     if (apart)
         return;
-    bool possible = across[0] >= 2 || across[1] >= 2;
-    for (uint32_t f = 0; f < 12 && !possible; ++f) {
+    // A face of o passes face_tangents only along both of its tangent axes.
+    uint32_t along[2] = {0, 0};
+    for (uint32_t o = 0; o < 2; ++o)
+        for (uint32_t k = 0; k < 3; ++k)
+            along[o] += proj[o][k] >= cube->along_lo[o][k] && proj[o][k] <= cube->along_hi[o][k];
+    if (along[0] < 2 && along[1] < 2 && across[0] < 2 && across[1] < 2)
+        return;
+    // A deep pair needs overlap across two axes of its Inside voxel; a face pair, one of the
+    // voxels' exposed faces that the other's support region may meet.
+    const vxk_voxel_view* va = ctx->fa.v;
+    const vxk_voxel_view* vb = ctx->fb.v;
+    uint8_t ta = va->types[voxel_index(va, ax, ay, az)];
+    uint8_t tb = vb->types[voxel_index(vb, bx, by, bz)];
+    bool possible = (vxk_voxel_type_of(ta) == VXK_VOXEL_INSIDE && across[0] >= 2) ||
+                    (vxk_voxel_type_of(tb) == VXK_VOXEL_INSIDE && across[1] >= 2);
+    uint32_t ea = exposure_of(va, ax, ay, az), eb = exposure_of(vb, bx, by, bz);
+    for (uint32_t open = ea | eb << 6; open && !possible; open &= open - 1) {
+        uint32_t f = (uint32_t)__builtin_ctz(open), i = f % 6;
         float centre[2], mid[2];
-        possible =
-            face_tangents(cube, f / 6, (f >> 1) % 3, f & 1 ? -1.0f : 1.0f, proj, centre, mid);
+        possible = face_tangents(cube, f / 6, i % 3, i < 3 ? 1.0f : -1.0f, proj, centre, mid);
     }
     if (possible)
-        evaluate_pair(ctx, ax, ay, az, bx, by, bz, pa, pb, proj, gap);
+        evaluate_pair(ctx, ax, ay, az, bx, by, bz, pa, pb, proj, gap, ta, tb, ea, eb);
 }
 
+// Whether q has voxels of kind in box.
+static bool any_in(const vxk_voxel_view* q, const kind_rows* kind, vxk_int_box box)
+{
+    if (box_empty(box))
+        return false;
+    const uint32_t w0 = (uint32_t)box.min.x >> 6, w1 = (uint32_t)box.max.x >> 6;
+    for (int32_t y = box.min.y; y <= box.max.y; ++y) {
+        size_t row = row_at(q, y, box.min.z);
+        for (int32_t z = box.min.z; z <= box.max.z; ++z, row += q->words)
+            for (uint32_t w = w0; w <= w1; ++w)
+                if (kind_word(kind, row + w) & span_bits(box.min.x, box.max.x, w))
+                    return true;
+    }
+    return false;
+}
+
+// The cells of q (within clip) whose centres are within range of the continuous voxel
+// coordinates m (lo..hi when a span), along q's axes.
+static inline vxk_int_box lookup_box(vxk_vec3 lo, vxk_vec3 hi, const float range[3],
+                                     vxk_int_box clip)
+{
+    return (vxk_int_box){{VXK_MAX(clip.min.x, clamp_ceil(lo.x - 0.5f - range[0])),
+                          VXK_MAX(clip.min.y, clamp_ceil(lo.y - 0.5f - range[1])),
+                          VXK_MAX(clip.min.z, clamp_ceil(lo.z - 0.5f - range[2]))},
+                         {VXK_MIN(clip.max.x, clamp_floor(hi.x - 0.5f + range[0])),
+                          VXK_MIN(clip.max.y, clamp_floor(hi.y - 0.5f + range[1])),
+                          VXK_MIN(clip.max.z, clamp_floor(hi.z - 0.5f + range[2]))}};
+}
+
+// Driving voxels are taken in runs of up to this many along a row: a run whose lookups, together,
+// find none of the other side's voxels is skipped whole.
+#define RUN_VOXELS 8
+// The run's lookup is grown by this many voxels over its ends' (the mapping is affine; this
+// covers its rounding).
+#define RUN_SLACK 1e-3f
+
 // One test of the type rule: p's voxels of kind_p in region drive, each looking up q's voxels of
-// kind_q whose cubes are within the margin along q's axes. p_is_a: p is the caller's A.
+// kind_q (within q_box) whose cubes are within the margin along q's axes. p_is_a: p is the
+// caller's A.
 static void run_test(pair_ctx* ctx, bool p_is_a, uint32_t kind_p, uint32_t kind_q,
-                     vxk_int_box region)
+                     vxk_int_box region, vxk_int_box q_box)
 {
     const frame* p = p_is_a ? &ctx->fa : &ctx->fb;
     const frame* q = p_is_a ? &ctx->fb : &ctx->fa;
     const vxk_voxel_view* pv = p->v;
     const vxk_voxel_view* qv = q->v;
-    const vxk_int_box qa = qv->active;
+    const kind_rows p_rows = rows_of(pv, kind_p), q_rows = rows_of(qv, kind_q);
     const float* range = ctx->cube.range[p_is_a ? 1 : 0];
+    const float run_range[3] = {range[0] + RUN_SLACK, range[1] + RUN_SLACK, range[2] + RUN_SLACK};
     for (int32_t y = region.min.y; y <= region.max.y; ++y) {
         for (int32_t z = region.min.z; z <= region.max.z; ++z) {
             size_t row = row_at(pv, y, z);
             for (uint32_t w = (uint32_t)region.min.x >> 6; w <= (uint32_t)region.max.x >> 6; ++w) {
                 uint64_t bits =
-                    mask_word(pv, kind_p, row + w) & span_bits(region.min.x, region.max.x, w);
-                for (; bits; bits &= bits - 1) {
-                    int32_t x = (int32_t)(w * 64) + __builtin_ctzll(bits);
-                    vxk_vec3 pw = voxel_centre(p, x, y, z);
-                    vxk_vec3 m = to_voxel(q, pw);
-                    int32_t x0 = VXK_MAX(qa.min.x, clamp_ceil(m.x - 0.5f - range[0]));
-                    int32_t x1 = VXK_MIN(qa.max.x, clamp_floor(m.x - 0.5f + range[0]));
-                    int32_t y0 = VXK_MAX(qa.min.y, clamp_ceil(m.y - 0.5f - range[1]));
-                    int32_t y1 = VXK_MIN(qa.max.y, clamp_floor(m.y - 0.5f + range[1]));
-                    int32_t z0 = VXK_MAX(qa.min.z, clamp_ceil(m.z - 0.5f - range[2]));
-                    int32_t z1 = VXK_MIN(qa.max.z, clamp_floor(m.z - 0.5f + range[2]));
-                    if (x0 > x1)
-                        continue;
-                    for (int32_t qy = y0; qy <= y1; ++qy) {
-                        for (int32_t qz = z0; qz <= z1; ++qz) {
-                            size_t qrow = row_at(qv, qy, qz);
-                            for (uint32_t qw = (uint32_t)x0 >> 6; qw <= (uint32_t)x1 >> 6; ++qw) {
-                                uint64_t qbits =
-                                    mask_word(qv, kind_q, qrow + qw) & span_bits(x0, x1, qw);
-                                for (; qbits; qbits &= qbits - 1) {
-                                    int32_t qx = (int32_t)(qw * 64) + __builtin_ctzll(qbits);
-                                    vxk_vec3 qc = voxel_centre(q, qx, qy, qz);
-                                    if (p_is_a)
-                                        consider(ctx, x, y, z, qx, qy, qz, pw, qc);
-                                    else
-                                        consider(ctx, qx, qy, qz, x, y, z, qc, pw);
+                    kind_word(&p_rows, row + w) & span_bits(region.min.x, region.max.x, w);
+                while (bits) {
+                    // A run: the set bits within RUN_VOXELS of the first.
+                    uint32_t first = (uint32_t)__builtin_ctzll(bits);
+                    uint64_t run = first + RUN_VOXELS >= 64
+                                       ? bits
+                                       : bits & (((1ull << RUN_VOXELS) - 1) << first);
+                    bits &= ~run;
+                    uint32_t last = 63u - (uint32_t)__builtin_clzll(run);
+                    if (run & (run - 1)) {
+                        vxk_vec3 m0 = to_voxel(q, voxel_centre(p, (int32_t)(w * 64 + first), y, z));
+                        vxk_vec3 m1 = to_voxel(q, voxel_centre(p, (int32_t)(w * 64 + last), y, z));
+                        if (!any_in(qv, &q_rows,
+                                    lookup_box(vxk_v3_min(m0, m1), vxk_v3_max(m0, m1), run_range,
+                                               q_box)))
+                            continue;
+                    }
+                    for (; run; run &= run - 1) {
+                        int32_t x = (int32_t)(w * 64) + __builtin_ctzll(run);
+                        vxk_vec3 pw = voxel_centre(p, x, y, z);
+                        vxk_vec3 m = to_voxel(q, pw);
+                        vxk_int_box look = lookup_box(m, m, range, q_box);
+                        if (box_empty(look))
+                            continue;
+                        const uint32_t qw0 = (uint32_t)look.min.x >> 6;
+                        const uint32_t qw1 = (uint32_t)look.max.x >> 6;
+                        for (int32_t qy = look.min.y; qy <= look.max.y; ++qy) {
+                            size_t qrow = row_at(qv, qy, look.min.z);
+                            for (int32_t qz = look.min.z; qz <= look.max.z;
+                                 ++qz, qrow += qv->words) {
+                                for (uint32_t qw = qw0; qw <= qw1; ++qw) {
+                                    uint64_t qbits = kind_word(&q_rows, qrow + qw) &
+                                                     span_bits(look.min.x, look.max.x, qw);
+                                    for (; qbits; qbits &= qbits - 1) {
+                                        int32_t qx = (int32_t)(qw * 64) + __builtin_ctzll(qbits);
+                                        vxk_vec3 qc = voxel_centre(q, qx, qy, qz);
+                                        if (p_is_a)
+                                            consider(ctx, x, y, z, qx, qy, qz, pw, qc);
+                                        else
+                                            consider(ctx, qx, qy, qz, x, y, z, qc, pw);
+                                    }
                                 }
                             }
                         }
@@ -1289,7 +1532,8 @@ static float box_volume(vxk_int_box b)
            (float)(b.max.z - b.min.z + 1);
 }
 
-// The three tests of the type rule, each driven by the cheaper side (or the forced one).
+// The three tests of the type rule, each driven by the cheaper side (or the forced one), each
+// over the voxels of its kinds that may reach the other's.
 static void collide_views(pair_ctx* ctx, uint32_t flags)
 {
     if (box_empty(ctx->fa.v->active) || box_empty(ctx->fb.v->active))
@@ -1297,30 +1541,54 @@ static void collide_views(pair_ctx* ctx, uint32_t flags)
     static const uint32_t tests[3][2] = {
         {MASK_CORNER, MASK_SOLID}, {MASK_SOLID_NOT_CORNER, MASK_CORNER}, {MASK_EDGE, MASK_EDGE}};
     if (flags & VXK_VOXEL_ALL_PAIRS) {
+        cube_rules_init(&ctx->cube, &ctx->fa, &ctx->fb, ctx->margin);
         for (uint32_t t = 0; t < 3; ++t)
             run_all_pairs(ctx, tests[t][0], tests[t][1]);
         return;
     }
     if (boxes_separated(&ctx->fa, &ctx->fb, ctx->margin))
         return;
-    vxk_int_box region_a = overlap_region(&ctx->fa, &ctx->fb, ctx->margin);
-    vxk_int_box region_b = overlap_region(&ctx->fb, &ctx->fa, ctx->margin);
-    if (box_empty(region_a) || box_empty(region_b))
+    const float margin = ctx->margin;
+    vxk_int_box region_a = box_in(&ctx->fa, &ctx->fb, ctx->fb.v->active, margin);
+    vxk_int_box region_b = box_in(&ctx->fb, &ctx->fa, ctx->fa.v->active, margin);
+    // Each side's voxels in its region bound the other's region, in turn: shapes whose boxes
+    // overlap but whose voxels do not come near stop here.
+    kind_boxes ka, kb;
+    region_a = solid_box(ctx->fa.v, region_a);
+    if (box_empty(region_a))
         return;
+    scan_kinds(ctx->fb.v, box_intersect(region_b, box_in(&ctx->fb, &ctx->fa, region_a, margin)),
+               &kb);
+    region_b = kb.box[MASK_SOLID];
+    if (box_empty(region_b))
+        return;
+    scan_kinds(ctx->fa.v, box_intersect(region_a, box_in(&ctx->fa, &ctx->fb, region_b, margin)),
+               &ka);
+    region_a = ka.box[MASK_SOLID];
+    if (box_empty(region_a))
+        return;
+    cube_rules_init(&ctx->cube, &ctx->fa, &ctx->fb, ctx->margin);
     // Cells a driving voxel reads in the other grid: many when the other's voxels are smaller.
     const cube_rules* cube = &ctx->cube;
     const float volume_a = box_volume(region_a), volume_b = box_volume(region_b);
     for (uint32_t t = 0; t < 3; ++t) {
+        const uint32_t kind_a = tests[t][0], kind_b = tests[t][1];
+        uint64_t na = ka.count[kind_a], nb = kb.count[kind_b];
+        if (!na || !nb)
+            continue;
+        // Each side's voxels of its kind that may reach the other side's.
+        vxk_int_box sub_a =
+            box_intersect(ka.box[kind_a], box_in(&ctx->fa, &ctx->fb, kb.box[kind_b], margin));
+        vxk_int_box sub_b =
+            box_intersect(kb.box[kind_b], box_in(&ctx->fb, &ctx->fa, ka.box[kind_a], margin));
+        if (box_empty(sub_a) || box_empty(sub_b))
+            continue;
         bool from_a;
         if (flags & VXK_VOXEL_ITERATE_A) {
             from_a = true;
         } else if (flags & VXK_VOXEL_ITERATE_B) {
             from_a = false;
         } else {
-            uint64_t na = count_in(ctx->fa.v, tests[t][0], region_a);
-            uint64_t nb = count_in(ctx->fb.v, tests[t][1], region_b);
-            if (!na || !nb)
-                continue;
             // Instructions per driving voxel, roughly: its setup, the rows it reads, and a
             // candidate pair per set bit (the other side's density in its region).
             float per_a = DRIVE_COST + ROW_COST * cube->rows[1] +
@@ -1330,9 +1598,9 @@ static void collide_views(pair_ctx* ctx, uint32_t flags)
             from_a = (float)na * per_a <= (float)nb * per_b;
         }
         if (from_a)
-            run_test(ctx, true, tests[t][0], tests[t][1], region_a);
+            run_test(ctx, true, kind_a, kind_b, sub_a, sub_b);
         else
-            run_test(ctx, false, tests[t][1], tests[t][0], region_b);
+            run_test(ctx, false, kind_b, kind_a, sub_b, sub_a);
     }
 }
 
@@ -1344,7 +1612,6 @@ static bool pair_setup(pair_ctx* ctx, const vxk_voxel_view* a, const vxk_voxel_v
     ctx->margin = margin > 0.0f ? margin : 0.0f;
     frame_init(&ctx->fa, a);
     frame_init(&ctx->fb, b);
-    cube_rules_init(&ctx->cube, &ctx->fa, &ctx->fb, ctx->margin);
     return true;
 }
 
@@ -1395,60 +1662,92 @@ static uint32_t edge_class(const vxk_voxel_view* view, int32_t x, int32_t y, int
 }
 
 // The unit face of voxel (x, y, z) towards direction i (0..5), in the grid's frame (metres from
-// voxel (0,0,0)'s lowest corner), with its edge classes.
-static vxk_face unit_face(const vxk_voxel_view* view, int32_t x, int32_t y, int32_t z, uint32_t i)
-{
-    uint32_t axis = i % 3, u = axis == 0 ? 2u : 0u, v = axis == 1 ? 2u : 1u;
-    float s = view->voxel_size;
+// voxel (0,0,0)'s lowest corner); its edge classes are filled in as they are asked for
+// (face_edge), so a face that claims nothing reads only the neighbours its answer needs.
+typedef struct lazy_face {
     vxk_face f;
-    f.min = vxk_v3((float)x * s, (float)y * s, (float)z * s);
+    const vxk_voxel_view* view;
+    int32_t x, y, z;
+    uint32_t i;
+    uint32_t known; // bit per edge slot whose class is in f.edges
+} lazy_face;
+
+static void lazy_face_init(lazy_face* l, const vxk_voxel_view* view, int32_t x, int32_t y,
+                           int32_t z, uint32_t i)
+{
+    uint32_t axis = i % 3;
+    float s = view->voxel_size;
+    vxk_face* f = &l->f;
+    f->min = vxk_v3((float)x * s, (float)y * s, (float)z * s);
     if (i < 3)
-        vxk_v3_set(&f.min, axis, vxk_v3_get(f.min, axis) + s);
-    f.size_u = s;
-    f.size_v = s;
-    f.axis = (uint8_t)axis;
-    f.positive = i < 3;
-    f.material = 0;
-    uint32_t edges = edge_class(view, x, y, z, i, u + 3) << (2 * VXK_EDGE_MINUS_U) |
-                     edge_class(view, x, y, z, i, u) << (2 * VXK_EDGE_PLUS_U) |
-                     edge_class(view, x, y, z, i, v + 3) << (2 * VXK_EDGE_MINUS_V) |
-                     edge_class(view, x, y, z, i, v) << (2 * VXK_EDGE_PLUS_V);
-    f.edges = (uint8_t)edges;
-    return f;
+        vxk_v3_set(&f->min, axis, vxk_v3_get(f->min, axis) + s);
+    f->size_u = s;
+    f->size_v = s;
+    f->axis = (uint8_t)axis;
+    f->positive = i < 3;
+    f->material = 0;
+    f->edges = 0;
+    l->view = view;
+    l->x = x;
+    l->y = y;
+    l->z = z;
+    l->i = i;
+    l->known = 0;
+}
+
+// The class of the face's edge in slot (VXK_EDGE_MINUS_U..PLUS_V).
+static uint32_t face_edge(lazy_face* l, uint32_t slot)
+{
+    if (!(l->known >> slot & 1u)) {
+        uint32_t axis = l->i % 3, u = axis == 0 ? 2u : 0u, v = axis == 1 ? 2u : 1u;
+        static const uint8_t plus[4] = {0, 1, 0, 1};
+        uint32_t toward = (slot < 2 ? u : v) + (plus[slot] ? 0u : 3u);
+        l->f.edges = (uint8_t)(l->f.edges | edge_class(l->view, l->x, l->y, l->z, l->i, toward)
+                                                << (2 * slot));
+        l->known |= 1u << slot;
+    }
+    return (l->f.edges >> (2u * slot)) & 3u;
+}
+
+static const vxk_face* face_complete(lazy_face* l)
+{
+    for (uint32_t slot = 0; slot < 4; ++slot)
+        face_edge(l, slot);
+    return &l->f;
 }
 
 // Whether the face answers for point p (grid frame): p projects onto the closed face, or past
 // it only across convex edges. Past a flat edge the neighbouring face answers, past a concave
 // one the wall does (the face-sphere test would continue the plane under it).
-static bool face_claims(const vxk_face* f, vxk_vec3 p)
+static bool face_claims(lazy_face* l, vxk_vec3 p)
 {
+    const vxk_face* f = &l->f;
     uint32_t u = f->axis == 0 ? 2u : 0u, v = f->axis == 1 ? 2u : 1u;
     float cu = vxk_v3_get(p, u) - vxk_v3_get(f->min, u);
     float cv = vxk_v3_get(p, v) - vxk_v3_get(f->min, v);
     uint32_t slot_u = cu < 0.0f ? VXK_EDGE_MINUS_U : (cu > f->size_u ? VXK_EDGE_PLUS_U : 4u);
     uint32_t slot_v = cv < 0.0f ? VXK_EDGE_MINUS_V : (cv > f->size_v ? VXK_EDGE_PLUS_V : 4u);
-    if (slot_u < 4u && ((f->edges >> (2u * slot_u)) & 3u) != VXK_EDGE_CONVEX)
+    if (slot_u < 4u && face_edge(l, slot_u) != VXK_EDGE_CONVEX)
         return false;
-    if (slot_v < 4u && ((f->edges >> (2u * slot_v)) & 3u) != VXK_EDGE_CONVEX)
+    if (slot_v < 4u && face_edge(l, slot_v) != VXK_EDGE_CONVEX)
         return false;
     return true;
 }
 
 // Whether the grid-frame box [lo, hi] projects onto the face, or past it only across convex
 // edges.
-static bool face_meets(const vxk_face* f, vxk_vec3 lo, vxk_vec3 hi)
+static bool face_meets(lazy_face* l, vxk_vec3 lo, vxk_vec3 hi)
 {
+    const vxk_face* f = &l->f;
     uint32_t u = f->axis == 0 ? 2u : 0u, v = f->axis == 1 ? 2u : 1u;
     const uint32_t axes[2] = {u, v};
     const float sizes[2] = {f->size_u, f->size_v};
     for (uint32_t k = 0; k < 2; ++k) {
         float base = vxk_v3_get(f->min, axes[k]);
         uint32_t minus = k ? VXK_EDGE_MINUS_V : VXK_EDGE_MINUS_U;
-        bool open_minus = ((f->edges >> (2u * minus)) & 3u) == VXK_EDGE_CONVEX;
-        bool open_plus = ((f->edges >> (2u * (minus + 1))) & 3u) == VXK_EDGE_CONVEX;
-        if (!open_minus && vxk_v3_get(hi, axes[k]) < base)
+        if (vxk_v3_get(hi, axes[k]) < base && face_edge(l, minus) != VXK_EDGE_CONVEX)
             return false;
-        if (!open_plus && vxk_v3_get(lo, axes[k]) > base + sizes[k])
+        if (vxk_v3_get(lo, axes[k]) > base + sizes[k] && face_edge(l, minus + 1) != VXK_EDGE_CONVEX)
             return false;
     }
     return true;
@@ -1462,6 +1761,7 @@ static inline bool inside_cube(vxk_vec3 p, int32_t x, int32_t y, int32_t z, floa
 
 typedef struct prim_ctx {
     frame f;
+    bool all_faces; // VXK_VOXEL_ALL_FACES: no culls
     vxk_voxel_contact_scratch* scratch;
     float margin;
     bool is_box;
@@ -1472,6 +1772,11 @@ typedef struct prim_ctx {
     vxk_vec3 world_vertex[8];
     vxk_vec3 world_center;
     vxk_vec3 lo, hi; // the box's bounds (grid frame)
+    vxk_vec3 extent; // the box's half extents along the grid's axes
+    float slack;     // rounding room of the culls that stand in for the face tests' rejections
+    // The voxels that hold the centre or the box's vertices (floor of their voxel coordinates).
+    uint32_t points;
+    vxk_int3 point_voxel[8];
 } prim_ctx;
 
 // Grid frame (metres from voxel (0,0,0)'s lowest corner) to world.
@@ -1500,7 +1805,7 @@ static void prim_gather(prim_ctx* ctx, const vxk_manifold* m, int32_t x, int32_t
 static void prim_deep(prim_ctx* ctx, int32_t x, int32_t y, int32_t z, uint32_t exit,
                       vxk_vec3 world_b, uint32_t which)
 {
-    vxk_vec3 n = ctx->f.dir[exit];
+    vxk_vec3 n = frame_dir(&ctx->f, exit);
     float separation = -ctx->f.s;
     vxk_int3 abs = {x + ctx->f.v->base.x, y + ctx->f.v->base.y, z + ctx->f.v->base.z};
     uint32_t touched[2] = {6, which}; // face 6: inside
@@ -1525,37 +1830,88 @@ static void prim_voxel(prim_ctx* ctx, int32_t x, int32_t y, int32_t z)
             uint32_t exit = lookup_index(v, byte, x, y, z);
             if (exit >= VXK_VOXEL_NORMAL_COUNT)
                 return;
-            vxk_vec3 world_b =
-                ctx->is_box ? ctx->world_vertex[k]
-                            : vxk_v3_mul_add(ctx->world_center, -ctx->radius, ctx->f.dir[exit]);
+            vxk_vec3 world_b = ctx->is_box ? ctx->world_vertex[k]
+                                           : vxk_v3_mul_add(ctx->world_center, -ctx->radius,
+                                                            frame_dir(&ctx->f, exit));
             prim_deep(ctx, x, y, z, exit, world_b, k);
         }
         return;
     }
-    uint32_t pattern = exposure(v, x, y, z);
+    uint32_t pattern = exposure_of(v, x, y, z);
+    const int32_t coord[3] = {x, y, z};
     for (uint32_t i = 0; i < 6; ++i) {
         if (!(pattern & (1u << i)))
             continue;
-        vxk_face f = unit_face(v, x, y, z, i);
+        // The face's plane, as unit_face places it: a primitive behind it, or beyond the margin
+        // in front of it, makes no point (the face tests' own first rejections; a little slack
+        // keeps this one from deciding a case they would not).
+        const uint32_t axis = i % 3;
+        const float sign = i < 3 ? 1.0f : -1.0f;
+        float plane = (float)coord[axis] * s;
+        if (i < 3)
+            plane = plane + s;
+        const float slack = ctx->slack;
+        if (ctx->all_faces) {
+        } else if (ctx->is_box) {
+            float height = sign * (vxk_v3_get(ctx->box.center, axis) - plane);
+            if (!(height >= 0.0f) || height - vxk_v3_get(ctx->extent, axis) - ctx->margin > slack)
+                continue;
+            // The face-box test's other face axes: the face's two in-plane axes and the box's.
+            const uint32_t u = axis == 0 ? 2u : 0u, w = axis == 1 ? 2u : 1u;
+            const float half = 0.5f * s;
+            vxk_vec3 d = ctx->box.center;
+            vxk_v3_set(&d, axis, vxk_v3_get(d, axis) - plane);
+            vxk_v3_set(&d, u, vxk_v3_get(d, u) - ((float)coord[u] * s + half));
+            vxk_v3_set(&d, w, vxk_v3_get(d, w) - ((float)coord[w] * s + half));
+            if (fabsf(vxk_v3_get(d, u)) - half - vxk_v3_get(ctx->extent, u) - ctx->margin > slack ||
+                fabsf(vxk_v3_get(d, w)) - half - vxk_v3_get(ctx->extent, w) - ctx->margin > slack)
+                continue;
+            bool apart = false;
+            for (uint32_t j = 0; j < 3 && !apart; ++j) {
+                const vxk_vec3 b = vxk_mat3_col(&ctx->box.axes, j);
+                float reach = half * (fabsf(vxk_v3_get(b, u)) + fabsf(vxk_v3_get(b, w)));
+                apart =
+                    fabsf(vxk_v3_dot(d, b)) - vxk_v3_get(ctx->box.half, j) - reach - ctx->margin >
+                    slack;
+            }
+            if (apart)
+                continue;
+        } else {
+            float height = sign * (vxk_v3_get(ctx->center, axis) - plane);
+            if (!(height >= 0.0f) || height - ctx->radius - ctx->margin > slack)
+                continue;
+            // The distance from the centre to the face (the face-sphere test's own rejection).
+            const uint32_t u = axis == 0 ? 2u : 0u, w = axis == 1 ? 2u : 1u;
+            float du = vxk_v3_get(ctx->center, u) - (float)coord[u] * s;
+            float dw = vxk_v3_get(ctx->center, w) - (float)coord[w] * s;
+            du = du < 0.0f ? -du : (du > s ? du - s : 0.0f);
+            dw = dw < 0.0f ? -dw : (dw > s ? dw - s : 0.0f);
+            const float reach = ctx->radius + ctx->margin + slack;
+            if (du * du + dw * dw + height * height > reach * reach)
+                continue;
+        }
+        lazy_face lf;
+        lazy_face_init(&lf, v, x, y, z, i);
         bool over = false;
         if (!ctx->is_box) {
-            over = face_claims(&f, ctx->center);
+            over = face_claims(&lf, ctx->center);
         } else if (type == VXK_VOXEL_FACE) {
             // A flat stretch: the box's extreme points over it are its vertices (an edge or face
             // of the box across it ends over the neighbouring faces, which answer for them).
             for (uint32_t k = 0; k < 8 && !over; ++k)
-                over = face_claims(&f, ctx->vertex[k]);
+                over = face_claims(&lf, ctx->vertex[k]);
         } else {
             // A face with a convex edge: a box edge may cross it between vertices.
-            over = face_meets(&f, ctx->lo, ctx->hi);
+            over = face_meets(&lf, ctx->lo, ctx->hi);
         }
         if (!over)
             continue;
+        const vxk_face* f = face_complete(&lf);
         vxk_manifold m;
         if (ctx->is_box)
-            vxk_collide_face_box(&m, &f, &ctx->box, ctx->margin);
+            vxk_collide_face_box(&m, f, &ctx->box, ctx->margin);
         else
-            vxk_collide_face_sphere(&m, &f, ctx->center, ctx->radius, ctx->margin);
+            vxk_collide_face_sphere(&m, f, ctx->center, ctx->radius, ctx->margin);
         prim_gather(ctx, &m, x, y, z, i);
     }
 }
@@ -1573,19 +1929,81 @@ static void prim_walk(prim_ctx* ctx, vxk_vec3 lo, vxk_vec3 hi)
          VXK_MIN(a.max.z, clamp_floor(hi.z * inv))}};
     if (box_empty(r))
         return;
+    // Face voxels answer only under a point (the centre, a vertex): their edges are flat or
+    // concave, so a face claims only the points that project onto it. They are those of the
+    // lines through the points' voxels along the three axes (a voxel either side: rounding).
+    // Inside voxels answer only when they hold a point. The rest all test, in the same order.
+    uint32_t near_y[VXK_VOXEL_VIEW_MAX_SIZE],
+        near_z[VXK_VOXEL_VIEW_MAX_SIZE]; // points within a voxel
+    uint64_t near_x[8][VXK_VOXEL_VIEW_MAX_SIZE / 64];
+    for (int32_t y = r.min.y; y <= r.max.y; ++y)
+        near_y[y] = 0;
+    for (int32_t z = r.min.z; z <= r.max.z; ++z)
+        near_z[z] = 0;
+    for (uint32_t k = 0; k < ctx->points; ++k) {
+        const vxk_int3 pv = ctx->point_voxel[k];
+        for (int32_t y = VXK_MAX(r.min.y, pv.y - 1); y <= VXK_MIN(r.max.y, pv.y + 1); ++y)
+            near_y[y] |= 1u << k;
+        for (int32_t z = VXK_MAX(r.min.z, pv.z - 1); z <= VXK_MIN(r.max.z, pv.z + 1); ++z)
+            near_z[z] |= 1u << k;
+        for (uint32_t w = (uint32_t)r.min.x >> 6; w <= (uint32_t)r.max.x >> 6; ++w)
+            near_x[k][w] = pv.x + 1 < (int32_t)(w * 64) || pv.x - 1 > (int32_t)(w * 64 + 63)
+                               ? 0
+                               : span_bits(pv.x - 1, pv.x + 1, w);
+    }
     for (int32_t y = r.min.y; y <= r.max.y; ++y)
         for (int32_t z = r.min.z; z <= r.max.z; ++z) {
+            int32_t x0 = r.min.x, x1 = r.max.x;
+            if (!ctx->is_box && !ctx->all_faces) {
+                // A sphere: the row's voxels whose cubes are within its reach (nothing farther
+                // makes a point), a voxel either side for rounding.
+                const float s = ctx->f.s, reach = ctx->radius + ctx->margin + ctx->slack;
+                float dy = fabsf(ctx->center.y - ((float)y + 0.5f) * s) - 0.5f * s;
+                float dz = fabsf(ctx->center.z - ((float)z + 0.5f) * s) - 0.5f * s;
+                dy = dy > 0.0f ? dy : 0.0f;
+                dz = dz > 0.0f ? dz : 0.0f;
+                float left = reach * reach - dy * dy - dz * dz;
+                if (left < 0.0f)
+                    continue;
+                float along = sqrtf(left);
+                x0 = VXK_MAX(x0, clamp_floor((ctx->center.x - along) * inv) - 1);
+                x1 = VXK_MIN(x1, clamp_floor((ctx->center.x + along) * inv) + 1);
+                if (x0 > x1)
+                    continue;
+            }
+            const uint32_t line = near_y[y] | near_z[z], hold = near_y[y] & near_z[z];
             size_t row = row_at(v, y, z);
-            for (uint32_t w = (uint32_t)r.min.x >> 6; w <= (uint32_t)r.max.x >> 6; ++w)
-                for (uint64_t bits = v->solid[row + w] & span_bits(r.min.x, r.max.x, w); bits;
-                     bits &= bits - 1)
+            for (uint32_t w = (uint32_t)x0 >> 6; w <= (uint32_t)x1 >> 6; ++w) {
+                uint64_t face = v->face[row + w], inside = v->inside[row + w];
+                uint64_t walk = v->solid[row + w] & ~face & ~inside;
+                if (ctx->all_faces) {
+                    walk = v->solid[row + w];
+                } else if (line) {
+                    uint64_t lines = hold ? ~0ull : 0, holds = 0;
+                    for (uint32_t m = line; m; m &= m - 1) {
+                        uint32_t k = (uint32_t)__builtin_ctz(m);
+                        lines |= near_x[k][w];
+                        holds |= hold >> k & 1u ? near_x[k][w] : 0;
+                    }
+                    walk |= (face & lines) | (inside & holds);
+                }
+                for (uint64_t bits = walk & span_bits(x0, x1, w); bits; bits &= bits - 1)
                     prim_voxel(ctx, (int32_t)(w * 64) + __builtin_ctzll(bits), y, z);
+            }
         }
 }
 
-static bool prim_setup(prim_ctx* ctx, vxk_voxel_manifolds* out, vxk_voxel_contact_scratch* scratch,
-                       const vxk_voxel_view* a, float margin)
+// The voxel that holds grid-frame point p, to within rounding.
+static inline vxk_int3 point_voxel(const frame* f, vxk_vec3 p)
 {
+    return (vxk_int3){clamp_floor(p.x * f->inv_s), clamp_floor(p.y * f->inv_s),
+                      clamp_floor(p.z * f->inv_s)};
+}
+
+static bool prim_setup(prim_ctx* ctx, vxk_voxel_manifolds* out, vxk_voxel_contact_scratch* scratch,
+                       const vxk_voxel_view* a, float margin, uint32_t flags)
+{
+    ctx->all_faces = (flags & VXK_VOXEL_ALL_FACES) != 0;
     if (!out)
         return false;
     out->count = 0;
@@ -1606,16 +2024,20 @@ static inline vxk_vec3 world_to_grid(const frame* f, vxk_vec3 w)
 
 uint32_t vxk_collide_voxel_sphere(vxk_voxel_manifolds* out, vxk_voxel_contact_scratch* scratch,
                                   const vxk_voxel_view* a, vxk_vec3 center, float radius,
-                                  float margin)
+                                  float margin, uint32_t flags)
 {
     prim_ctx ctx;
-    if (!prim_setup(&ctx, out, scratch, a, margin) || !vxk_vec3_is_finite(center) ||
+    if (!prim_setup(&ctx, out, scratch, a, margin, flags) || !vxk_vec3_is_finite(center) ||
         !vxk_is_finite(radius) || !(radius >= 0.0f))
         return 0;
     ctx.is_box = false;
     ctx.world_center = center;
     ctx.center = world_to_grid(&ctx.f, center);
     ctx.radius = radius;
+    ctx.slack = 1e-3f * ctx.f.s + 1e-5f * (fabsf(ctx.center.x) + fabsf(ctx.center.y) +
+                                           fabsf(ctx.center.z) + radius + ctx.margin);
+    ctx.points = 1;
+    ctx.point_voxel[0] = point_voxel(&ctx.f, ctx.center);
     float reach = radius + ctx.margin;
     prim_walk(&ctx, vxk_v3_sub(ctx.center, vxk_v3(reach, reach, reach)),
               vxk_v3_add(ctx.center, vxk_v3(reach, reach, reach)));
@@ -1623,10 +2045,11 @@ uint32_t vxk_collide_voxel_sphere(vxk_voxel_manifolds* out, vxk_voxel_contact_sc
 }
 
 uint32_t vxk_collide_voxel_box(vxk_voxel_manifolds* out, vxk_voxel_contact_scratch* scratch,
-                               const vxk_voxel_view* a, const vxk_obb* b, float margin)
+                               const vxk_voxel_view* a, const vxk_obb* b, float margin,
+                               uint32_t flags)
 {
     prim_ctx ctx;
-    if (!prim_setup(&ctx, out, scratch, a, margin) || !b || !vxk_vec3_is_finite(b->center) ||
+    if (!prim_setup(&ctx, out, scratch, a, margin, flags) || !b || !vxk_vec3_is_finite(b->center) ||
         !vxk_vec3_is_finite(b->half) || !vxk_vec3_is_finite(b->axes.cx) ||
         !vxk_vec3_is_finite(b->axes.cy) || !vxk_vec3_is_finite(b->axes.cz) ||
         !(b->half.x >= 0.0f && b->half.y >= 0.0f && b->half.z >= 0.0f))
@@ -1646,7 +2069,13 @@ uint32_t vxk_collide_voxel_box(vxk_voxel_manifolds* out, vxk_voxel_contact_scrat
                           k & 4 ? b->half.z : -b->half.z};
         ctx.world_vertex[k] = vxk_v3_add(b->center, vxk_mat3_mul_v(&b->axes, local));
         ctx.vertex[k] = world_to_grid(&ctx.f, ctx.world_vertex[k]);
+        ctx.point_voxel[k] = point_voxel(&ctx.f, ctx.vertex[k]);
     }
+    ctx.points = 8;
+    ctx.extent = extent;
+    ctx.slack = 1e-3f * ctx.f.s +
+                1e-5f * (fabsf(ctx.box.center.x) + fabsf(ctx.box.center.y) +
+                         fabsf(ctx.box.center.z) + extent.x + extent.y + extent.z + ctx.margin);
     ctx.lo = vxk_v3_sub(ctx.box.center, extent);
     ctx.hi = vxk_v3_add(ctx.box.center, extent);
     vxk_vec3 grow = vxk_v3_add(extent, vxk_v3(ctx.margin, ctx.margin, ctx.margin));

@@ -6,8 +6,9 @@
 // boxes.
 //
 // A voxel shape is a vxk_voxel_view: a grid of up to 256^3 voxels placed in the world by a pose.
-// The view holds occupancy as bit rows, the type byte of every voxel (vxk/voxel_types.h) and the
-// Corner and Edge voxels again as bit rows. Body views are made once per shape
+// The view holds occupancy as bit rows, the type byte of every voxel (vxk/voxel_types.h), the
+// Corner, Edge, Face and Inside voxels again as bit rows, and each solid voxel's empty face
+// neighbours as a byte. Body views are made once per shape
 // (vxk_voxel_view_create) and kept; terrain views are regions gathered from chunk bits with a
 // one-voxel border (vxk_voxel_view_region_*), axis-aligned. Only the view's `active` voxels make
 // contacts: a body's occupied voxels, a region's voxels inside its border.
@@ -116,11 +117,16 @@ typedef struct vxk_voxel_view {
     vxk_int3 size;  // voxels per axis, 1..256 (a region: 3..256, border included)
     uint32_t words; // 64-bit words per row: (size.x + 63) / 64
     // Bit rows: row (y, z) starts at word (y * size.z + z) * words; voxel x is bit x & 63 of
-    // word x >> 6. solid: occupancy; corner, edge: the voxels typed Corner, Edge.
+    // word x >> 6. solid: occupancy; corner, edge, inside: the voxels typed Corner, Edge, Inside;
+    // face: the voxels typed Face with exactly one empty face neighbour.
     uint64_t* solid;
     uint64_t* corner;
     uint64_t* edge;
+    uint64_t* face;
+    uint64_t* inside;
     uint8_t* types; // one byte per voxel (vxk/voxel_types.h), index x + size.x * (z + size.z * y)
+    uint8_t* open;  // per voxel (same index): bit i set when solid voxel's face neighbour in
+                    // normal-index direction i (0..5) is empty (a region: its inner voxels)
     vxk_int_box active; // the voxels that make contacts (max < min on an axis: none)
     vxk_int3 base;      // added to voxel coordinates in feature ids (a region: its world voxel min)
     float voxel_size;
@@ -193,6 +199,14 @@ enum {
     VXK_VOXEL_ALL_PAIRS = 4,
 };
 
+// Flag of vxk_collide_voxel_sphere and vxk_collide_voxel_box. ALL_FACES: every solid voxel in the
+// primitive's bounds and each of its exposed faces through the rules, none of the culls that
+// stand in for the face tests' own rejections (the same result, bit for bit; for tests and
+// benchmarks).
+enum {
+    VXK_VOXEL_ALL_FACES = 8,
+};
+
 // ---- views -----------------------------------------------------------------------------------
 
 // Bytes of a view's bit rows and types for size (what a region's storage must hold): 0 when a
@@ -204,8 +218,8 @@ size_t vxk_voxel_view_storage_bytes(vxk_int3 size);
 // is the identity and base zero. Errors (*view untouched): NULL view, grid, grid->voxels or
 // solid -> VXK_ERR_INVALID_ARGUMENT; a side outside 1..256 -> VXK_ERR_OUT_OF_RANGE; a voxel size
 // not finite and positive, or an origin not finite -> VXK_ERR_NOT_FINITE; VXK_ERR_OUT_OF_MEMORY.
-// An all-empty grid is a valid view that touches nothing. Allocates one block (3 bits and a
-// byte per voxel), plus the typing's own when types is NULL. Thread-safe for distinct views.
+// An all-empty grid is a valid view that touches nothing. Allocates one block (5 bits and two
+// bytes per voxel), plus the typing's own when types is NULL. Thread-safe for distinct views.
 // Cost: one pass over the voxels (and a type computation).
 vxk_status vxk_voxel_view_create(vxk_voxel_view* view, const vxk_voxel_grid* grid,
                                  const uint8_t solid[256], const uint8_t* types, float voxel_size,
@@ -232,7 +246,8 @@ void vxk_voxel_view_region_add_chunk(vxk_voxel_view* view, vxk_int3 chunk, const
 
 // Step 3: types the voxels inside the border (as vxk_voxel_types: Empty..Inside by empty face
 // neighbours; the Inside exits are walked when a contact needs one, with cells outside the region
-// solid, NONE when no exit lies inside it), builds the Corner and Edge rows and the active box.
+// solid, NONE when no exit lies inside it) and records their empty face neighbours, builds the
+// Corner, Edge, Face and Inside rows and the active box.
 // Errors: NULL view or a view that is not a region -> VXK_ERR_INVALID_ARGUMENT. O(voxels).
 vxk_status vxk_voxel_view_region_finish(vxk_voxel_view* view);
 
@@ -250,13 +265,18 @@ vxk_status vxk_voxel_view_region_dense(vxk_voxel_view* view, void* storage, size
 // views (NULL, no storage, a pose or voxel size not finite), a NULL out or scratch, a margin that
 // is NaN or infinite, or no active voxels give 0 (a negative margin counts as 0). flags:
 // VXK_VOXEL_ITERATE_* (0 in the step). No allocation; scratch is the only memory written besides
-// out. Cost: per test (A's Corners x B's solid voxels, A's other solid voxels x B's Corners,
-// A's Edges x B's Edges) the driving side's candidate voxels inside the overlap region, found a
-// 64-bit word at a time, each looking up the cells of the other grid within the margin of its
-// cube along that grid's axes, read as bit rows: 27 for equal aligned voxels, at most 8 in a grid
-// of larger voxels, about (s_p / s_q + 1)^3 in a grid of smaller ones (each test is driven by the
-// side whose candidates times cells are fewer, so a large voxel drives only when the small side
-// has many more candidates).
+// out. Cost: the rows of each shape within reach of the other's voxels, read once or twice to
+// bound each side's voxels of each kind that can reach the other's (shapes whose boxes overlap
+// but whose voxels do not come near stop there); then per test (A's Corners x B's solid voxels,
+// A's other solid voxels x B's Corners, A's Edges x B's Edges) the driving side's candidate voxels
+// within those bounds, found a 64-bit word at a time and skipped in runs of up to 8 along a row
+// when the other side has none of its kind within their reach, each looking up the cells of the
+// other grid within the margin of its cube along that grid's axes, read as bit rows: 27 for equal
+// aligned voxels, at most 8 in a grid of larger voxels, about (s_p / s_q + 1)^3 in a grid of
+// smaller ones (each test is driven by the side whose candidates times cells are fewer, so a large
+// voxel drives only when the small side has many more candidates). A candidate pair costs a few
+// dot products unless the cubes are within the margin along the 6 face axes and some exposed face
+// of one may lie under the other (a deep pair: overlap across two axes of the Inside one).
 uint32_t vxk_collide_voxels(vxk_voxel_manifolds* out, vxk_voxel_contact_scratch* scratch,
                             const vxk_voxel_view* a, const vxk_voxel_view* b, float margin,
                             uint32_t flags);
@@ -268,16 +288,23 @@ uint32_t vxk_voxel_pairs(vxk_voxel_pair* out, uint32_t capacity, const vxk_voxel
                          const vxk_voxel_view* b, float margin, uint32_t flags);
 
 // Voxel shape A against the sphere B (centre, radius): up to 4 manifolds. Invalid views or
-// arguments (a radius or centre not finite, a negative radius) give 0. No allocation. Cost: the
-// solid voxels of A in the sphere's box grown by margin, each face test O(1).
+// arguments (a radius or centre not finite, a negative radius) give 0. flags: 0 or
+// VXK_VOXEL_ALL_FACES. No allocation. Cost: the bit rows of A in the sphere's box grown by margin
+// (rows beyond its reach skipped), the voxels there other than Face voxels off the lines through
+// the centre's voxel and Inside voxels not holding it, each exposed face O(1) (its plane and its
+// distance first, its edge classes only as the claim needs them).
 uint32_t vxk_collide_voxel_sphere(vxk_voxel_manifolds* out, vxk_voxel_contact_scratch* scratch,
                                   const vxk_voxel_view* a, vxk_vec3 center, float radius,
-                                  float margin);
+                                  float margin, uint32_t flags);
 
 // Voxel shape A against the oriented box B: up to 4 manifolds. Invalid views or a box not finite
-// (or with a negative half extent) give 0. No allocation. Cost: the solid voxels of A in the
-// box's bounds grown by margin, each face a box-face test (separating axes and clipping).
+// (or with a negative half extent) give 0. flags: 0 or VXK_VOXEL_ALL_FACES. No allocation. Cost:
+// the bit rows of A in the box's bounds grown by margin, the voxels there other than Face voxels
+// off the lines through the vertices' voxels and Inside voxels holding no vertex, each exposed face
+// first culled by the face-box test's 6 face axes (with slack), then a box-face test (separating
+// axes and clipping).
 uint32_t vxk_collide_voxel_box(vxk_voxel_manifolds* out, vxk_voxel_contact_scratch* scratch,
-                               const vxk_voxel_view* a, const vxk_obb* b, float margin);
+                               const vxk_voxel_view* a, const vxk_obb* b, float margin,
+                               uint32_t flags);
 
 #endif

@@ -68,6 +68,7 @@ static void voxel_shape_free(vxk_voxel_data* vs)
     vxk_free(vs->box_center, sizeof(vxk_vec3) * vs->box_capacity);
     vxk_free(vs->box_half, sizeof(vxk_vec3) * vs->box_capacity);
     vxk_voxel_view_destroy(&vs->view);
+    vxk_free(vs->region_storage, vs->region_bytes);
     vxk_free(vs, sizeof(*vs));
 }
 
@@ -98,7 +99,8 @@ static void dynamics_destroy(void* self)
 static size_t voxel_shape_bytes(const vxk_voxel_data* vs)
 {
     size_t n = (size_t)vs->grid.size.x * (size_t)vs->grid.size.y * (size_t)vs->grid.size.z;
-    return sizeof(*vs) + 2 * n + 2 * sizeof(vxk_vec3) * vs->box_capacity + vs->view.storage_bytes;
+    return sizeof(*vs) + 2 * n + 2 * sizeof(vxk_vec3) * vs->box_capacity + vs->view.storage_bytes +
+           vs->region_bytes;
 }
 
 static void dynamics_memory(const void* self, vxk_world_memory* stats)

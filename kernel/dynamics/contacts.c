@@ -255,13 +255,56 @@ static int64_t floor_div(float x, float s)
 // Region tiles hold at most this many voxels per side inside their one-voxel border.
 #define REGION_TILE (VXK_VOXEL_VIEW_MAX_SIZE - 2)
 
+// Grows a region's storage to at least bytes, doubling: regions vary with the bodies' motion,
+// and a steady run must stop allocating.
+static bool region_reserve(void** storage, size_t* capacity, size_t bytes)
+{
+    if (bytes <= *capacity)
+        return true;
+    size_t want = *capacity ? *capacity : bytes;
+    while (want < bytes)
+        want *= 2;
+    void* grown = vxk_realloc(*storage, *capacity, want);
+    if (!grown)
+        return false;
+    *storage = grown;
+    *capacity = want;
+    return true;
+}
+
+// The terrain's voxels [rmin, rmin + rsize) gathered from chunk bits into a region view.
+static bool region_gather(const vxk_terrain* terrain, vxk_voxel_view* region, void* storage,
+                          size_t bytes, vxk_int3 rmin, vxk_int3 rsize, float s)
+{
+    if (vxk_voxel_view_region_begin(region, storage, bytes, rmin, rsize, s) != VXK_OK)
+        return false;
+    int32_t c0[3], c1[3];
+    const int32_t m[3] = {rmin.x, rmin.y, rmin.z}, size[3] = {rsize.x, rsize.y, rsize.z};
+    for (int k = 0; k < 3; ++k) {
+        c0[k] = (int32_t)floor_div((float)m[k], 8.0f);
+        c1[k] = (int32_t)((m[k] + (int64_t)size[k] - 1 - 8 * (int64_t)c0[k]) / 8 + c0[k]);
+    }
+    for (int32_t cy = c0[1]; cy <= c1[1]; ++cy)
+        for (int32_t cz = c0[2]; cz <= c1[2]; ++cz)
+            for (int32_t cx = c0[0]; cx <= c1[0]; ++cx) {
+                uint64_t solid[8], water[8];
+                vxk_int3 c = {cx, cy, cz};
+                vxk_terrain_chunk_bits(terrain, c, solid, water);
+                vxk_voxel_view_region_add_chunk(region, c, solid);
+            }
+    return vxk_voxel_view_region_finish(region) == VXK_OK;
+}
+
 // A voxel body against the terrain as seed 003 sees it: the terrain around the body, grown by
 // the margin and a voxel, gathered from chunk bits into region views (tiles of at most 254
-// voxels a side inside their border) and collided voxel against voxel.
+// voxels a side inside their border) and collided voxel against voxel. A region of one tile is
+// kept with the body and gathered again only when its box or the terrain's epoch changes (the
+// same box of the same terrain is the same region, so results do not depend on it).
 static void voxel_terrain_task(narrow_ctx* ctx, const task* t, gatherer* g, vxk_int3* chunk,
                                vxk_thread_scratch* ts)
 {
     const vxk_body* body = &ctx->dyn->bodies[t->b];
+    vxk_voxel_data* kept = ctx->dyn->bodies[t->b].voxels;
     const vxk_terrain* terrain = &ctx->dyn->world->terrain;
     const float s = ctx->voxel_size;
     int64_t lo[3] = {floor_div(body->aabb.min.x - t->margin, s) - 1,
@@ -270,6 +313,8 @@ static void voxel_terrain_task(narrow_ctx* ctx, const task* t, gatherer* g, vxk_
     int64_t hi[3] = {floor_div(body->aabb.max.x + t->margin, s) + 1,
                      floor_div(body->aabb.max.y + t->margin, s) + 1,
                      floor_div(body->aabb.max.z + t->margin, s) + 1};
+    const bool one_tile =
+        hi[0] - lo[0] < REGION_TILE && hi[1] - lo[1] < REGION_TILE && hi[2] - lo[2] < REGION_TILE;
     float deepest = FLT_MAX;
     for (int64_t ty = lo[1]; ty <= hi[1]; ty += REGION_TILE)
         for (int64_t tz = lo[2]; tz <= hi[2]; tz += REGION_TILE)
@@ -283,43 +328,37 @@ static void voxel_terrain_task(narrow_ctx* ctx, const task* t, gatherer* g, vxk_
                 }
                 vxk_int3 rsize = {size[0], size[1], size[2]};
                 size_t bytes = vxk_voxel_view_storage_bytes(rsize);
-                if (bytes > ts->region_bytes) {
-                    // Doubling: regions vary with the bodies' motion, and a steady run must stop
-                    // allocating.
-                    size_t want = ts->region_bytes ? ts->region_bytes : 4096;
-                    while (want < bytes)
-                        want *= 2;
-                    void* grown = vxk_realloc(ts->region, ts->region_bytes, want);
-                    if (!grown) {
+                const vxk_voxel_view* region;
+                vxk_voxel_view tile;
+                if (one_tile) {
+                    const vxk_voxel_view* r = &kept->region;
+                    if (!kept->region_valid || kept->region_epoch != ctx->epoch ||
+                        r->base.x != rmin.x || r->base.y != rmin.y || r->base.z != rmin.z ||
+                        r->size.x != rsize.x || r->size.y != rsize.y || r->size.z != rsize.z) {
+                        kept->region_valid = false;
+                        if (!region_reserve(&kept->region_storage, &kept->region_bytes, bytes)) {
+                            ctx->status = VXK_ERR_OUT_OF_MEMORY;
+                            return;
+                        }
+                        if (!region_gather(terrain, &kept->region, kept->region_storage,
+                                           kept->region_bytes, rmin, rsize, s))
+                            continue;
+                        kept->region_epoch = ctx->epoch;
+                        kept->region_valid = true;
+                    }
+                    region = &kept->region;
+                } else {
+                    if (!region_reserve(&ts->region, &ts->region_bytes, bytes)) {
                         ctx->status = VXK_ERR_OUT_OF_MEMORY;
                         return;
                     }
-                    ts->region = grown;
-                    ts->region_bytes = want;
+                    if (!region_gather(terrain, &tile, ts->region, ts->region_bytes, rmin, rsize,
+                                       s))
+                        continue;
+                    region = &tile;
                 }
-                vxk_voxel_view region;
-                if (vxk_voxel_view_region_begin(&region, ts->region, ts->region_bytes, rmin, rsize,
-                                                s) != VXK_OK)
-                    continue;
-                int32_t c0[3], c1[3];
-                int32_t m[3] = {rmin.x, rmin.y, rmin.z};
-                for (int k = 0; k < 3; ++k) {
-                    c0[k] = (int32_t)floor_div((float)m[k], 8.0f);
-                    c1[k] =
-                        (int32_t)((m[k] + (int64_t)size[k] - 1 - 8 * (int64_t)c0[k]) / 8 + c0[k]);
-                }
-                for (int32_t cy = c0[1]; cy <= c1[1]; ++cy)
-                    for (int32_t cz = c0[2]; cz <= c1[2]; ++cz)
-                        for (int32_t cx = c0[0]; cx <= c1[0]; ++cx) {
-                            uint64_t solid[8], water[8];
-                            vxk_int3 c = {cx, cy, cz};
-                            vxk_terrain_chunk_bits(terrain, c, solid, water);
-                            vxk_voxel_view_region_add_chunk(&region, c, solid);
-                        }
-                if (vxk_voxel_view_region_finish(&region) != VXK_OK)
-                    continue;
                 vxk_voxel_manifolds vm;
-                vxk_collide_voxels(&vm, &ts->voxel, &region, &body->voxels->view, t->margin, 0);
+                vxk_collide_voxels(&vm, &ts->voxel, region, &body->voxels->view, t->margin, 0);
                 for (uint32_t k = 0; k < vm.count; ++k) {
                     vxk_int3 v = vm.voxel_a[k];
                     uint8_t material = vxk_world_get_voxel(ctx->dyn->world, v);
@@ -365,11 +404,11 @@ static void voxel_pair(const vxk_body* a, const vxk_body* b, gatherer* g, float 
         const vxk_body* o = flip ? a : b;
         if (o->shape == VXK_SHAPE_SPHERE) {
             vxk_collide_voxel_sphere(&vm, &ts->voxel, &v->voxels->view, o->pose.p, o->radius,
-                                     margin);
+                                     margin, 0);
         } else {
             vxk_mat3 r = vxk_mat3_from_quat(o->pose.q);
             vxk_obb box = vxk_body_obb(o, &r, 0);
-            vxk_collide_voxel_box(&vm, &ts->voxel, &v->voxels->view, &box, margin);
+            vxk_collide_voxel_box(&vm, &ts->voxel, &v->voxels->view, &box, margin, 0);
         }
     }
     for (uint32_t k = 0; k < vm.count; ++k) {

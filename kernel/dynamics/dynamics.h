@@ -37,6 +37,14 @@ typedef struct vxk_voxel_data {
     // The grid as the voxel contacts see it (collision/contact_voxel.h): bit rows, types, Corner
     // and Edge rows; its pose is set from the body's before each narrowphase.
     vxk_voxel_view view;
+    // The terrain region last gathered around the body (contacts.c: written by the body's
+    // terrain task alone), valid for its box (region.base, region.size) while the terrain's
+    // epoch is region_epoch.
+    vxk_voxel_view region;
+    void* region_storage;
+    size_t region_bytes;
+    uint32_t region_epoch;
+    bool region_valid;
 } vxk_voxel_data;
 
 typedef struct vxk_body {
