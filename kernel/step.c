@@ -2,8 +2,9 @@
 // context carries what the stages share: the chunks written since the last step, taken once and
 // handed to every stage that consumes them, and the stage timings. Each stage is a named function
 // here; its work lives in its own file (masks: collision/broadphase.c, caches:
-// collision/narrow_cache.c). The dynamics stages of the next issues slot in after these.
+// collision/narrow_cache.c). The edit system's publish (edit/edit_thread.c) comes first.
 #include "dynamics.h"
+#include "edit_thread.h"
 #include "narrow_cache.h"
 #include "sleep.h"
 #include "world_internal.h"
@@ -75,6 +76,11 @@ vxk_status vxk_world_step(vxk_world* world, float dt)
         return VXK_ERR_NOT_FINITE;
     if (dt < 0.0f)
         return VXK_ERR_OUT_OF_RANGE;
+    // Edits submitted before the previous step began become the terrain this step reads (their
+    // chunks join the written ones taken next).
+    vxk_status published = vxk_edit_publish(world);
+    if (published != VXK_OK)
+        return published;
     vxk_arena_reset(&world->step_arena);
     step_context ctx = {world, dt, &world->step_arena, NULL, 0, NULL, 0, {0}};
     uint64_t start = vxk_jobs_now_ns(), mark = start;

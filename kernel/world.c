@@ -5,6 +5,7 @@
 
 #include <float.h>
 
+#include "edit_thread.h"
 #include "world_internal.h"
 
 #define VXK_WORLD_DEF_COOKIE 0x564B5744u // "VKWD"
@@ -106,7 +107,8 @@ vxk_status vxk_world_create(const vxk_world_def* def, vxk_world** out)
     }
     // Every subsystem up front: readers find them all (and never cast const away to make one).
     if (vxk_broadphase_attach(world) != VXK_OK || vxk_narrow_cache_attach(world) != VXK_OK ||
-        vxk_rays_attach(world) != VXK_OK || vxk_dynamics_attach(world, def) != VXK_OK) {
+        vxk_rays_attach(world) != VXK_OK || vxk_dynamics_attach(world, def) != VXK_OK ||
+        vxk_edit_attach(world) != VXK_OK) {
         vxk_world_destroy(world);
         return VXK_ERR_OUT_OF_MEMORY;
     }
@@ -118,6 +120,9 @@ void vxk_world_destroy(vxk_world* world)
 {
     if (!world)
         return;
+    // The edit system first: its thread must stop before anything it reads goes.
+    if (world->edit.destroy)
+        world->edit.destroy(world->edit.self);
     if (world->dynamics.destroy)
         world->dynamics.destroy(world->dynamics.self);
     // Derived data first: it may refer to terrain chunks.
@@ -261,6 +266,8 @@ void vxk_world_memory_stats(const vxk_world* world, vxk_world_memory* out)
         world->rays.memory(world->rays.self, out);
     if (world->dynamics.memory)
         world->dynamics.memory(world->dynamics.self, out);
+    if (world->edit.memory)
+        world->edit.memory(world->edit.self, out);
     out->step_bytes = world->step_arena.held;
     out->total_bytes = sizeof(*world) + out->map_bytes + out->chunk_entry_bytes + out->voxel_bytes +
                        out->occupancy_bytes + out->terrain_other_bytes + out->broadphase_bytes +

@@ -38,6 +38,7 @@ struct vxk_world {
     vxk_subsystem narrow;     // narrow_cache.c
     vxk_subsystem rays;       // raycast.c (the sparse ray index, ray counters)
     vxk_subsystem dynamics;   // dynamics/body.c (bodies, contacts, the solver's buffers)
+    vxk_subsystem edit;       // edit/edit_thread.c (the edit queue, writer and versions)
 };
 
 // Seconds since *mark (vxk_jobs_now_ns), and *mark moved to now: the stage timer of the step.

@@ -18,6 +18,8 @@ typedef struct phase_entry {
     const char* what;
 } phase_entry;
 
+void vxk_bench_edit(vxk_bench* b); // perf/phase_edit.c
+
 // Order matters: world generates the world the later phases reuse.
 static const phase_entry g_phases[] = {
     {"jobs", vxk_bench_jobs, "job system: empty jobs, parallel_for vs OpenMP"},
@@ -29,6 +31,7 @@ static const phase_entry g_phases[] = {
     {"kd", vxk_bench_kd, "loose kD tree build and queries (vs Bullet)"},
     {"ray", vxk_bench_ray, "world raycasts through the lazy cache (vs Embree)"},
     {"step", vxk_bench_step, "rigid bodies dropped on terrain, vxk_world_step (vs Bullet)"},
+    {"edit", vxk_bench_edit, "the edit thread: edits applied per second, submit, publish"},
     {"physics", vxk_bench_physics,
      "the stress run (default): bodies in waves over a 1024^2 world, rays (vs Bullet)"},
 };

@@ -1,6 +1,8 @@
 // terrain.c: sparse chunked voxel terrain: 8^3 chunks, uniform (no payload) or mixed (512 bytes +
 // solid/water occupancy bits), in a chunk_map keyed by chunk coordinate; all-air chunks have no
 // entry. Follows seed 000 (Roblox terrain physics: sparse chunks, bits derived on write).
+// Payloads are reference counted and copied on write while shared, so a fork (the edit thread's
+// terrain) and the original share every chunk version neither has written since.
 #include "terrain.h"
 
 #define TERRAIN_MAX_CHUNKS (1u << 30)
@@ -31,6 +33,7 @@ void vxk_terrain_destroy(vxk_terrain* t)
     vxk_free(t->chunks, (size_t)t->chunk_capacity * sizeof(vxk_chunk));
     vxk_free(t->free_slots, (size_t)t->chunk_capacity * sizeof(uint32_t));
     vxk_free(t->dirty, (size_t)t->dirty_capacity * sizeof(vxk_int3));
+    vxk_free(t->edit_scratch, t->edit_scratch_bytes);
     vxk_terrain_view* v = t->view;
     vxk_free((void*)v->sorted, (size_t)v->capacity * sizeof(vxk_chunk*));
     vxk_free(v->keys, (size_t)v->key_capacity * 4 * sizeof(uint64_t));
@@ -39,27 +42,57 @@ void vxk_terrain_destroy(vxk_terrain* t)
     memset(t, 0, sizeof(*t));
 }
 
+static inline _Atomic uint32_t* payload_refs(const uint8_t* payload)
+{
+    return (_Atomic uint32_t*)(payload + VXK_CHUNK_PAYLOAD_BYTES);
+}
+
 uint8_t* vxk_terrain_payload_alloc(void)
 {
-    return (uint8_t*)vxk_alloc(VXK_CHUNK_PAYLOAD_BYTES);
+    uint8_t* payload = (uint8_t*)vxk_alloc(VXK_CHUNK_PAYLOAD_ALLOC);
+    if (payload)
+        atomic_init(payload_refs(payload), 1);
+    return payload;
+}
+
+void vxk_terrain_payload_retain(uint8_t* payload)
+{
+    atomic_fetch_add_explicit(payload_refs(payload), 1, memory_order_relaxed);
 }
 
 void vxk_terrain_payload_free(uint8_t* payload)
 {
-    vxk_free(payload, VXK_CHUNK_PAYLOAD_BYTES);
+    if (!payload)
+        return;
+    // acq_rel: the last holder's free follows every other holder's reads of the block.
+    if (atomic_fetch_sub_explicit(payload_refs(payload), 1, memory_order_acq_rel) == 1)
+        vxk_free(payload, VXK_CHUNK_PAYLOAD_ALLOC);
+}
+
+// Whether another holder shares the block (then it is immutable and a write copies it). Acquire:
+// seeing the last other holder gone orders our writes after its reads.
+static inline bool payload_shared(const uint8_t* payload)
+{
+    return atomic_load_explicit(payload_refs(payload), memory_order_acquire) > 1;
 }
 
 void vxk_terrain_payload_update_bits(const vxk_terrain* t, uint8_t* payload)
 {
+    _Static_assert(VXK_MATERIAL_SOLID == 1 && VXK_MATERIAL_WATER == 2, "kind bits");
     const uint8_t* kind = t->material_kind;
     uint64_t solid[8], water[8];
     for (int y = 0; y < 8; ++y) {
         const uint8_t* slice = payload + 64 * y;
         uint64_t s = 0, w = 0;
-        for (int i = 0; i < 64; ++i) {
-            uint8_t k = kind[slice[i]];
-            s |= (uint64_t)(k == VXK_MATERIAL_SOLID) << i;
-            w |= (uint64_t)(k == VXK_MATERIAL_WATER) << i;
+        for (int g = 0; g < 8; ++g) {
+            // Eight kinds (0 air, 1 solid, 2 water) as bytes; one multiply packs bit 0 (or 1) of
+            // each byte into a byte of flags: byte i lands on bit i of the top byte.
+            uint64_t kinds = 0;
+            for (int i = 0; i < 8; ++i)
+                kinds |= (uint64_t)kind[slice[8 * g + i]] << (8 * i);
+            const uint64_t ones = 0x0101010101010101ull, pack = 0x0102040810204080ull;
+            s |= (((kinds & ones) * pack) >> 56) << (8 * g);
+            w |= ((((kinds >> 1) & ones) * pack) >> 56) << (8 * g);
         }
         solid[y] = s;
         water[y] = w;
@@ -193,7 +226,7 @@ static bool reserve_write(vxk_terrain* t, uint64_t extra, uint64_t dirty)
         return false;
     if (!vxk_chunk_map_reserve(&t->map, (uint32_t)(live + extra)))
         return false;
-    if (!reserve_sorted(t->view, (uint32_t)(live + extra)))
+    if (!t->is_fork && !reserve_sorted(t->view, (uint32_t)(live + extra)))
         return false;
     uint64_t reuse = VXK_MIN((uint64_t)t->free_count, extra);
     uint64_t need = (uint64_t)t->chunk_used + (extra - reuse);
@@ -304,6 +337,17 @@ static void chunk_set_uniform(vxk_terrain* t, vxk_chunk* c, uint8_t material)
     c->uniform_material = material;
 }
 
+// Gives a chunk a payload block: its old block is released, or the chunk becomes mixed.
+static void chunk_set_payload(vxk_terrain* t, vxk_chunk* c, uint8_t* payload)
+{
+    if (c->payload)
+        vxk_terrain_payload_free(c->payload);
+    else
+        t->mixed_count++;
+    c->payload = payload;
+    c->uniform_material = 0;
+}
+
 // A mixed chunk's voxels changed: collapse it when it became uniform, else refresh its bits.
 static void chunk_after_payload_write(vxk_terrain* t, vxk_chunk* c)
 {
@@ -384,15 +428,39 @@ static bool region_store(const box_source* s, const chunk_region* r, uint8_t* pa
     return changed;
 }
 
-// Whether applying the region needs a new payload block (the chunk is not mixed and will be).
+// Whether storing the region would change any voxel of a payload.
+static bool region_changes(const box_source* s, const chunk_region* r, const uint8_t* payload)
+{
+    int64_t ox = (int64_t)r->chunk.x * 8, oy = (int64_t)r->chunk.y * 8,
+            oz = (int64_t)r->chunk.z * 8;
+    int width = r->hi[0] - r->lo[0] + 1;
+    for (int y = r->lo[1]; y <= r->hi[1]; ++y)
+        for (int z = r->lo[2]; z <= r->hi[2]; ++z) {
+            const uint8_t* dst =
+                payload + vxk_voxel_index((uint32_t)r->lo[0], (uint32_t)y, (uint32_t)z);
+            if (s->ids) {
+                if (memcmp(dst, source_row(s, ox + r->lo[0], oy + y, oz + z), (size_t)width))
+                    return true;
+            } else {
+                for (int x = 0; x < width; ++x)
+                    if (dst[x] != s->constant)
+                        return true;
+            }
+        }
+    return false;
+}
+
+// Whether applying the region needs a new payload block: the chunk is not mixed and will be, or
+// its payload is shared and changes (copy on write).
 static bool region_needs_payload(const vxk_terrain* t, const box_source* s, const chunk_region* r)
 {
     const vxk_chunk* c = chunk_at(t, r->chunk);
-    if (c && c->payload)
-        return false;
-    uint8_t old = c ? c->uniform_material : VXK_MAT_AIR;
     uint8_t value;
     bool uniform = region_uniform(s, r, &value);
+    if (c && c->payload)
+        return payload_shared(c->payload) && !(uniform && r->full) &&
+               region_changes(s, r, c->payload);
+    uint8_t old = c ? c->uniform_material : VXK_MAT_AIR;
     return !(uniform && (r->full || value == old));
 }
 
@@ -416,9 +484,7 @@ static void region_apply(vxk_terrain* t, const box_source* s, const chunk_region
         memset(payload, old, VXK_CHUNK_VOXELS);
         if (!c)
             c = chunk_create(t, r->chunk);
-        c->payload = payload;
-        c->uniform_material = 0;
-        t->mixed_count++;
+        chunk_set_payload(t, c, payload);
         region_store(s, r, c->payload);
         chunk_after_payload_write(t, c);
         return;
@@ -426,6 +492,15 @@ static void region_apply(vxk_terrain* t, const box_source* s, const chunk_region
     if (uniform && r->full) {
         chunk_set_uniform(t, c, value);
         return;
+    }
+    if (payload_shared(c->payload)) {
+        // Shared in the plan too: only this writer adds references, so a block can turn
+        // exclusive between plan and apply but never shared.
+        if (!region_changes(s, r, c->payload))
+            return;
+        uint8_t* copy = stash[(*stash_used)++];
+        memcpy(copy, c->payload, VXK_CHUNK_PAYLOAD_BYTES);
+        chunk_set_payload(t, c, copy);
     }
     if (region_store(s, r, c->payload))
         chunk_after_payload_write(t, c);
@@ -453,11 +528,34 @@ static void region_of(chunk_region* r, vxk_int_box box, vxk_int3 chunk)
     }
 }
 
-static void free_stash(uint8_t** stash, uint32_t count)
+// Releases the payload blocks of a stash from `used` on (those a write did not take) and the
+// stash itself.
+static void stash_release(uint8_t** stash, uint32_t used, uint32_t count)
 {
-    for (uint32_t i = 0; i < count; ++i)
+    if (!stash)
+        return;
+    for (uint32_t i = used; i < count; ++i)
         vxk_terrain_payload_free(stash[i]);
     vxk_free(stash, (size_t)count * sizeof(uint8_t*));
+}
+
+// Allocates the `count` payload blocks a write needs before it changes anything (*stash NULL for
+// none). False, with nothing held, when out of memory.
+static bool stash_alloc(uint8_t*** stash, uint32_t count)
+{
+    *stash = NULL;
+    if (!count)
+        return true;
+    uint8_t** blocks = (uint8_t**)vxk_calloc((size_t)count * sizeof(uint8_t*));
+    bool ok = blocks != NULL;
+    for (uint32_t i = 0; ok && i < count; ++i)
+        ok = (blocks[i] = vxk_terrain_payload_alloc()) != NULL;
+    if (!ok) {
+        stash_release(blocks, 0, count);
+        return false;
+    }
+    *stash = blocks;
+    return true;
 }
 
 // One pass of a box write over its chunks: the plan (returns the payload blocks the write
@@ -538,23 +636,14 @@ static vxk_status box_write(vxk_terrain* t, vxk_int_box box, const box_source* s
     // Plan: count the payload blocks this write needs.
     uint32_t needed =
         box_pass(t, box, s, existing, existing_count, sparse_air, c0, c1, false, NULL, NULL);
-    uint8_t** stash = NULL;
-    if (needed) {
-        stash = (uint8_t**)vxk_calloc((size_t)needed * sizeof(uint8_t*));
-        bool ok = stash != NULL;
-        for (uint32_t i = 0; ok && i < needed; ++i)
-            ok = (stash[i] = vxk_terrain_payload_alloc()) != NULL;
-        if (!ok) {
-            if (stash)
-                free_stash(stash, needed);
-            vxk_free(existing, (size_t)t->map.count * sizeof(vxk_int3));
-            return VXK_ERR_OUT_OF_MEMORY;
-        }
+    uint8_t** stash;
+    if (!stash_alloc(&stash, needed)) {
+        vxk_free(existing, (size_t)t->map.count * sizeof(vxk_int3));
+        return VXK_ERR_OUT_OF_MEMORY;
     }
     size_t existing_bytes = (size_t)t->map.count * sizeof(vxk_int3);
     if (!reserve_write(t, extra, touched)) {
-        if (stash)
-            free_stash(stash, needed);
+        stash_release(stash, 0, needed);
         vxk_free(existing, existing_bytes);
         return VXK_ERR_OUT_OF_MEMORY;
     }
@@ -562,20 +651,24 @@ static vxk_status box_write(vxk_terrain* t, vxk_int_box box, const box_source* s
     begin_write(t);
     uint32_t used = 0;
     box_pass(t, box, s, existing, existing_count, sparse_air, c0, c1, true, stash, &used);
-    VXK_ASSERT(used == needed);
-    vxk_free(stash, (size_t)needed * sizeof(uint8_t*));
+    VXK_ASSERT(used <= needed); // fewer when a shared payload turned exclusive meanwhile
+    stash_release(stash, used, needed);
     vxk_free(existing, existing_bytes);
     return VXK_OK;
 }
 
 vxk_status vxk_terrain_fill(vxk_terrain* t, vxk_int_box box, uint8_t material)
 {
+    if (t->writes_frozen)
+        return VXK_ERR_UNSUPPORTED;
     box_source s = {NULL, material, box.min.x, box.min.y, box.min.z, 0, 0};
     return box_write(t, box, &s);
 }
 
 vxk_status vxk_terrain_write(vxk_terrain* t, vxk_int_box box, const uint8_t* ids)
 {
+    if (t->writes_frozen)
+        return VXK_ERR_UNSUPPORTED;
     box_source s = {ids,
                     0,
                     box.min.x,
@@ -624,22 +717,17 @@ void vxk_terrain_read(const vxk_terrain* t, uint8_t* out, vxk_int_box box)
     }
 }
 
-vxk_status vxk_terrain_adopt_chunks(vxk_terrain* t, const vxk_terrain_chunk_source* chunks,
-                                    uint32_t count)
+// Sets chunks in array order (the apply of adopt and install; capacity reserved).
+static void set_chunks(vxk_terrain* t, const vxk_terrain_chunk_source* chunks, uint32_t count,
+                       bool collapse)
 {
-    if (count == 0)
-        return VXK_OK;
-    if (!chunks)
-        return VXK_ERR_INVALID_ARGUMENT;
-    if (!reserve_write(t, count, count))
-        return VXK_ERR_OUT_OF_MEMORY;
     begin_write(t);
     for (uint32_t i = 0; i < count; ++i) {
         const vxk_terrain_chunk_source* src = &chunks[i];
         vxk_chunk* c = chunk_at(t, src->coord);
         uint8_t* payload = src->payload;
         uint8_t material = src->uniform_material;
-        if (payload && payload_is_uniform(payload)) {
+        if (collapse && payload && payload_is_uniform(payload)) {
             material = payload[0];
             vxk_terrain_payload_free(payload);
             payload = NULL;
@@ -654,12 +742,7 @@ vxk_status vxk_terrain_adopt_chunks(vxk_terrain* t, const vxk_terrain_chunk_sour
         }
         if (!c)
             c = chunk_create(t, src->coord);
-        if (c->payload)
-            vxk_terrain_payload_free(c->payload);
-        else
-            t->mixed_count++;
-        c->payload = payload;
-        c->uniform_material = 0;
+        chunk_set_payload(t, c, payload);
         VXK_VALIDATE_ONLY({
             uint8_t check[VXK_CHUNK_PAYLOAD_BYTES];
             memcpy(check, payload, sizeof(check));
@@ -668,7 +751,197 @@ vxk_status vxk_terrain_adopt_chunks(vxk_terrain* t, const vxk_terrain_chunk_sour
         })
         mark_written(t, c);
     }
+}
+
+vxk_status vxk_terrain_adopt_chunks(vxk_terrain* t, const vxk_terrain_chunk_source* chunks,
+                                    uint32_t count)
+{
+    if (t->writes_frozen)
+        return VXK_ERR_UNSUPPORTED;
+    if (count == 0)
+        return VXK_OK;
+    if (!chunks)
+        return VXK_ERR_INVALID_ARGUMENT;
+    if (!reserve_write(t, count, count))
+        return VXK_ERR_OUT_OF_MEMORY;
+    set_chunks(t, chunks, count, true);
     return VXK_OK;
+}
+
+// ---- Versions ---------------------------------------------------------------------------------
+
+vxk_status vxk_terrain_reserve_install(vxk_terrain* t, uint64_t count)
+{
+    return reserve_write(t, count, count) ? VXK_OK : VXK_ERR_OUT_OF_MEMORY;
+}
+
+void vxk_terrain_install(vxk_terrain* t, const vxk_terrain_chunk_source* states, uint32_t count)
+{
+    if (count)
+        set_chunks(t, states, count, false);
+}
+
+vxk_status vxk_terrain_fork(vxk_terrain* copy, const vxk_terrain* t)
+{
+    memset(copy, 0, sizeof(*copy));
+    copy->view = (vxk_terrain_view*)vxk_calloc(sizeof(vxk_terrain_view));
+    size_t slot_bytes = (size_t)t->map.capacity * sizeof(vxk_chunk_map_slot);
+    vxk_chunk_map_slot* slots = slot_bytes ? (vxk_chunk_map_slot*)vxk_alloc(slot_bytes) : NULL;
+    vxk_chunk* chunks = t->chunk_capacity
+                            ? (vxk_chunk*)vxk_alloc((size_t)t->chunk_capacity * sizeof(vxk_chunk))
+                            : NULL;
+    uint32_t* free_slots = t->chunk_capacity
+                               ? (uint32_t*)vxk_alloc((size_t)t->chunk_capacity * sizeof(uint32_t))
+                               : NULL;
+    if (!copy->view || (slot_bytes && !slots) || (t->chunk_capacity && (!chunks || !free_slots))) {
+        vxk_free(copy->view, sizeof(vxk_terrain_view));
+        vxk_free(slots, slot_bytes);
+        vxk_free(chunks, (size_t)t->chunk_capacity * sizeof(vxk_chunk));
+        vxk_free(free_slots, (size_t)t->chunk_capacity * sizeof(uint32_t));
+        memset(copy, 0, sizeof(*copy));
+        return VXK_ERR_OUT_OF_MEMORY;
+    }
+    pthread_mutex_init(&copy->view->lock, NULL);
+    atomic_init(&copy->view->valid, 0);
+    memcpy(copy->material_kind, t->material_kind, sizeof(t->material_kind));
+    if (slot_bytes)
+        memcpy(slots, t->map.slots, slot_bytes);
+    copy->map = (vxk_chunk_map){slots, t->map.capacity, t->map.count};
+    if (t->chunk_used)
+        memcpy(chunks, t->chunks, (size_t)t->chunk_used * sizeof(vxk_chunk));
+    if (t->free_count)
+        memcpy(free_slots, t->free_slots, (size_t)t->free_count * sizeof(uint32_t));
+    for (uint32_t i = 0; i < t->chunk_used; ++i) {
+        chunks[i].flags = 0; // the copy's dirty list starts empty
+        if (chunks[i].payload)
+            vxk_terrain_payload_retain(chunks[i].payload);
+    }
+    copy->chunks = chunks;
+    copy->free_slots = free_slots;
+    copy->chunk_capacity = t->chunk_capacity;
+    copy->chunk_used = t->chunk_used;
+    copy->free_count = t->free_count;
+    copy->mixed_count = t->mixed_count;
+    copy->epoch = t->epoch;
+    copy->is_fork = true;
+    return VXK_OK;
+}
+
+// The state of one chunk in vxk_terrain_edit_chunks' plan.
+enum { EDIT_KEEP = 0, EDIT_UNIFORM = 1, EDIT_MIXED = 2 };
+typedef struct edit_plan {
+    uint8_t action;    // EDIT_*
+    uint8_t value;     // EDIT_UNIFORM: the material
+    uint8_t new_block; // EDIT_MIXED: the chunk needs a payload block it does not own
+    uint8_t pad;
+} edit_plan;
+
+vxk_status vxk_terrain_edit_chunks(vxk_terrain* t, vxk_int_box cb, vxk_terrain_chunk_fn* fn,
+                                   void* ctx)
+{
+    uint64_t n = 1;
+    const int64_t lo[3] = {cb.min.x, cb.min.y, cb.min.z}, hi[3] = {cb.max.x, cb.max.y, cb.max.z};
+    for (int a = 0; a < 3; ++a) {
+        if (hi[a] < lo[a])
+            return VXK_ERR_INVALID_ARGUMENT;
+        n = mul_saturate(n, (uint64_t)(hi[a] - lo[a] + 1));
+    }
+    if (n > VXK_TERRAIN_EDIT_MAX_CHUNKS)
+        return VXK_ERR_OUT_OF_RANGE;
+    size_t bytes = (size_t)n * (VXK_CHUNK_VOXELS + sizeof(edit_plan));
+    if (bytes > t->edit_scratch_bytes) {
+        uint8_t* scratch = (uint8_t*)vxk_alloc(bytes);
+        if (!scratch)
+            return VXK_ERR_OUT_OF_MEMORY;
+        vxk_free(t->edit_scratch, t->edit_scratch_bytes);
+        t->edit_scratch = scratch;
+        t->edit_scratch_bytes = bytes;
+    }
+    uint8_t* voxels = t->edit_scratch;
+    edit_plan* plan = (edit_plan*)(t->edit_scratch + (size_t)n * VXK_CHUNK_VOXELS);
+
+    // Plan: every chunk's new voxels, what storing them takes.
+    uint32_t i = 0, changed = 0, blocks = 0, created = 0;
+    for (int64_t y = lo[1]; y <= hi[1]; ++y)
+        for (int64_t z = lo[2]; z <= hi[2]; ++z)
+            for (int64_t x = lo[0]; x <= hi[0]; ++x, ++i) {
+                vxk_int3 coord = {(int32_t)x, (int32_t)y, (int32_t)z};
+                const vxk_chunk* c = chunk_at(t, coord);
+                uint8_t* v = voxels + (size_t)i * VXK_CHUNK_VOXELS;
+                uint8_t old = c ? c->uniform_material : VXK_MAT_AIR;
+                if (c && c->payload)
+                    memcpy(v, c->payload, VXK_CHUNK_VOXELS);
+                else
+                    memset(v, old, VXK_CHUNK_VOXELS);
+                plan[i] = (edit_plan){EDIT_KEEP, 0, 0, 0};
+                if (!fn(ctx, coord, v))
+                    continue;
+                bool uniform = payload_is_uniform(v);
+                if (c && c->payload) {
+                    if (memcmp(v, c->payload, VXK_CHUNK_VOXELS) == 0)
+                        continue;
+                } else if (uniform && v[0] == old) {
+                    continue;
+                }
+                ++changed;
+                if (uniform) {
+                    plan[i] = (edit_plan){EDIT_UNIFORM, v[0], 0, 0};
+                    created += !c && v[0] != VXK_MAT_AIR;
+                } else {
+                    bool owned = c && c->payload && !payload_shared(c->payload);
+                    plan[i] = (edit_plan){EDIT_MIXED, 0, !owned, 0};
+                    blocks += !owned;
+                    created += !c;
+                }
+            }
+    if (changed == 0)
+        return VXK_OK;
+
+    // Allocate everything, then store without failure.
+    uint8_t** stash;
+    if (!stash_alloc(&stash, blocks))
+        return VXK_ERR_OUT_OF_MEMORY;
+    if (!reserve_write(t, created, changed)) {
+        stash_release(stash, 0, blocks);
+        return VXK_ERR_OUT_OF_MEMORY;
+    }
+    begin_write(t);
+    uint32_t used = 0;
+    i = 0;
+    for (int64_t y = lo[1]; y <= hi[1]; ++y)
+        for (int64_t z = lo[2]; z <= hi[2]; ++z)
+            for (int64_t x = lo[0]; x <= hi[0]; ++x, ++i) {
+                if (plan[i].action == EDIT_KEEP)
+                    continue;
+                vxk_int3 coord = {(int32_t)x, (int32_t)y, (int32_t)z};
+                vxk_chunk* c = chunk_at(t, coord);
+                if (plan[i].action == EDIT_UNIFORM) {
+                    if (!c)
+                        c = chunk_create(t, coord);
+                    chunk_set_uniform(t, c, plan[i].value);
+                    continue;
+                }
+                if (!c)
+                    c = chunk_create(t, coord);
+                // Shared in the plan too (see region_apply): a block was counted for it.
+                if (!c->payload || payload_shared(c->payload))
+                    chunk_set_payload(t, c, stash[used++]);
+                memcpy(c->payload, voxels + (size_t)i * VXK_CHUNK_VOXELS, VXK_CHUNK_VOXELS);
+                vxk_terrain_payload_update_bits(t, c->payload);
+                mark_written(t, c);
+            }
+    VXK_ASSERT(used <= blocks);
+    stash_release(stash, used, blocks);
+    return VXK_OK;
+}
+
+uint64_t vxk_terrain_index_bytes(const vxk_terrain* t)
+{
+    return vxk_chunk_map_bytes(&t->map) +
+           (uint64_t)t->chunk_capacity * (sizeof(vxk_chunk) + sizeof(uint32_t)) +
+           (uint64_t)t->dirty_capacity * sizeof(vxk_int3) + sizeof(*t->view) +
+           (uint64_t)t->view->capacity * sizeof(void*) +
+           (uint64_t)t->view->key_capacity * 4 * sizeof(uint64_t) + t->edit_scratch_bytes;
 }
 
 const vxk_int3* vxk_terrain_take_dirty(vxk_terrain* t, uint32_t* count)
@@ -754,5 +1027,6 @@ void vxk_terrain_memory(const vxk_terrain* t, vxk_world_memory* stats)
     // The terrain struct itself is part of the world's (by value).
     stats->terrain_other_bytes = sizeof(*t->view) + (uint64_t)t->view->capacity * sizeof(void*) +
                                  (uint64_t)t->view->key_capacity * 4 * sizeof(uint64_t) +
-                                 (uint64_t)t->dirty_capacity * sizeof(vxk_int3);
+                                 (uint64_t)t->dirty_capacity * sizeof(vxk_int3) +
+                                 t->edit_scratch_bytes;
 }

@@ -6,6 +6,14 @@
 //
 // Thread-safety: reads (find, chunk_bits, sorted_chunks, read, epoch) may run concurrently with
 // each other; writes (fill, write, adopt_chunks, take/untake_dirty) need exclusive access.
+//
+// Versions. Payload blocks are reference counted and immutable while shared: a terrain writes a
+// payload in place only when it holds the only reference, and otherwise writes a copy (copy on
+// write). vxk_terrain_fork makes a second terrain (the edit thread's, kernel/edit/) that shares
+// every payload with the first; each then changes only its own entries and copies, so one thread
+// can write the copy while others read the original without a lock. The copy's chunk states are
+// handed back by reference (vxk_terrain_install), and a version lives until its last holder
+// releases it.
 #ifndef VXK_TERRAIN_H
 #define VXK_TERRAIN_H
 
@@ -39,6 +47,9 @@ typedef struct vxk_chunk {
 _Static_assert(sizeof(vxk_chunk) == 32, "chunk entry is 32 bytes");
 
 #define VXK_CHUNK_PAYLOAD_BYTES (VXK_CHUNK_VOXELS + 16 * sizeof(uint64_t))
+// A payload block as allocated: the 640 bytes, then its reference count (16 bytes, keeping
+// blocks 16-byte multiples).
+#define VXK_CHUNK_PAYLOAD_ALLOC (VXK_CHUNK_PAYLOAD_BYTES + 16)
 
 static inline const uint64_t* vxk_chunk_solid_bits(const vxk_chunk* c)
 {
@@ -80,6 +91,16 @@ typedef struct vxk_terrain {
 
     // The sorted chunk view, rebuilt by the first reader after a change of the chunk set.
     struct vxk_terrain_view* view;
+
+    // Direct writes (fill, write, adopt_chunks) are refused with VXK_ERR_UNSUPPORTED while set:
+    // the edit system owns the writes (vxk/edit.h); its publish installs through
+    // vxk_terrain_install.
+    bool writes_frozen;
+    bool is_fork; // made by vxk_terrain_fork: no sorted view is reserved for it (never read)
+    // vxk_terrain_edit_chunks' working memory (512 voxel bytes and 4 state bytes per chunk),
+    // kept for the next call.
+    uint8_t* edit_scratch;
+    size_t edit_scratch_bytes;
 } vxk_terrain;
 
 // Makes an empty terrain whose write path classifies ids by the table's kinds (a validated
@@ -123,13 +144,19 @@ const vxk_chunk* const* vxk_terrain_sorted_chunks(const vxk_terrain* terrain, ui
 // hands it to every stage that derives data from terrain.
 const vxk_int3* vxk_terrain_take_dirty(vxk_terrain* terrain, uint32_t* count);
 
+// Chunks written since the last take (counted once each; an upper bound of the next take's count).
+static inline uint32_t vxk_terrain_dirty_count(const vxk_terrain* terrain)
+{
+    return terrain->dirty_taken ? 0 : terrain->dirty_count;
+}
+
 // Puts back the list handed out by the last take, when its consumer failed (out of memory) and
 // must see the same chunks again. No effect after a write since the take.
 void vxk_terrain_untake_dirty(vxk_terrain* terrain);
 
 // Writes, for world.c, whose public functions validate the input (boxes not inverted, defined
 // materials). They return VXK_ERR_OUT_OF_MEMORY with nothing changed when an allocation fails
-// (or the terrain would pass 2^30 chunks).
+// (or the terrain would pass 2^30 chunks), VXK_ERR_UNSUPPORTED when the terrain is frozen.
 vxk_status vxk_terrain_fill(vxk_terrain* terrain, vxk_int_box box, uint8_t material);
 vxk_status vxk_terrain_write(vxk_terrain* terrain, vxk_int_box box, const uint8_t* ids);
 // Reads a box in the dense layout of vxk_world_read_box.
@@ -140,10 +167,13 @@ void vxk_terrain_memory(const vxk_terrain* terrain, vxk_world_memory* stats);
 // Recomputes the solid/water bits of a mixed payload from its 512 voxel bytes. Only reads the
 // material kinds: safe to call from jobs on payloads the caller owns.
 void vxk_terrain_payload_update_bits(const vxk_terrain* terrain, uint8_t* payload);
-// Allocates one payload block (VXK_CHUNK_PAYLOAD_BYTES) for vxk_terrain_adopt_chunks; NULL when
-// out of memory. Thread-safe. vxk_terrain_payload_free releases one not handed over.
+// Allocates one payload block (VXK_CHUNK_PAYLOAD_BYTES) for vxk_terrain_adopt_chunks, holding one
+// reference; NULL when out of memory. Thread-safe. vxk_terrain_payload_free drops one reference
+// (the block is freed with the last; NULL is ignored); _retain adds one. Both are atomic: holders
+// on different threads may drop theirs concurrently.
 uint8_t* vxk_terrain_payload_alloc(void);
 void vxk_terrain_payload_free(uint8_t* payload);
+void vxk_terrain_payload_retain(uint8_t* payload);
 
 // A chunk produced outside the map (by a generator): uniform material or a payload with its bits
 // already computed (vxk_terrain_payload_update_bits).
@@ -155,9 +185,43 @@ typedef struct vxk_terrain_chunk_source {
 
 // Sets the given chunks in array order (each replaces whatever the chunk held). Payloads whose
 // 512 voxels turn out to be one material are collapsed. Each chunk counts as written (version,
-// dirty list). On VXK_OK the terrain owns every payload; on an error (out of memory) nothing
-// changed and the caller still owns them. Map layout depends only on the array and prior state.
+// dirty list). On VXK_OK the terrain owns every payload; on an error (out of memory; a frozen
+// terrain: VXK_ERR_UNSUPPORTED) nothing changed and the caller still owns them. Map layout depends
+// only on the array and prior state.
 vxk_status vxk_terrain_adopt_chunks(vxk_terrain* terrain, const vxk_terrain_chunk_source* chunks,
                                     uint32_t count);
+
+// ---- versions (the edit system) ---------------------------------------------------------------
+
+// Makes `copy` a second terrain with the same chunks, sharing every payload (one reference more
+// each) and with an empty dirty list; the copy keeps no sorted view. VXK_ERR_OUT_OF_MEMORY leaves
+// nothing to destroy. Cost: O(chunk capacity + map slots). The original must not be written
+// meanwhile; afterwards the two are independent objects (each written by one thread at a time).
+vxk_status vxk_terrain_fork(vxk_terrain* copy, const vxk_terrain* terrain);
+
+// Publishing chunk states made elsewhere (a fork's): reserve room for `count` of them (every
+// allocation install could need), then install them. Install is adopt_chunks without its
+// failure and without the frozen check: each state replaces the chunk (a payload reference is
+// taken over, payloads must already be collapsed), every chunk counts as written with one new
+// version, and nothing is allocated. Several installs may follow one reserve of their total.
+vxk_status vxk_terrain_reserve_install(vxk_terrain* terrain, uint64_t count);
+void vxk_terrain_install(vxk_terrain* terrain, const vxk_terrain_chunk_source* states,
+                         uint32_t count);
+
+// Changes a box of chunks through a callback: for each chunk of `chunks` (chunk coordinates,
+// visited in (y, z, x) order) `fn` gets its 512 voxels (index vxk_voxel_index) and changes them
+// in place, returning false when it left them untouched. Then every changed chunk is stored as
+// the writes store it (collapsed when uniform, removed when air, copied first when its payload
+// is shared). All or nothing: VXK_ERR_OUT_OF_MEMORY changes nothing; VXK_ERR_OUT_OF_RANGE for a
+// box of more than VXK_TERRAIN_EDIT_MAX_CHUNKS positions. Not frozen-checked (the fork's writer
+// path). Cost: 512 bytes copied twice and compared once per chunk, plus the callback.
+#define VXK_TERRAIN_EDIT_MAX_CHUNKS (1u << 18)
+typedef bool vxk_terrain_chunk_fn(void* ctx, vxk_int3 chunk, uint8_t* voxels);
+vxk_status vxk_terrain_edit_chunks(vxk_terrain* terrain, vxk_int_box chunks,
+                                   vxk_terrain_chunk_fn* fn, void* ctx);
+
+// Bytes of the terrain's own bookkeeping (map slots, chunk entries, free slots, dirty list,
+// sorted view, edit scratch); payloads are not included.
+uint64_t vxk_terrain_index_bytes(const vxk_terrain* terrain);
 
 #endif
