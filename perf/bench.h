@@ -110,5 +110,6 @@ void vxk_bench_vox(vxk_bench* b);
 void vxk_bench_kd(vxk_bench* b);
 void vxk_bench_step(vxk_bench* b);
 void vxk_bench_physics(vxk_bench* b);
+void vxk_bench_edit(vxk_bench* b); // perf/phase_edit.c
 
 #endif

@@ -4,8 +4,6 @@
 // Usage: bench_edit [--quick] [--threads N] (0 = all cores; default 2).
 #include "bench.h"
 
-void vxk_bench_edit(vxk_bench* b); // perf/phase_edit.c
-
 int main(int argc, char** argv)
 {
     static vxk_bench_phase_fn* const phases[] = {vxk_bench_edit};

@@ -18,8 +18,6 @@ typedef struct phase_entry {
     const char* what;
 } phase_entry;
 
-void vxk_bench_edit(vxk_bench* b); // perf/phase_edit.c
-
 // Order matters: world generates the world the later phases reuse.
 static const phase_entry g_phases[] = {
     {"jobs", vxk_bench_jobs, "job system: empty jobs, parallel_for vs OpenMP"},

@@ -439,6 +439,13 @@ static int test_world(void)
     EXPECT_NO_MEMORY(vxk_world_write_box(w, (vxk_int_box){{2000, 0, 0}, {2003, 3, 3}}, box));
     box[17] = 201;
     EXPECT(VXK_ERR_BAD_MATERIAL, vxk_world_write_box(w, cube, box));
+    // While the edit thread's system is on (vxk/edit.h), the direct writes are refused.
+    vxk_edit_def ed = vxk_default_edit_def();
+    VXK_CHECK_EQ_INT(vxk_edit_enable(w, &ed), VXK_OK);
+    box[17] = VXK_MAT_CLAY;
+    EXPECT(VXK_ERR_UNSUPPORTED, vxk_world_fill_box(w, small, VXK_MAT_SAND));
+    EXPECT(VXK_ERR_UNSUPPORTED, vxk_world_write_box(w, cube, box));
+    VXK_CHECK_EQ_INT(vxk_edit_disable(w), VXK_OK);
     vxk_world_destroy(w);
     return group_end(start);
 }
@@ -974,6 +981,84 @@ static int test_obj(void)
     return group_end(start);
 }
 
+// ---- edit.h -------------------------------------------------------------------------------------
+
+static int test_edit(void)
+{
+    group_start start = group_begin();
+    vxk_world* w = NULL;
+    vxk_world_def wd = vxk_default_world_def();
+    VXK_CHECK_EQ_INT(vxk_world_create(&wd, &w), VXK_OK);
+    vxk_edit_def def = vxk_default_edit_def();
+    vxk_edit_def bad_def = def;
+    bad_def.cookie = 0;
+    vxk_edit_def bad_range = def;
+    bad_range.queue_capacity = 3; // not a power of two
+    vxk_edit fill = vxk_edit_fill_box((vxk_int_box){{0, 0, 0}, {3, 3, 3}}, VXK_MAT_STONE);
+    uint64_t ticket = 0;
+    vxk_edit_outcome outcome;
+    uint32_t applied = 0;
+    // Not enabled yet.
+    EXPECT(VXK_ERR_UNSUPPORTED, vxk_edit_disable(w));
+    EXPECT(VXK_ERR_UNSUPPORTED, vxk_edit_thread_start(w));
+    EXPECT(VXK_ERR_UNSUPPORTED, vxk_edit_thread_stop(w));
+    EXPECT(VXK_ERR_UNSUPPORTED, vxk_edit_run(w, 0, &applied));
+    EXPECT(VXK_ERR_UNSUPPORTED, vxk_edit_submit(w, &ticket, &fill, 0));
+    EXPECT(VXK_ERR_UNSUPPORTED, vxk_edit_get_outcome(w, &outcome, 1));
+    EXPECT(VXK_ERR_INVALID_ARGUMENT, vxk_edit_enable(NULL, &def));
+    EXPECT(VXK_ERR_INVALID_ARGUMENT, vxk_edit_enable(w, NULL));
+    EXPECT(VXK_ERR_BAD_DEF, vxk_edit_enable(w, &bad_def));
+    EXPECT(VXK_ERR_OUT_OF_RANGE, vxk_edit_enable(w, &bad_range));
+    EXPECT_NO_MEMORY(vxk_edit_enable(w, &def));
+    EXPECT(VXK_OK, vxk_edit_enable(w, &def));
+    EXPECT(VXK_ERR_UNSUPPORTED, vxk_edit_enable(w, &def));
+    // Submit and outcomes.
+    EXPECT(VXK_ERR_INVALID_ARGUMENT, vxk_edit_submit(NULL, &ticket, &fill, 0));
+    EXPECT(VXK_ERR_INVALID_ARGUMENT, vxk_edit_submit(w, NULL, &fill, 0));
+    EXPECT(VXK_OK, vxk_edit_submit(w, &ticket, &fill, 0));
+    EXPECT(VXK_ERR_INVALID_ARGUMENT, vxk_edit_get_outcome(NULL, &outcome, ticket));
+    EXPECT(VXK_ERR_INVALID_ARGUMENT, vxk_edit_get_outcome(w, NULL, ticket));
+    EXPECT(VXK_ERR_OUT_OF_RANGE, vxk_edit_get_outcome(w, &outcome, ticket + 100));
+    EXPECT(VXK_OK, vxk_edit_get_outcome(w, &outcome, ticket));
+    // The caller-driven writer (out of memory: a step's cut ends the batch, whose chunk versions
+    // cannot be made).
+    EXPECT(VXK_ERR_INVALID_ARGUMENT, vxk_edit_run(NULL, 0, &applied));
+    VXK_CHECK_EQ_INT(vxk_world_step(w, 1.0f / 60.0f), VXK_OK);
+    EXPECT_NO_MEMORY(vxk_edit_run(w, 0, &applied));
+    EXPECT(VXK_OK, vxk_edit_run(w, 0, &applied));
+    // The thread.
+    EXPECT(VXK_ERR_INVALID_ARGUMENT, vxk_edit_thread_start(NULL));
+    EXPECT(VXK_ERR_INVALID_ARGUMENT, vxk_edit_thread_stop(NULL));
+    EXPECT_NO_MEMORY(vxk_edit_thread_start(w));
+    EXPECT(VXK_OK, vxk_edit_thread_start(w));
+    EXPECT(VXK_ERR_UNSUPPORTED, vxk_edit_thread_start(w));
+    EXPECT(VXK_OK, vxk_edit_thread_stop(w));
+    // A full queue (the smallest) with no writer, refused at once.
+    EXPECT(VXK_ERR_INVALID_ARGUMENT, vxk_edit_disable(NULL));
+    EXPECT(VXK_OK, vxk_edit_disable(w));
+    vxk_edit_def small = def;
+    small.queue_capacity = 2;
+    small.outcome_capacity = 2;
+    EXPECT(VXK_OK, vxk_edit_enable(w, &small));
+    uint64_t first = 0;
+    EXPECT(VXK_OK, vxk_edit_submit(w, &first, &fill, 0));
+    EXPECT(VXK_OK, vxk_edit_submit(w, &ticket, &fill, 0));
+    EXPECT(VXK_ERR_CAPACITY, vxk_edit_submit(w, &ticket, &fill, 0));
+    // Outcomes past the kept ones: applying these and two more forgets the first.
+    EXPECT(VXK_OK, vxk_edit_run(w, 0, &applied));
+    EXPECT(VXK_OK, vxk_edit_submit(w, &ticket, &fill, 0));
+    EXPECT(VXK_OK, vxk_edit_submit(w, &ticket, &fill, 0));
+    EXPECT(VXK_OK, vxk_edit_run(w, 0, &applied));
+    EXPECT(VXK_ERR_STALE_ID, vxk_edit_get_outcome(w, &outcome, first));
+    // Disable out of memory: a pending edit cannot be published; the system stays on.
+    vxk_edit far = vxk_edit_fill_box((vxk_int_box){{800, 0, 800}, {803, 3, 803}}, VXK_MAT_SAND);
+    EXPECT(VXK_OK, vxk_edit_submit(w, &ticket, &far, 0));
+    EXPECT_NO_MEMORY(vxk_edit_disable(w));
+    EXPECT(VXK_OK, vxk_edit_disable(w));
+    vxk_world_destroy(w);
+    return group_end(start);
+}
+
 // ---- raycast.h ----------------------------------------------------------------------------------
 
 static int test_raycast(void)
@@ -1217,6 +1302,7 @@ int main(void)
     VXK_RUN(test_obj);
     VXK_RUN(test_raycast);
     VXK_RUN(test_body);
+    VXK_RUN(test_edit);
     VXK_RUN(test_every_status_produced);
     return vxk_test_finish();
 }

@@ -95,7 +95,7 @@ typedef struct edit_system {
     _Atomic bool stop;
     bool writer_failed; // the thread's last batch completion ran out of memory
     bool thread_running;
-    pthread_t thread;
+    pthread_t* thread; // the writer thread's handle, allocated through the hook while it runs
 
     // Figures (under lock).
     uint64_t applied_total, rejected_total, stalls;
@@ -700,7 +700,9 @@ static void stop_thread(edit_system* es)
     atomic_store_explicit(&es->stop, true, memory_order_release);
     pthread_cond_signal(&es->work_cond);
     pthread_mutex_unlock(&es->lock);
-    pthread_join(es->thread, NULL);
+    pthread_join(*es->thread, NULL);
+    vxk_free(es->thread, sizeof(*es->thread));
+    es->thread = NULL;
     pthread_mutex_lock(&es->lock);
     es->thread_running = false;
     pthread_mutex_unlock(&es->lock);
@@ -905,8 +907,14 @@ vxk_status vxk_edit_thread_start(vxk_world* world)
     if (!es->enabled || es->thread_running)
         return VXK_ERR_UNSUPPORTED;
     atomic_store_explicit(&es->stop, false, memory_order_relaxed);
-    if (pthread_create(&es->thread, NULL, edit_thread_main, es) != 0)
+    es->thread = (pthread_t*)vxk_alloc(sizeof(pthread_t));
+    if (!es->thread)
         return VXK_ERR_OUT_OF_MEMORY;
+    if (pthread_create(es->thread, NULL, edit_thread_main, es) != 0) {
+        vxk_free(es->thread, sizeof(*es->thread));
+        es->thread = NULL;
+        return VXK_ERR_OUT_OF_MEMORY;
+    }
     pthread_mutex_lock(&es->lock);
     es->thread_running = true;
     pthread_mutex_unlock(&es->lock);

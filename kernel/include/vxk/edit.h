@@ -101,11 +101,13 @@ vxk_status vxk_edit_enable(vxk_world* world, const vxk_edit_def* def);
 // be read once it returned VXK_OK.
 vxk_status vxk_edit_disable(vxk_world* world);
 
-// Starts / stops the world's writer thread. A stopped thread finishes the edit it is on; edits
-// still queued wait for vxk_edit_run, a later start or the step. Errors: NULL world ->
-// VXK_ERR_INVALID_ARGUMENT; not enabled, or (start) already running / (stop) not running ->
-// VXK_ERR_UNSUPPORTED; start: VXK_ERR_OUT_OF_MEMORY when the thread cannot be created.
+// Starts the world's writer thread. Errors: NULL world -> VXK_ERR_INVALID_ARGUMENT; not enabled
+// or already running -> VXK_ERR_UNSUPPORTED; VXK_ERR_OUT_OF_MEMORY when its record cannot be
+// allocated or the thread cannot be created.
 vxk_status vxk_edit_thread_start(vxk_world* world);
+// Stops the writer thread: it finishes the edit it is on; edits still queued wait for
+// vxk_edit_run, a later start or the step. Errors: NULL world -> VXK_ERR_INVALID_ARGUMENT; not
+// enabled or not running -> VXK_ERR_UNSUPPORTED.
 vxk_status vxk_edit_thread_stop(vxk_world* world);
 
 // The caller-driven writer, for embedders who own their threads: applies up to max_edits queued

@@ -21,5 +21,6 @@
 #include <vxk/kdtree16.h>
 #include <vxk/obj.h>
 #include <vxk/raycast.h>
+#include <vxk/edit.h>
 
 #endif

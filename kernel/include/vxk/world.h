@@ -139,15 +139,16 @@ vxk_status vxk_world_read_box(const vxk_world* world, uint8_t* out, vxk_int_box 
 // chunks that become all air are removed, mixed chunks that become uniform are collapsed.
 // Errors (nothing changed): NULL world or an inverted box -> VXK_ERR_INVALID_ARGUMENT; an
 // undefined material -> VXK_ERR_BAD_MATERIAL; a fill whose chunks cannot be stored (allocation
-// failure, or more than 2^30 chunks) -> VXK_ERR_OUT_OF_MEMORY. A failed call may keep storage
-// it grew (released with the world).
+// failure, or more than 2^30 chunks) -> VXK_ERR_OUT_OF_MEMORY; while the edit system is enabled
+// (vxk/edit.h: its thread is the only writer) -> VXK_ERR_UNSUPPORTED. A failed call may keep
+// storage it grew (released with the world).
 vxk_status vxk_world_fill_box(vxk_world* world, vxk_int_box box, uint8_t material);
 
 // Writes a dense box of material ids (the layout of vxk_world_read_box); id 0 writes air. (The
 // loaders' path.) Errors (nothing changed): NULL world or ids, an inverted box ->
 // VXK_ERR_INVALID_ARGUMENT; a byte count that overflows size_t -> VXK_ERR_OUT_OF_RANGE; an
 // undefined id anywhere in the buffer -> VXK_ERR_BAD_MATERIAL (every id is checked before
-// anything is written); VXK_ERR_OUT_OF_MEMORY as for vxk_world_fill_box.
+// anything is written); VXK_ERR_OUT_OF_MEMORY and VXK_ERR_UNSUPPORTED as for vxk_world_fill_box.
 vxk_status vxk_world_write_box(vxk_world* world, vxk_int_box box, const uint8_t* ids);
 
 // Chunk iteration in a deterministic order: sorted by (cy, cz, cx). info is valid during the call.
@@ -224,15 +225,19 @@ typedef struct vxk_world_step_stats {
     double total_seconds;                       // of the last step
 } vxk_world_step_stats;
 
-// Advances the world by dt seconds: takes the chunks written since the last step once and hands
+// Advances the world by dt seconds: first publishes the edits of the edit system (vxk/edit.h:
+// exactly those submitted before the previous step began), then takes the chunks written since
+// the last step once and hands
 // them to every stage that derives data from terrain (masks, caches; the broadphase is built in
 // full on the first step if it never was), then moves the bodies (vxk/body.h): candidates,
 // narrowphase, the soft-step solve and events. dt 0 only brings derived data up to date.
 // Errors (nothing changed; the written chunks stay listed for the next step): NULL world ->
 // VXK_ERR_INVALID_ARGUMENT; a NaN or infinite dt -> VXK_ERR_NOT_FINITE; dt < 0 ->
 // VXK_ERR_OUT_OF_RANGE; VXK_ERR_OUT_OF_MEMORY (before the solve: nothing moved; when only the
-// events could not be recorded: the motion is kept and events are missing).
-// Thread-safety: a terrain write (no other call on the world meanwhile). Cost: the stages'.
+// events could not be recorded: the motion is kept and events are missing). An error after the
+// publish leaves the publish done.
+// Thread-safety: a terrain write (no other call on the world meanwhile, but vxk/edit.h's calls,
+// which may run alongside a step). Cost: the stages'.
 vxk_status vxk_world_step(vxk_world* world, float dt);
 
 // Fills *out with the figures of the steps so far (zeros before the first). Nothing happens for a
