@@ -99,6 +99,7 @@ void vxk_bench_edit(vxk_bench* b)
     vxk_edit_def def = vxk_default_edit_def();
     def.queue_capacity = 1u << 18; // no submit waits: submit_ns is the call alone
     def.outcome_capacity = 1u << 18;
+    def.split = false; // the writer's edit rate alone; splitting is the split phase's
     if (!world || vxk_edit_enable(world, &def) != VXK_OK ||
         vxk_edit_thread_start(world) != VXK_OK) {
         fprintf(stderr, "edit: cannot set up the world\n");

@@ -14,6 +14,13 @@
 // ours) and bullet_narrowphase_ratio: the narrowphase of the voxel-voxel pairs alone, timed on
 // both sides over the same pairs at the same poses (see narrowphase_ratio below).
 //
+// Destruction (issue 18): before the drop, pillars carrying decks (some held at one end only) are
+// built over the region; the edit system runs with its writer thread and connectivity splitting;
+// every DESTRUCTION_EVERY steps a few explosions (carved spheres) cut pillars and decks and dig
+// craters, and the parts they cut loose fall as new voxel bodies. Bullet's scene has neither
+// (its terrain is static triangle meshes): ours carries the edits, the searches and the debris
+// on top of the same drop.
+//
 // Everything is seeded (b->seed): the world, the bodies, the rays. The run's digest folds the
 // final vxk_world_hash and every ray result, so `--threads 1` and `--threads 2` print the same
 // hash when the simulation is deterministic.
@@ -25,6 +32,7 @@
 #include <vxk/body.h>
 #include <vxk/boxes.h>
 #include <vxk/chunk_geometry.h>
+#include <vxk/edit.h>
 #include <vxk/raycast.h>
 #include <vxk/vox.h>
 #include <vxk/world.h>
@@ -42,6 +50,8 @@
 #define SHAPE_MAX_BOXES 160
 #define SHAPE_MIN_SOLID 24
 #define NARROW_REPEATS 31
+#define DESTRUCTION_EVERY 30
+#define STRUCTURE_SPAN 12 // voxels between a structure's pillars
 
 typedef struct physics_config {
     int32_t size_x, size_y, size_z; // world, voxels (1 m)
@@ -212,10 +222,13 @@ typedef struct physics_scene {
     uint32_t spec_count;
     vxk_body_id* ids; // of the bodies created so far (creation order)
     uint32_t created;
-    int32_t x0, z0;     // the drop region's corner (voxels)
-    int16_t* top;       // per region column (x + region * z): y above its highest solid voxel
-    float mean_top;     // over the region
-    uint8_t solid[256]; // material kinds: solid
+    int32_t x0, z0;      // the drop region's corner (voxels)
+    int16_t* top;        // per region column (x + region * z): y above its highest solid voxel
+    uint32_t structures; // pillars-and-deck structures built over the region
+    vxk_int3* pillars;   // per structure: its first pillar's base (x, ground y, z)
+    int32_t* deck_y;     // per structure: its deck's lowest layer
+    float mean_top;      // over the region
+    uint8_t solid[256];  // material kinds: solid
 } physics_scene;
 
 static int32_t column_top(const physics_scene* s, int32_t x, int32_t z)
@@ -226,6 +239,81 @@ static int32_t column_top(const physics_scene* s, int32_t x, int32_t z)
     x = x < 0 ? 0 : (x >= r ? r - 1 : x);
     z = z < 0 ? 0 : (z >= r ? r - 1 : z);
     return s->top[x + r * z];
+}
+
+// Structures on a lattice over the region: two 3 x 3 pillars STRUCTURE_SPAN apart along x, 10-16
+// voxels tall, a deck 3 wide and 2 thick over them running 8 voxels past the second pillar (every
+// other structure: past the first one only, held at one end), in stone and wood.
+static bool build_structures(physics_scene* s, uint64_t seed)
+{
+    int32_t r = s->cfg.region, cells = r / 40 > 1 ? r / 40 : 1;
+    s->structures = (uint32_t)(cells * cells);
+    s->pillars = (vxk_int3*)calloc(s->structures, sizeof(vxk_int3));
+    s->deck_y = (int32_t*)calloc(s->structures, sizeof(int32_t));
+    if (!s->pillars || !s->deck_y)
+        return false;
+    uint64_t rng = seed ^ 0x57C0C7u;
+    for (uint32_t i = 0; i < s->structures; ++i) {
+        int32_t cx = (int32_t)(i % (uint32_t)cells), cz = (int32_t)(i / (uint32_t)cells);
+        int32_t x = s->x0 + cx * (r / cells) + 4, z = s->z0 + cz * (r / cells) + 4;
+        int32_t ground = 0;
+        for (int32_t dx = 0; dx < STRUCTURE_SPAN + 3; ++dx)
+            for (int32_t dz = 0; dz < 3; ++dz) {
+                int32_t t = column_top(s, x + dx, z + dz);
+                ground = t > ground ? t : ground;
+            }
+        int32_t height = 10 + (int32_t)(vxk_step_unit_random(&rng) * 6.0);
+        int32_t deck = ground + height;
+        if (deck + 2 >= s->cfg.size_y)
+            continue;
+        bool one_end = i % 2 == 1;
+        vxk_int_box p1 = {{x, 0, z}, {x + 2, deck - 1, z + 2}};
+        vxk_int_box p2 = {{x + STRUCTURE_SPAN, 0, z}, {x + STRUCTURE_SPAN + 2, deck - 1, z + 2}};
+        vxk_int_box d = {{x, deck, z}, {x + STRUCTURE_SPAN + 10, deck + 1, z + 2}};
+        if (vxk_world_fill_box(s->world, p1, VXK_MAT_STONE) != VXK_OK ||
+            (!one_end && vxk_world_fill_box(s->world, p2, VXK_MAT_STONE) != VXK_OK) ||
+            vxk_world_fill_box(s->world, d, VXK_MAT_WOOD) != VXK_OK)
+            return false;
+        s->pillars[i] = (vxk_int3){x, ground, z};
+        s->deck_y[i] = deck;
+    }
+    return true;
+}
+
+// The explosions of one round: the pillar of one structure cut near its base, the deck of
+// another cut past its pillars, a crater somewhere in the region. Returns the edits submitted.
+static uint32_t explode(physics_scene* s, uint64_t seed, uint32_t round)
+{
+    uint64_t rng = seed ^ (0xB00Bu + 7919u * round);
+    uint32_t submitted = 0;
+    vxk_edit e[3];
+    uint32_t n = 0;
+    if (s->structures) {
+        uint32_t a = (uint32_t)(vxk_step_unit_random(&rng) * s->structures) % s->structures;
+        uint32_t b = (a + 1 + round) % s->structures;
+        if (s->deck_y[a]) {
+            vxk_int3 p = s->pillars[a];
+            e[n++] = vxk_edit_carve_sphere(
+                (vxk_vec3){(float)p.x + 1.5f, (float)p.y + 3.5f, (float)p.z + 1.5f}, 2.6f);
+        }
+        if (s->deck_y[b]) {
+            vxk_int3 p = s->pillars[b];
+            float along = 5.0f + (float)(vxk_step_unit_random(&rng) * 14.0);
+            e[n++] = vxk_edit_carve_sphere(
+                (vxk_vec3){(float)p.x + along, (float)s->deck_y[b] + 1.0f, (float)p.z + 1.5f},
+                2.8f);
+        }
+    }
+    float cx = (float)s->x0 + (float)(vxk_step_unit_random(&rng) * s->cfg.region);
+    float cz = (float)s->z0 + (float)(vxk_step_unit_random(&rng) * s->cfg.region);
+    float top = (float)column_top(s, (int32_t)cx, (int32_t)cz);
+    e[n++] = vxk_edit_carve_sphere((vxk_vec3){cx, top, cz},
+                                   4.0f + (float)(vxk_step_unit_random(&rng) * 3.0));
+    for (uint32_t k = 0; k < n; ++k) {
+        uint64_t ticket;
+        submitted += vxk_edit_submit(s->world, &ticket, &e[k], VXK_EDIT_WAIT_FOREVER) == VXK_OK;
+    }
+    return submitted;
 }
 
 static bool read_tops(physics_scene* s)
@@ -625,6 +713,8 @@ static void scene_free(physics_scene* s)
     free(s->specs);
     free(s->ids);
     free(s->top);
+    free(s->pillars);
+    free(s->deck_y);
 }
 
 static void add_stage(vxk_bench* b, const char* name, double* ms, uint32_t steps, double total_s,
@@ -659,7 +749,17 @@ void vxk_bench_physics(vxk_bench* b)
         st = vxk_world_step(s.world, 0.0f); // derived terrain data, outside the step timings
     double gen_s = vxk_bench_now() - t0;
     library_load(&s.lib, b->seed);
-    if (st != VXK_OK || !read_tops(&s) || !plan_bodies(&s, b->seed)) {
+    bool built = st == VXK_OK && read_tops(&s) && build_structures(&s, b->seed);
+    if (built) { // the drop heights see the structures
+        free(s.top);
+        s.top = NULL;
+        built = vxk_world_step(s.world, 0.0f) == VXK_OK && read_tops(&s);
+    }
+    vxk_edit_def edit_def = vxk_default_edit_def();
+    if (built)
+        built = vxk_edit_enable(s.world, &edit_def) == VXK_OK &&
+                vxk_edit_thread_start(s.world) == VXK_OK;
+    if (!built || !plan_bodies(&s, b->seed)) {
         fprintf(stderr, "phase physics: cannot build the scene: %s\n", vxk_status_string(st));
         scene_free(&s);
         return;
@@ -692,7 +792,10 @@ void vxk_bench_physics(vxk_bench* b)
     bool ok = times_alloc(&t, c->steps) && queries && results;
     ray_tally rays = {0, 0, 0, 0xCBF29CE484222325ull};
     double create_s = 0.0;
+    uint32_t edits = 0;
     for (uint32_t step = 0; ok && step < c->steps; ++step) {
+        if (step > 0 && step % DESTRUCTION_EVERY == 0)
+            edits += explode(&s, b->seed, step / DESTRUCTION_EVERY);
         if (step % c->wave_every == 0 && step / c->wave_every < c->waves) {
             double tc = vxk_bench_now();
             for (uint32_t k = 0; ok && k < c->per_wave; ++k) {
@@ -790,6 +893,8 @@ void vxk_bench_physics(vxk_bench* b)
     vxk_world_memory mem;
     vxk_world_memory_stats(s.world, &mem);
     uint64_t hash = vxk_world_hash(s.world);
+    vxk_edit_stats es;
+    vxk_edit_get_stats(s.world, &es);
 
     char name[32];
     for (uint32_t k = 0; k < VXK_STEP_STAGE_COUNT; ++k)
@@ -824,6 +929,15 @@ void vxk_bench_physics(vxk_bench* b)
     vxk_bench_figure_add(b, "physics_carried_manifolds", stats.carried_manifolds);
     // Islands of the last step (vxk_world_step_stats) and the most in one step; sleeping bodies
     // counted from vxk_body_info.awake.
+    vxk_bench_figure_add(b, "physics_structures", s.structures);
+    vxk_bench_figure_add(b, "physics_edits", edits);
+    vxk_bench_figure_add(b, "physics_edits_applied", (double)es.applied);
+    vxk_bench_figure_add(b, "physics_edit_stalls", (double)es.stalls);
+    vxk_bench_figure_add(b, "physics_split_searches", (double)es.split_searches);
+    vxk_bench_figure_add(b, "physics_split_voxels", (double)es.split_voxels);
+    vxk_bench_figure_add(b, "physics_split_bodies", (double)es.split_bodies);
+    vxk_bench_figure_add(b, "physics_split_left", (double)es.split_left);
+    vxk_bench_figure_add(b, "physics_bodies_final", vxk_world_body_count(s.world));
     vxk_bench_figure_add(b, "physics_islands", stats.islands);
     vxk_bench_figure_add(b, "physics_islands_max", t.islands_max);
     vxk_bench_figure_add(b, "physics_sleeping", sleeping);

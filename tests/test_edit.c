@@ -312,6 +312,7 @@ static bool publish_all(vxk_world* w)
 static vxk_status enable(vxk_world* w, uint32_t queue, uint32_t outcomes)
 {
     vxk_edit_def def = vxk_default_edit_def();
+    def.split = false; // these tests compare against a plain replay; test_splitting splits
     if (queue)
         def.queue_capacity = queue;
     if (outcomes)
@@ -544,6 +545,13 @@ static int test_edit_api_errors(void)
         bad = def;
         bad.queue_capacity = bad_sizes[i][0];
         bad.outcome_capacity = bad_sizes[i][1];
+        VXK_CHECK_EQ_INT(vxk_edit_enable(w, &bad), VXK_ERR_OUT_OF_RANGE);
+    }
+    const uint32_t bad_split[][2] = {{0, 4096}, {257, 4096}, {32, 4095}, {32, 0}};
+    for (size_t i = 0; i < sizeof(bad_split) / sizeof(bad_split[0]); ++i) {
+        bad = def;
+        bad.split_margin = bad_split[i][0];
+        bad.split_budget = bad_split[i][1];
         VXK_CHECK_EQ_INT(vxk_edit_enable(w, &bad), VXK_ERR_OUT_OF_RANGE);
     }
     VXK_CHECK_EQ_INT(enable(w, 4, 8), VXK_OK);

@@ -26,6 +26,7 @@
 
 #include "edit_apply.h"
 #include "edit_queue.h"
+#include "edit_split.h"
 #include "world_internal.h"
 
 #include <vxk/body.h>
@@ -52,7 +53,8 @@ typedef struct edit_batch {
     uint32_t state_count, state_capacity;
     staged_body_edit* bodies;
     uint32_t body_count, body_capacity;
-    uint64_t applied, rejected; // terrain edits, and body edits the writer's checks rejected
+    uint64_t applied, rejected;  // terrain edits, and body edits the writer's checks rejected
+    vxk_edit_debris_list debris; // terrain parts cut loose, bodies at the publish
     bool hook_done;
     struct edit_batch* next;
 } edit_batch;
@@ -78,6 +80,8 @@ typedef struct edit_system {
     uint32_t removed_capacity;
     vxk_edit_batch_fn* hook;
     void* hook_ctx;
+    vxk_edit_splitter* splitter; // connectivity splitting (NULL: off)
+    bool split_finish;           // the next batch's searches run to their end (disable)
     _Atomic uint32_t test_delay_us;
 
     // Shared: under lock, or atomic.
@@ -89,6 +93,8 @@ typedef struct edit_system {
     edit_batch* sealed_head;
     edit_batch* sealed_tail;
     _Atomic uint64_t sealed;    // positions below are in sealed batches
+    _Atomic uint64_t completed; // batches completed (sealed, or empty and skipped)
+    _Atomic bool split_carry;   // the last completed batch left terrain searches to the next
     _Atomic uint64_t applied;   // positions below were taken by the writer
     _Atomic uint64_t publishes; // since enable
     _Atomic bool sleeping;
@@ -164,13 +170,14 @@ static void batch_free(edit_batch* b)
             vxk_terrain_payload_free(b->states[i].payload);
     vxk_free(b->states, (size_t)b->state_capacity * sizeof(*b->states));
     vxk_free(b->bodies, (size_t)b->body_capacity * sizeof(*b->bodies));
+    vxk_edit_debris_list_free(&b->debris);
     vxk_free(b, sizeof(*b));
 }
 
 static uint64_t batch_bytes(const edit_batch* b)
 {
     return sizeof(*b) + (uint64_t)b->state_capacity * sizeof(*b->states) +
-           (uint64_t)b->body_capacity * sizeof(*b->bodies);
+           (uint64_t)b->body_capacity * sizeof(*b->bodies) + vxk_edit_debris_list_bytes(&b->debris);
 }
 
 static bool batch_has_tickets(const edit_batch* b)
@@ -238,8 +245,8 @@ static int removed_order(const void* a, const void* b)
     return p.x < q.x ? -1 : p.x > q.x;
 }
 
-// Runs the batch hook with the voxels the open batch removed.
-static vxk_status run_hook(edit_system* es, const edit_batch* b, uint64_t end)
+// Runs the splitting and the batch hook with the voxels the open batch removed.
+static vxk_status run_hook(edit_system* es, edit_batch* b, uint64_t end)
 {
     if (!grow((void**)&es->removed, &es->removed_capacity, es->base_count, sizeof(*es->removed)))
         return VXK_ERR_OUT_OF_MEMORY;
@@ -258,9 +265,15 @@ static vxk_status run_hook(edit_system* es, const edit_batch* b, uint64_t end)
     }
     if (count > 1)
         qsort(es->removed, count, sizeof(*es->removed), removed_order);
+    // Splitting first: the hook sees the terrain as the batch will be published. Out of memory
+    // leaves the parts not yet found in the terrain (nothing is lost) and is not retried.
+    if (es->splitter)
+        vxk_edit_split_terrain(es->splitter, es->world->jobs, &es->work, &es->world->materials,
+                               es->removed, count, es->split_finish, &b->debris);
     vxk_edit_batch_view view = {b->index,    b->first, end, &es->work, &es->world->materials,
                                 es->removed, count};
-    es->hook(es->hook_ctx, &view); // its status is its own: the batch goes on either way
+    if (es->hook)
+        es->hook(es->hook_ctx, &view); // its status is its own: the batch goes on either way
     return VXK_OK;
 }
 
@@ -270,10 +283,12 @@ static vxk_status complete_batch(edit_system* es, uint64_t end)
 {
     edit_batch* b = es->open;
     uint64_t index = atomic_load_explicit(&es->open_index, memory_order_relaxed);
-    bool tickets = batch_has_tickets(b);
+    // A batch with searches in progress is published even without edits, so that their parts
+    // fall at a step fixed by the batches alone.
+    bool tickets = batch_has_tickets(b) || vxk_edit_splitter_pending(es->splitter);
     edit_batch* next = b;
     if (tickets) {
-        if (es->hook && !b->hook_done) {
+        if ((es->hook || es->splitter) && !b->hook_done) {
             if (run_hook(es, b, end) != VXK_OK)
                 return VXK_ERR_OUT_OF_MEMORY;
             b->hook_done = true;
@@ -317,6 +332,9 @@ static vxk_status complete_batch(edit_system* es, uint64_t end)
         es->sealed_tail = b;
     }
     atomic_store_explicit(&es->sealed, end, memory_order_release);
+    atomic_store_explicit(&es->split_carry, vxk_edit_splitter_pending(es->splitter),
+                          memory_order_release);
+    atomic_store_explicit(&es->completed, index + 1, memory_order_release);
     pthread_cond_broadcast(&es->sealed_cond);
     pthread_mutex_unlock(&es->lock);
     return VXK_OK;
@@ -362,7 +380,7 @@ static void writer_apply(edit_system* es, uint64_t position, const vxk_edit* e)
     }
     if (status == VXK_OK) {
         vxk_int_box chunks = vxk_edit_chunk_box(bounds);
-        if (es->hook)
+        if (es->hook || es->splitter)
             status = track_base(es, chunks);
         // Room for the batch's chunk states now, so that completing it cannot fail for an edit.
         uint64_t states = (uint64_t)vxk_terrain_dirty_count(&es->work) + box_positions(chunks);
@@ -449,25 +467,38 @@ static void* edit_thread_main(void* arg)
 
 // ---- the publish (the step's thread) ----------------------------------------------------------
 
-// Waits until every position below target is in a sealed batch: for the thread, or doing the
-// writer's work here when no thread runs. VXK_ERR_OUT_OF_MEMORY when a batch cannot be completed.
-static vxk_status wait_sealed(edit_system* es, uint64_t target)
+// Whether the first `batches` batches are completed, or will be empty when they are: their
+// positions (below target) are sealed and the last completed batch carried no search over, so
+// the batches left have neither edits nor splitting work. Then the publish need not wait for the
+// writer to pass them. (Read completed first: a later completion only makes the rest stricter.)
+static bool batches_ready(edit_system* es, uint64_t batches, uint64_t target)
+{
+    if (atomic_load_explicit(&es->completed, memory_order_acquire) >= batches)
+        return true;
+    return atomic_load_explicit(&es->sealed, memory_order_acquire) >= target &&
+           !atomic_load_explicit(&es->split_carry, memory_order_acquire);
+}
+
+// Waits until the first `batches` batches are completed (every position below target, their
+// end, is then sealed): for the thread, or doing the writer's work here when no thread runs.
+// Counted in batches, not positions: a batch without edits may still carry splitting work.
+// VXK_ERR_OUT_OF_MEMORY when a batch cannot be completed.
+static vxk_status wait_sealed(edit_system* es, uint64_t batches, uint64_t target)
 {
     vxk_status status = VXK_OK;
     if (es->thread_running) {
         pthread_mutex_lock(&es->lock);
         es->writer_failed = false;
         pthread_cond_signal(&es->work_cond);
-        while (atomic_load_explicit(&es->sealed, memory_order_acquire) < target &&
-               !es->writer_failed)
+        while (!batches_ready(es, batches, target) && !es->writer_failed)
             pthread_cond_wait(&es->sealed_cond, &es->lock);
-        if (atomic_load_explicit(&es->sealed, memory_order_acquire) < target)
+        if (!batches_ready(es, batches, target))
             status = VXK_ERR_OUT_OF_MEMORY;
         pthread_mutex_unlock(&es->lock);
         return status;
     }
     pthread_mutex_lock(&es->apply_lock);
-    while (status == VXK_OK && atomic_load_explicit(&es->sealed, memory_order_acquire) < target)
+    while (status == VXK_OK && !batches_ready(es, batches, target))
         if (!writer_step(es, target, &status) && status == VXK_OK)
             sched_yield(); // a producer is still writing a cell below target
     pthread_mutex_unlock(&es->apply_lock);
@@ -568,6 +599,13 @@ static void publish_body(edit_system* es, edit_batch* b, uint32_t first)
         s->status = status != VXK_OK ? status : body_edit_on_grid(s, grid, size, &solid);
         any |= s->status == VXK_OK;
     }
+    // The grid before the edits, for splitting.
+    uint8_t* before = any && es->splitter ? (uint8_t*)vxk_alloc(n) : NULL;
+    if (before) {
+        vxk_status st = vxk_body_read_voxels(world, id, before, all);
+        VXK_ASSERT(st == VXK_OK);
+        (void)st;
+    }
     if (any && vxk_body_set_voxels(world, id, all, grid) != VXK_OK) {
         for (uint32_t i = first; i < b->body_count; ++i) {
             staged_body_edit* s = &b->bodies[i];
@@ -581,6 +619,10 @@ static void publish_body(edit_system* es, edit_batch* b, uint32_t first)
                 st = vxk_body_set_voxels(world, id, all, grid);
             s->status = st;
         }
+    }
+    if (before) {
+        vxk_edit_split_body(es->splitter, world, id, before, size);
+        vxk_free(before, n);
     }
     vxk_free(grid, n);
 }
@@ -633,6 +675,7 @@ static vxk_status take_sealed(edit_system* es, edit_batch** list)
 // Installs detached batches (reserved by take_sealed) and frees them; outcomes take `step`.
 static void install_batches(edit_system* es, edit_batch* list, uint64_t step)
 {
+    vxk_edit_split_events_clear(es->splitter);
     uint64_t applied = 0, rejected = 0;
     uint32_t chunks = 0;
     while (list) {
@@ -644,6 +687,8 @@ static void install_batches(edit_system* es, edit_batch* list, uint64_t step)
         applied += b->applied;
         rejected += b->rejected;
         publish_bodies(es, b, step, &applied, &rejected);
+        if (es->splitter)
+            vxk_edit_split_create_debris(es->splitter, es->world, &b->debris);
         batch_free(b);
     }
     pthread_mutex_lock(&es->lock);
@@ -661,10 +706,11 @@ vxk_status vxk_edit_publish(vxk_world* world)
         return VXK_OK;
     uint64_t p = atomic_load_explicit(&es->publishes, memory_order_relaxed) + 1;
     uint64_t target = p >= 2 ? es->cuts[(p - 1) % CUT_RING] : 0; // this thread wrote it
+    uint64_t batches = p - 1;                                    // batches 0 .. p - 2
     double stall = 0.0;
-    if (atomic_load_explicit(&es->sealed, memory_order_acquire) < target) {
+    if (!batches_ready(es, batches, target)) {
         double start = seconds_now();
-        vxk_status status = wait_sealed(es, target);
+        vxk_status status = wait_sealed(es, batches, target);
         stall = seconds_now() - start;
         if (status != VXK_OK)
             return status;
@@ -727,6 +773,9 @@ static void release_enabled(edit_system* es)
     es->base_count = es->base_capacity = es->removed_capacity = 0;
     vxk_terrain_destroy(&es->work);
     vxk_edit_queue_destroy(&es->queue);
+    vxk_edit_splitter_destroy(es->splitter);
+    es->splitter = NULL;
+    es->split_finish = false;
     es->world->terrain.writes_frozen = false;
     es->enabled = false;
 }
@@ -753,7 +802,7 @@ static uint64_t edit_bytes(edit_system* es)
     uint64_t bytes = vxk_edit_queue_bytes(&es->queue) + vxk_terrain_index_bytes(&es->work) +
                      vxk_chunk_map_bytes(&es->base_map) +
                      (uint64_t)(es->base_capacity + es->removed_capacity) * sizeof(*es->base) +
-                     batch_bytes(es->open);
+                     batch_bytes(es->open) + vxk_edit_splitter_bytes(es->splitter);
     pthread_mutex_lock(&es->lock);
     for (const edit_batch* b = es->sealed_head; b; b = b->next)
         bytes += batch_bytes(b);
@@ -816,6 +865,10 @@ vxk_edit_def vxk_default_edit_def(void)
     def.cookie = EDIT_DEF_COOKIE;
     def.queue_capacity = 4096;
     def.outcome_capacity = 65536;
+    def.split = true;
+    def.floor_y = 0;
+    def.split_margin = 32;
+    def.split_budget = 1u << 20;
     return def;
 }
 
@@ -833,17 +886,22 @@ vxk_status vxk_edit_enable(vxk_world* world, const vxk_edit_def* def)
         return VXK_ERR_BAD_DEF;
     if (!power_of_two(def->queue_capacity) || def->queue_capacity < 2 ||
         def->queue_capacity > (1u << 24) || !power_of_two(def->outcome_capacity) ||
-        def->outcome_capacity < def->queue_capacity || def->outcome_capacity > (1u << 26))
+        def->outcome_capacity < def->queue_capacity || def->outcome_capacity > (1u << 26) ||
+        def->split_margin < 1 || def->split_margin > 256 || def->split_budget < 4096)
         return VXK_ERR_OUT_OF_RANGE;
     if (es->enabled)
         return VXK_ERR_UNSUPPORTED;
     if (vxk_edit_queue_init(&es->queue, def->queue_capacity, def->outcome_capacity) != VXK_OK)
         return VXK_ERR_OUT_OF_MEMORY;
     es->open = batch_create(0, 0);
-    if (!es->open || vxk_terrain_fork(&es->work, &world->terrain) != VXK_OK) {
+    es->splitter = def->split ? vxk_edit_splitter_create(def) : NULL;
+    if (!es->open || (def->split && !es->splitter) ||
+        vxk_terrain_fork(&es->work, &world->terrain) != VXK_OK) {
         if (es->open)
             batch_free(es->open);
         es->open = NULL;
+        vxk_edit_splitter_destroy(es->splitter);
+        es->splitter = NULL;
         vxk_edit_queue_destroy(&es->queue);
         return VXK_ERR_OUT_OF_MEMORY;
     }
@@ -853,6 +911,8 @@ vxk_status vxk_edit_enable(vxk_world* world, const vxk_edit_def* def)
     es->writer_cut_count = 0;
     atomic_store(&es->cut_count, 0);
     atomic_store(&es->sealed, 0);
+    atomic_store(&es->completed, 0);
+    atomic_store(&es->split_carry, false);
     atomic_store(&es->applied, 0);
     atomic_store(&es->publishes, 0);
     atomic_store(&es->sleeping, false);
@@ -885,8 +945,10 @@ vxk_status vxk_edit_disable(vxk_world* world)
             sched_yield();
         }
     }
+    es->split_finish = true; // the last batch ends every search
     if (status == VXK_OK)
         status = complete_batch(es, limit);
+    es->split_finish = false;
     pthread_mutex_unlock(&es->apply_lock);
     edit_batch* list = NULL;
     if (status == VXK_OK)
@@ -1004,6 +1066,15 @@ vxk_status vxk_edit_get_outcome(const vxk_world* world, vxk_edit_outcome* out, u
     return VXK_OK;
 }
 
+uint32_t vxk_edit_get_split_events(const vxk_world* world, vxk_edit_split_event* out,
+                                   uint32_t capacity)
+{
+    edit_system* es = system_of(world);
+    if (!es || !es->enabled)
+        return 0;
+    return vxk_edit_split_events(es->splitter, out, capacity);
+}
+
 void vxk_edit_get_stats(const vxk_world* world, vxk_edit_stats* out)
 {
     if (!out)
@@ -1020,6 +1091,7 @@ void vxk_edit_get_stats(const vxk_world* world, vxk_edit_stats* out)
     out->capacity_refusals = atomic_load_explicit(&es->queue.refusals, memory_order_relaxed);
     out->publishes = atomic_load_explicit(&es->publishes, memory_order_acquire);
     out->bytes = edit_bytes(es);
+    vxk_edit_split_stats(es->splitter, out);
     pthread_mutex_lock(&es->lock);
     out->thread_running = es->thread_running;
     out->applied = es->applied_total;

@@ -19,6 +19,7 @@ static void set_material(vxk_material_table* table, int id, const char* name, ui
     m->density = density;
     m->friction = friction;
     m->restitution = restitution;
+    m->anchored = id == VXK_MAT_BEDROCK;
     snprintf(m->name, sizeof(m->name), "%s", name);
 }
 
@@ -61,7 +62,7 @@ vxk_status vxk_material_table_validate(const vxk_material_table* table)
         const vxk_material* m = &table->materials[id];
         if (!m->defined)
             continue;
-        if (m->defined != 1 || m->kind > VXK_MATERIAL_WATER)
+        if (m->defined != 1 || m->kind > VXK_MATERIAL_WATER || m->anchored > 1)
             return VXK_ERR_BAD_MATERIAL;
         // Only id 0 is air: an all-air chunk has no entry, so no other id may mean "empty".
         if (id != 0 && m->kind == VXK_MATERIAL_AIR)

@@ -79,18 +79,65 @@ typedef struct vxk_edit_def {
                                // in [2, 2^24] (default 4096, 64 bytes each)
     uint32_t outcome_capacity; // outcomes kept readable: a power of two in
                                // [queue_capacity, 2^26] (default 65536, 16 bytes each)
+    bool split;                // connectivity splitting (below; default true)
+    int32_t floor_y;           // the world floor: terrain voxels at y <= floor_y are anchors
+                               // (default 0)
+    uint32_t split_margin;     // voxels searched around a batch's removed voxels, 1..256
+                               // (default 32)
+    uint32_t split_budget;     // voxels a batch's terrain searches may expand in all, >= 4096
+                               // (default 2^20); the rest continues with the next batch
 } vxk_edit_def;
 
 vxk_edit_def vxk_default_edit_def(void);
+
+// Connectivity splitting (def.split). After Voxtric's "Integrity Splitting" (seed 004), bitwise.
+//
+// Terrain. When a batch of edits removes solid terrain voxels, the writer finds the solid parts
+// that no longer connect (6-connectivity, through solid voxels) to an anchor: a voxel of an
+// anchored material (vxk_material.anchored: bedrock by default) or at y <= def.floor_y (the world
+// floor). Each such part is removed from the terrain in the same batch and becomes a dynamic voxel
+// body (the world's voxel size, at rest, awake; its voxels exactly where the terrain had them)
+// when that batch is published: parts and bodies appear at the same step, and what a step sees
+// still depends on the submissions alone. The search covers, per cluster of removed voxels, their
+// box grown by split_margin voxels on each side (aligned to chunks, not below the floor): a part
+// that reaches the box's edge counts as held (the search cannot see past it), so a part cut loose
+// must lie within split_margin voxels of the cut to fall. Finders start at the solid
+// face-neighbours of the removed voxels and grow breadth-first, the smallest first, merging when
+// they meet; a search ends when every group is anchored or exhausted, or when one group is left
+// growing (the terrain around an edit was held before it, so the last group is). The searches of
+// a batch run as jobs and share split_budget voxels of expansion; a search that runs out goes on
+// with the next batch (published one step later), so one huge edit never stalls a step. Its part
+// is removed as the terrain then is (the voxels still solid). A free part wider than
+// VXK_BODY_MAX_GRID on an axis, or without mass, stays in the terrain (vxk_edit_stats.split_left).
+//
+// Voxel bodies. When a batch's edits on a voxel body remove voxels, the body's parts that the
+// removal disconnected (searched the same way, from the removed voxels' neighbours) become bodies:
+// the largest part keeps the id, each other part gets a new body, in the order of its smallest
+// voxel (y, z, x). A new body has the original's type, damping, gravity scale, friction,
+// restitution, bullet flag and user data, its rotation and voxel size, its voxels where they
+// were, and the velocity of the original's material at its centre of mass (v + w x r, the same
+// w), so linear and angular momentum are conserved. vxk_body_set_voxels itself never splits.
+typedef struct vxk_edit_split_event {
+    vxk_body_id body;     // the new body
+    vxk_body_id source;   // the voxel body it was cut from; null: the terrain
+    uint32_t voxel_count; // its solid voxels
+} vxk_edit_split_event;
+
+// The bodies that the last step's publish made by splitting, in the order they were created:
+// writes up to capacity to out (out may be NULL when capacity is 0) and returns how many there
+// were (0 when the system is off). A world getter: not concurrently with vxk_world_step.
+uint32_t vxk_edit_get_split_events(const vxk_world* world, vxk_edit_split_event* out,
+                                   uint32_t capacity);
 
 // Enables the edit system: allocates the queue and the outcomes and gives the writer its own
 // version of the terrain (every chunk payload shared, copied when first written). From here
 // direct terrain writes are refused (above) until vxk_edit_disable. No thread is started: edits
 // are applied by vxk_edit_run, by a thread started with vxk_edit_thread_start, or by the step
 // when it needs them. Errors (nothing changed): NULL world or def -> VXK_ERR_INVALID_ARGUMENT; a
-// def not made by vxk_default_edit_def -> VXK_ERR_BAD_DEF; capacities outside their ranges ->
-// VXK_ERR_OUT_OF_RANGE; already enabled -> VXK_ERR_UNSUPPORTED; VXK_ERR_OUT_OF_MEMORY. Cost:
-// O(terrain chunks) (the writer's chunk index is a copy of the terrain's).
+// def not made by vxk_default_edit_def -> VXK_ERR_BAD_DEF; capacities, split_margin or split_budget
+// outside their ranges -> VXK_ERR_OUT_OF_RANGE; already enabled -> VXK_ERR_UNSUPPORTED;
+// VXK_ERR_OUT_OF_MEMORY. Cost: O(terrain chunks) (the writer's chunk index is a copy of the
+// terrain's).
 vxk_status vxk_edit_enable(vxk_world* world, const vxk_edit_def* def);
 
 // Stops the thread if it runs, applies every edit submitted so far, publishes them all at once
@@ -176,6 +223,11 @@ typedef struct vxk_edit_stats {
     double publish_seconds;     // the last publish, its wait excluded
     uint32_t published_chunks;  // chunk versions the last publish installed
     uint32_t published_edits;   // tickets the last publish made final
+    uint64_t split_searches;    // terrain regions searched for parts cut loose
+    uint32_t split_pending;     // terrain searches continuing with the next batch
+    uint64_t split_voxels;      // voxels the terrain and body searches expanded
+    uint64_t split_bodies;      // bodies made by splitting (terrain and body parts)
+    uint64_t split_left;        // free terrain parts left in the terrain (too wide, no mass)
     uint64_t bytes;             // queue, outcomes, the writer's chunk index and batches (chunk
                                 // payloads are shared with the terrain and counted there); also
                                 // in vxk_world_memory.terrain_other_bytes

@@ -29,6 +29,8 @@ typedef struct vxk_material {
     uint8_t kind;      // vxk_material_kind
     uint8_t defined;   // 1 if the id may be used
     uint8_t color[3];  // sRGB, for export and .vox mapping
+    uint8_t anchored;  // 0 or 1: terrain voxels of it hold up what touches them (connectivity
+                       // splitting, vxk/edit.h); default 1 for bedrock only
     float density;     // kg/m^3
     float friction;    // Coulomb coefficient
     float restitution; // 0..1
