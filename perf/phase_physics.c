@@ -425,13 +425,54 @@ static bool solid_at(const physics_scene* s, vxk_vec3 p)
 
 // Tunnelled as in phase_step.c: a centre (of mass) inside a solid terrain voxel, or below the
 // world's floor (y = 0) over its footprint; bodies past the footprint's sides are off the edge.
-static void judge(const physics_scene* s, vxk_vec3 p, uint32_t* tunnelled, uint32_t* off_edge)
+static vxk_vec3 rotate(vxk_quat q, vxk_vec3 v)
 {
+    // v + 2 w (u x v) + 2 u x (u x v), u = q.xyz
+    vxk_vec3 t = {2.0f * (q.y * v.z - q.z * v.y), 2.0f * (q.z * v.x - q.x * v.z),
+                  2.0f * (q.x * v.y - q.y * v.x)};
+    return (vxk_vec3){v.x + q.w * t.x + (q.y * t.z - q.z * t.y),
+                      v.y + q.w * t.y + (q.z * t.x - q.x * t.z),
+                      v.z + q.w * t.z + (q.x * t.y - q.y * t.x)};
+}
+
+// Whether a body at `pose` went through the terrain: off the world's edge, under its floor, or
+// inside solid voxels: a sphere or box with its centre in one; a voxel body with more than half
+// of its voxels' centres in them. (A voxel body's centre of mass need not lie in its own
+// material: a concave piece resting across a step can have it a few millimetres inside the
+// ground, which is no tunnelling.) `info`: the body's, for a voxel body's grid corner and voxel.
+static void judge(const physics_scene* s, const body_spec* spec, const vxk_body_info* info,
+                  vxk_transform pose, uint32_t* tunnelled, uint32_t* off_edge)
+{
+    vxk_vec3 p = pose.p;
     if (p.x < 0.0f || p.z < 0.0f || p.x >= (float)s->cfg.size_x || p.z >= (float)s->cfg.size_z) {
         ++*off_edge;
         return;
     }
-    *tunnelled += p.y < 0.0f || solid_at(s, p);
+    if (p.y < 0.0f) {
+        ++*tunnelled;
+        return;
+    }
+    if (spec->kind != KIND_VOXELS) {
+        *tunnelled += solid_at(s, p);
+        return;
+    }
+    const vxk_voxel_grid* g = &s->lib.shapes[spec->shape].grid;
+    uint32_t solid = 0, inside = 0;
+    float vs = info->voxel_size;
+    vxk_vec3 origin = info->grid_origin;
+    for (int32_t y = 0; y < g->size.y; ++y)
+        for (int32_t z = 0; z < g->size.z; ++z)
+            for (int32_t x = 0; x < g->size.x; ++x) {
+                if (!vxk_voxel_grid_get(g, (vxk_int3){x, y, z}))
+                    continue;
+                vxk_vec3 local = {origin.x + ((float)x + 0.5f) * vs,
+                                  origin.y + ((float)y + 0.5f) * vs,
+                                  origin.z + ((float)z + 0.5f) * vs};
+                ++solid;
+                vxk_vec3 r = rotate(pose.q, local);
+                inside += solid_at(s, (vxk_vec3){p.x + r.x, p.y + r.y, p.z + r.z});
+            }
+    *tunnelled += 2 * inside > solid;
 }
 
 // ---- rays --------------------------------------------------------------------------------------
@@ -882,10 +923,11 @@ void vxk_bench_physics(vxk_bench* b)
     for (uint32_t i = 0; i < s.created; ++i) {
         vxk_transform pose;
         vxk_body_info info;
-        if (vxk_body_get_transform(s.world, s.ids[i], &pose) == VXK_OK)
-            judge(&s, pose.p, &tunnelled, &off_edge);
-        if (vxk_body_get_info(s.world, s.ids[i], &info) == VXK_OK)
+        if (vxk_body_get_transform(s.world, s.ids[i], &pose) == VXK_OK &&
+            vxk_body_get_info(s.world, s.ids[i], &info) == VXK_OK) {
+            judge(&s, &s.specs[i], &info, pose, &tunnelled, &off_edge);
             sleeping += !info.awake;
+        }
         voxel_bodies += s.specs[i].kind == KIND_VOXELS;
     }
     vxk_world_step_stats stats;
@@ -963,8 +1005,10 @@ void vxk_bench_physics(vxk_bench* b)
         uint32_t bt = 0, bo = 0, awake = 0, manifolds = 0, points = 0;
         for (uint32_t i = 0; i < s.created; ++i) {
             vxk_transform pose;
+            vxk_body_info info;
             vxk_bullet_step_get_pose(bw, i, &pose);
-            judge(&s, pose.p, &bt, &bo);
+            vxk_body_get_info(s.world, s.ids[i], &info); // the same shape, frame and grid
+            judge(&s, &s.specs[i], &info, pose, &bt, &bo);
             awake += (uint32_t)vxk_bullet_step_is_awake(bw, i);
         }
         vxk_bullet_step_contacts(bw, &manifolds, &points);
