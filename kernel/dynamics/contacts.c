@@ -47,6 +47,9 @@ enum { SCRATCH_LIVE, SCRATCH_BOXES, SCRATCH_HITS, SCRATCH_OFFSETS, SCRATCH_TASKS
 
 // Tasks per narrowphase piece.
 #define NARROW_GRAIN 16
+// A manifold whose touching is not yet decided this step (the solver decides it for those it
+// solves; vxk_contact.touching is 0 or 1 once the step ends).
+#define TOUCHING_UNKNOWN 2
 
 typedef struct task {
     uint32_t a, b;               // pair: body indices; terrain: a = UINT32_MAX, b the body
@@ -565,7 +568,7 @@ static void recycle(const narrow_ctx* ctx, const task* t, const vxk_body* a, con
         vxk_contact* c = &o->manifolds[o->count];
         *c = ctx->prev[j];
         c->sub = o->count++;
-        c->touching = 0;
+        c->touching = TOUCHING_UNKNOWN;
         c->friction_impulse = vxk_v3(0, 0, 0);
         c->twist_impulse = 0.0f;
         vxk_mat3 ra = vxk_mat3_from_quat(a ? vxk_quat_mul(a->pose.q, vxk_quat_conj(c->q_a))
@@ -700,6 +703,7 @@ static void narrow_range(void* vctx, uint32_t begin, uint32_t end, uint32_t thre
             c->shape_a = a ? a->shape_serial : 0;
             c->shape_b = b->shape_serial;
             c->epoch = ctx->epoch;
+            c->touching = TOUCHING_UNKNOWN;
             for (uint32_t p = 0; p < n; ++p) {
                 vxk_contact_point_state* cp = &c->points[p];
                 cp->point = cl->points[p].point;
@@ -1201,8 +1205,13 @@ vxk_status vxk_dynamics_step(vxk_world* world, vxk_arena* arena, float dt,
     stats->stage_seconds[VXK_STEP_CONTINUOUS] = vxk_seconds_since(&mark);
 
     // 8. Events, then the new contacts become the persistent ones.
+    // Whether each manifold touches: the solver decided it for those it solved, carried ones
+    // keep theirs (nothing about them changed); the rest (none in a scene where every moving
+    // body's manifolds are solved) are decided here. Only their first line is read.
     for (uint32_t i = 0; i < now_count; ++i) {
         vxk_contact* c = &now[i];
+        if (c->touching != TOUCHING_UNKNOWN)
+            continue;
         c->touching = 0;
         for (uint32_t p = 0; p < c->point_count; ++p)
             if (c->points[p].separation < slop || c->points[p].max_normal_impulse > 0.0f)

@@ -138,6 +138,7 @@ typedef struct solve_ctx {
     uint32_t global_static;
     uint32_t substeps;
     float h, inv_h, speculative_distance, restitution_threshold, push_speed;
+    float slop; // the linear slop: a manifold with a point within it touches
     vxk_vec3 gravity;
     softness soft, static_soft;
     vxk_jobs* jobs;
@@ -439,8 +440,11 @@ static void pack_lane(const solve_ctx* x, const bundle* kb, vxk_wide_constraint*
     w->lane_count = lane + 1;
 }
 
-static void unpack_lane(const vxk_wide_constraint* w, uint32_t lane, vxk_contact* k)
+// Also decides whether the manifold touches (a point within the slop or one that pushed), here
+// where its points are at hand rather than in a pass of its own over every manifold.
+static void unpack_lane(const vxk_wide_constraint* w, uint32_t lane, vxk_contact* k, float slop)
 {
+    uint8_t touching = 0;
     // The friction impulse as a world vector: the next step's tangents may differ.
     k->friction_impulse =
         vxk_v3_add(vxk_v3_scale(unpack3(w->t1, lane), w->friction_impulse[0][lane]),
@@ -452,7 +456,9 @@ static void unpack_lane(const vxk_wide_constraint* w, uint32_t lane, vxk_contact
         cp->normal_impulse = wp->normal_impulse[lane];
         cp->max_normal_impulse = wp->max_normal_impulse[lane];
         cp->relative_velocity = wp->relative_velocity[lane];
+        touching |= cp->separation < slop || cp->max_normal_impulse > 0.0f;
     }
+    k->touching = touching;
 }
 
 // Whether some point of a prepared batch closes faster than the restitution threshold on a
@@ -511,7 +517,7 @@ static void unpack_batch(const solve_ctx* x, const bundle* k, uint32_t index)
     uint32_t first, end;
     batch_range(k, index, &first, &end);
     for (uint32_t i = first; i < end; ++i)
-        unpack_lane(w, i - first, &x->contacts[list[k->coloring.order[i]]]);
+        unpack_lane(w, i - first, &x->contacts[list[k->coloring.order[i]]], x->slop);
 }
 
 // ---- a bundle's step -------------------------------------------------------------------------
@@ -732,6 +738,7 @@ vxk_status vxk_solve(const vxk_solve_input* in)
     x.h = h;
     x.inv_h = h > 0.0f ? 1.0f / h : 0.0f;
     x.speculative_distance = SPECULATIVE_SLOPS * set->linear_slop;
+    x.slop = set->linear_slop;
     x.restitution_threshold = set->restitution_threshold;
     x.push_speed = set->contact_push_speed;
     x.gravity = set->gravity;
