@@ -405,9 +405,11 @@ static int test_split_tower_and_shell(void)
 // A search over its budget goes on with the next batch, and its result is the unbounded one's.
 static int test_split_budget(void)
 {
-    uint32_t counts[2] = {0, 0};
-    uint64_t pendings[2] = {0, 0};
-    for (int bounded = 0; bounded < 2; ++bounded) {
+    uint32_t counts[3] = {0, 0, 0};
+    uint64_t pendings[3] = {0, 0, 0};
+    // 0: unbounded; 1: 4096 voxels a batch, stepped to the end; 2: the same, disabled while the
+    // search is under way (the disable runs it to its end and publishes the part).
+    for (int bounded = 0; bounded < 3; ++bounded) {
         dense d = {{0, 0, 0}, {64, 40, 64}, calloc(64 * 40 * 64, 1)};
         fill(&d, ibox(0, 0, 0, 63, 1, 63), VXK_MAT_STONE);
         fill(&d, ibox(30, 2, 30, 33, 9, 33), VXK_MAT_STONE);
@@ -417,6 +419,13 @@ static int test_split_budget(void)
         VXK_CHECK_EQ_INT(enable(w, 64, bounded ? 4096 : 0), VXK_OK);
         if (submit(w, &d, vxk_edit_fill_box(ibox(30, 5, 30, 33, 5, 33), VXK_MAT_AIR)) || publish(w))
             return 1;
+        if (bounded == 2) {
+            vxk_edit_stats st;
+            vxk_edit_get_stats(w, &st);
+            pendings[bounded] = st.split_pending;
+            VXK_CHECK_EQ_U64(vxk_world_body_count(w), 0);
+            VXK_CHECK_EQ_INT(vxk_edit_disable(w), VXK_OK);
+        }
         int steps = 0;
         while (vxk_world_body_count(w) == 0 && steps < 100) {
             vxk_edit_stats st;
@@ -438,9 +447,11 @@ static int test_split_budget(void)
         free(d.v);
     }
     VXK_CHECK_EQ_U64(counts[0], counts[1]);
+    VXK_CHECK_EQ_U64(counts[0], counts[2]);
     VXK_CHECK_EQ_U64(counts[0], 48 * 21 * 48 + 4 * 4 * 4);
     VXK_CHECK_EQ_U64(pendings[0], 0);
     VXK_CHECK_MSG(pendings[1] > 0, "a search of 4096 voxels a batch never went on");
+    VXK_CHECK_MSG(pendings[2] > 0, "no search was under way at the disable");
     return 0;
 }
 
