@@ -16,9 +16,10 @@
 // its round grows again without going through the heap (the order is the heap's). Every bound on
 // the work falls between two claims' expansions, so a search cut into calls runs the same steps.
 //
-// Results: a component's claims become rows ordered by (y, z, word), through a dense scratch over
-// the claims' bounding rows when there are more than 16 claims and the box is small (at most twice
-// the claims plus 64 words), else by sorting the claims by position.
+// Results: a component's claims are found through the ranges (each records the group that made
+// it) and become rows ordered by (y, z, word): word indices grow in that order, so the claims'
+// words are marked in a bit per grid word and read back in order when their span is small (at
+// most twice the claims plus 16 mark words), else the claims are sorted by position.
 #include "split.h"
 
 #include "core.h"
@@ -68,18 +69,6 @@ size_t vxk_split_grid_words(vxk_int3 size)
         size.y > VXK_SPLIT_MAX_SIZE || size.z > VXK_SPLIT_MAX_SIZE)
         return 0;
     return (size_t)grid_words_per_row(size) * (size_t)size.y * (size_t)size.z;
-}
-
-static inline uint32_t word_index(const vxk_split* s, uint32_t pos)
-{
-    return (pos_y(pos) * (uint32_t)s->grid.size.z + pos_z(pos)) * s->words_per_row + pos_word(pos);
-}
-
-// Solid bits of word t, which sits at x-word `word` of its row (bits past size.x dropped).
-static inline uint64_t solid_word(const vxk_split* s, uint32_t t, uint32_t word)
-{
-    uint64_t mask = word + 1 == s->words_per_row ? s->last_word_mask : ~0ull;
-    return s->grid.solid[t] & mask;
 }
 
 // The voxels of `mask` connected along x to a voxel of `seed` (seed within mask): the add carries
@@ -141,26 +130,37 @@ static inline bool reserve_claims(vxk_split* s, uint32_t extra)
     return reserve_claims_slow(s, extra);
 }
 
-// Visited bits and owner records for `words` words, zeroed; existing contents are kept.
+static inline size_t mark_words(size_t words)
+{
+    return words / 64 + 1;
+}
+
+// Visited bits, owner records and marks for `words` words, zeroed; existing contents are kept.
 static bool reserve_words(vxk_split* s, size_t words)
 {
     if (words <= s->word_capacity)
         return true;
+    size_t old_marks = s->word_capacity ? mark_words(s->word_capacity) : 0;
     uint64_t* visited = (uint64_t*)vxk_calloc(words * sizeof(uint64_t));
     uint64_t* owners = (uint64_t*)vxk_calloc(words * sizeof(uint64_t));
-    if (!visited || !owners) {
+    uint64_t* marks = (uint64_t*)vxk_calloc(mark_words(words) * sizeof(uint64_t));
+    if (!visited || !owners || !marks) {
         vxk_free(visited, visited ? words * sizeof(uint64_t) : 0);
         vxk_free(owners, owners ? words * sizeof(uint64_t) : 0);
+        vxk_free(marks, marks ? mark_words(words) * sizeof(uint64_t) : 0);
         return false;
     }
     if (s->visited) {
         memcpy(visited, s->visited, s->word_capacity * sizeof(uint64_t));
         memcpy(owners, s->owners, s->word_capacity * sizeof(uint64_t));
+        memcpy(marks, s->marks, old_marks * sizeof(uint64_t));
     }
     vxk_free(s->visited, s->word_capacity * sizeof(uint64_t));
     vxk_free(s->owners, s->word_capacity * sizeof(uint64_t));
+    vxk_free(s->marks, old_marks * sizeof(uint64_t));
     s->visited = visited;
     s->owners = owners;
+    s->marks = marks;
     s->word_capacity = words;
     return true;
 }
@@ -201,7 +201,7 @@ static bool reserve_finders(vxk_split* s, uint32_t n)
 static void reset(vxk_split* s)
 {
     for (uint32_t i = 0; i < s->entry_count; ++i)
-        s->visited[word_index(s, s->entries[i].pos)] = 0;
+        s->visited[s->entries[i].index] = 0;
     s->entry_count = 0;
     s->share_count = 1;
     s->range_count = 1;
@@ -236,6 +236,7 @@ void vxk_split_destroy(vxk_split* split)
         return;
     vxk_free(split->visited, split->word_capacity * sizeof(uint64_t));
     vxk_free(split->owners, split->word_capacity * sizeof(uint64_t));
+    vxk_free(split->marks, split->word_capacity ? mark_words(split->word_capacity) * 8 : 0);
     vxk_free(split->entries, (size_t)split->entry_capacity * sizeof(vxk_split_entry));
     vxk_free(split->shares, (size_t)split->share_capacity * sizeof(vxk_split_share));
     vxk_free(split->ranges, (size_t)split->range_capacity * sizeof(vxk_split_range));
@@ -378,12 +379,6 @@ static bool meet_bits(vxk_split* s, uint32_t t, uint64_t bits)
     return !bits || meet(s, find(s, owner_first(owner)));
 }
 
-// Whether the visited voxels of word t may belong to another group than the round's.
-SPLIT_INLINE bool maybe_foreign(const vxk_split* s, uint32_t t)
-{
-    return s->owners[t] != s->round_group;
-}
-
 // Records that the round's group claimed `bits` of word t, which other claims had visited.
 static void own_shared_word(vxk_split* s, uint32_t t, uint64_t bits)
 {
@@ -403,29 +398,88 @@ static void own_shared_word(vxk_split* s, uint32_t t, uint64_t bits)
     ++s->stats.shared_words;
 }
 
-// The voxels of word t that anchor a group: anchors, and with boundary anchors the box's faces.
-SPLIT_INLINE uint64_t anchor_bits(const vxk_split* s, uint32_t pos, uint32_t t)
+// ---- claims ---------------------------------------------------------------------------------
+// The claim loop keeps its state in a cursor, a local copy of the splitter's hot fields written
+// back before anything else reads them: stores into the claim pool then cannot alias the
+// splitter's fields, and the compiler keeps the cursor in registers. `search` and `one_word` are
+// constants at every call: the search tracks owners, anchors and meetings, the component
+// labelling only claims; one_word is the common one-word row (size.x <= 64), which never
+// continues a run into another word.
+
+typedef struct cursor {
+    vxk_split* s;
+    const uint64_t* solid;
+    const uint64_t* anchor;
+    uint64_t* visited;
+    uint64_t* owners;
+    vxk_split_entry* entries;
+    vxk_split_finder* finders;
+    uint64_t last_word_mask;
+    uint64_t edge_bits;     // boundary anchors: the x faces' bits of a one-word row
+    uint64_t voxels;        // voxels claimed since the cursor was loaded
+    uint32_t entry_count;   // the splitter's, while the cursor is live
+    uint32_t group;         // the round's group (mirrors split->round_group)
+    uint32_t W, sy, sz, dy; // dy: words from one y to the next
+    // Rows with inner_lo <= y < inner_lo + inner_y (likewise z) have all four neighbour rows, and
+    // with boundary anchors none of those is on a face.
+    uint32_t inner_lo, inner_y, inner_z;
+    bool boundary;
+} cursor;
+
+static inline void cursor_load(cursor* c, vxk_split* s)
 {
-    uint64_t bits = s->grid.anchor ? s->grid.anchor[t] : 0;
-    if (s->flags & VXK_SPLIT_BOUNDARY_ANCHORS) {
-        // Unsigned wrap: true for coordinate 0 and size - 1 (every row when the size is <= 2).
-        uint32_t y = pos_y(pos), z = pos_z(pos), word = pos_word(pos);
-        bool face = y - 1 >= (uint32_t)s->grid.size.y - 2 || z - 1 >= (uint32_t)s->grid.size.z - 2;
-        uint64_t last_bit = (s->last_word_mask >> 1) + 1;
-        bits |=
-            face ? ~0ull : (word == 0 ? 1ull : 0) | (word + 1 == s->words_per_row ? last_bit : 0);
+    c->s = s;
+    c->solid = s->grid.solid;
+    c->anchor = s->grid.anchor;
+    c->visited = s->visited;
+    c->owners = s->owners;
+    c->entries = s->entries;
+    c->finders = s->finders;
+    c->last_word_mask = s->last_word_mask;
+    c->edge_bits = 1 | ((s->last_word_mask >> 1) + 1);
+    c->voxels = 0;
+    c->entry_count = s->entry_count;
+    c->group = s->round_group;
+    c->W = s->words_per_row;
+    c->sy = (uint32_t)s->grid.size.y;
+    c->sz = (uint32_t)s->grid.size.z;
+    c->dy = c->sz * c->W;
+    c->boundary = (s->flags & VXK_SPLIT_BOUNDARY_ANCHORS) != 0;
+    c->inner_lo = c->boundary ? 2 : 1;
+    c->inner_y = c->sy > 2 * c->inner_lo ? c->sy - 2 * c->inner_lo : 0;
+    c->inner_z = c->sz > 2 * c->inner_lo ? c->sz - 2 * c->inner_lo : 0;
+}
+
+static inline void cursor_store(cursor* c)
+{
+    c->s->entry_count = c->entry_count;
+    c->s->stats.voxels_visited += c->voxels;
+    c->voxels = 0;
+}
+
+// Whether coordinate v of an axis of n voxels is on a face (unsigned wrap: true for 0 and n - 1,
+// and for every coordinate when n <= 2).
+static inline bool on_face(uint32_t v, uint32_t n)
+{
+    return v - 1 >= n - 2;
+}
+
+// The voxels of word t (at pos) that anchor a group: anchors, and with boundary anchors the box's
+// faces (face: the row (y, z) is on one).
+SPLIT_INLINE uint64_t anchor_bits(const cursor* c, uint32_t pos, uint32_t t, bool face,
+                                  bool one_word)
+{
+    uint64_t bits = c->anchor ? c->anchor[t] : 0;
+    if (c->boundary) {
+        uint64_t edges = c->edge_bits;
+        if (!one_word) {
+            uint32_t word = pos_word(pos);
+            edges = (word == 0 ? 1ull : 0) | (word + 1 == c->W ? (c->last_word_mask >> 1) + 1 : 0);
+        }
+        bits |= face ? ~0ull : edges;
     }
     return bits;
 }
-
-// ---- claims ---------------------------------------------------------------------------------
-// `search` is a constant at every call: the search tracks owners, anchors and meetings, the
-// component labelling only claims.
-
-typedef struct claim_out {
-    uint64_t fill;
-    bool stop; // the round's group became anchored
-} claim_out;
 
 // The round's group claimed an anchor: it stops.
 static void anchor_group(vxk_split* s, uint32_t g)
@@ -436,54 +490,71 @@ static void anchor_group(vxk_split* s, uint32_t g)
     ++s->anchored_groups;
 }
 
-SPLIT_INLINE claim_out claim_word(vxk_split* s, uint32_t pos, uint32_t t, uint64_t seed,
-                                  bool search)
+// meet_bits for a cursor: the round's group may change.
+static inline bool cursor_meet(cursor* c, uint32_t t, uint64_t bits)
 {
-    uint64_t solid = solid_word(s, t, pos_word(pos));
-    uint64_t before = s->visited[t];
+    bool go_on = meet_bits(c->s, t, bits);
+    c->group = c->s->round_group;
+    return go_on;
+}
+
+typedef struct claim_out {
+    uint64_t fill;
+    bool stop; // the round's group became anchored
+} claim_out;
+
+// Claims the runs of `seed` in word t (at pos; face: its row is on a face of the box).
+SPLIT_INLINE claim_out claim_word(cursor* c, uint32_t pos, uint32_t t, bool face, uint64_t seed,
+                                  bool search, bool one_word)
+{
+    uint64_t mask = one_word || pos_word(pos) + 1 == c->W ? c->last_word_mask : ~0ull;
+    uint64_t solid = c->solid[t] & mask;
+    uint64_t before = c->visited[t];
     uint64_t fill = fill_run(seed, solid & ~before);
-    s->visited[t] = before | fill;
+    c->visited[t] = before | fill;
+    c->entries[c->entry_count++] = (vxk_split_entry){pos, t, fill};
     claim_out out = {fill, false};
-    uint32_t g = search ? s->round_group : 0;
-    s->entries[s->entry_count++] = (vxk_split_entry){pos, g, fill};
     if (!search)
         return out;
+    uint32_t g = c->group;
     if (before)
-        own_shared_word(s, t, fill);
+        own_shared_word(c->s, t, fill);
     else
-        s->owners[t] = g;
+        c->owners[t] = g;
     uint32_t n = (uint32_t)__builtin_popcountll(fill);
-    s->finders[g].count += n;
-    s->stats.voxels_visited += n;
-    if (__builtin_expect((anchor_bits(s, pos, t) & fill) != 0, 0)) {
-        anchor_group(s, g);
+    c->finders[g].count += n;
+    c->voxels += n;
+    if (__builtin_expect((anchor_bits(c, pos, t, face, one_word) & fill) != 0, 0)) {
+        anchor_group(c->s, g);
         out.stop = true;
         return out;
     }
     uint64_t beside = ((fill << 1) | (fill >> 1)) & solid & before;
-    if (beside && maybe_foreign(s, t) && !meet_bits(s, t, beside))
+    if (beside && c->owners[t] != g && !cursor_meet(c, t, beside))
         out.stop = true;
     return out;
 }
 
 // Continues the runs of a claim (first) that reach its word's ends into the neighbouring words
 // of the row. Returns false when the round's group became anchored.
-static bool claim_across(vxk_split* s, uint32_t pos, uint32_t t, uint64_t first, bool search)
+SPLIT_INLINE bool claim_across(cursor* c, uint32_t pos, uint32_t t, bool face, uint64_t first,
+                               bool search)
 {
-    uint32_t last_word = s->words_per_row - 1;
+    uint32_t last_word = c->W - 1;
     // Rightwards: a run reaching bit 63 continues at bit 0 of the next word.
     uint64_t fill = first;
     for (uint32_t p = pos, w = t; (fill >> 63) && pos_word(p) < last_word;) {
         ++p;
         ++w;
-        if (!(solid_word(s, w, pos_word(p)) & 1))
+        uint64_t mask = pos_word(p) == last_word ? c->last_word_mask : ~0ull;
+        if (!(c->solid[w] & mask & 1))
             break;
-        if (s->visited[w] & 1) {
-            if (search && maybe_foreign(s, w) && !meet_bits(s, w, 1))
+        if (c->visited[w] & 1) {
+            if (search && c->owners[w] != c->group && !cursor_meet(c, w, 1))
                 return false;
             break;
         }
-        claim_out next = claim_word(s, p, w, 1, search);
+        claim_out next = claim_word(c, p, w, face, 1, search, false);
         if (next.stop)
             return false;
         fill = next.fill;
@@ -493,14 +564,14 @@ static bool claim_across(vxk_split* s, uint32_t pos, uint32_t t, uint64_t first,
     for (uint32_t p = pos, w = t; (fill & 1) && pos_word(p) > 0;) {
         --p;
         --w;
-        if (!(s->grid.solid[w] >> 63))
+        if (!(c->solid[w] >> 63))
             break;
-        if (s->visited[w] >> 63) {
-            if (search && maybe_foreign(s, w) && !meet_bits(s, w, 1ull << 63))
+        if (c->visited[w] >> 63) {
+            if (search && c->owners[w] != c->group && !cursor_meet(c, w, 1ull << 63))
                 return false;
             break;
         }
-        claim_out next = claim_word(s, p, w, 1ull << 63, search);
+        claim_out next = claim_word(c, p, w, face, 1ull << 63, search, false);
         if (next.stop)
             return false;
         fill = next.fill;
@@ -508,50 +579,48 @@ static bool claim_across(vxk_split* s, uint32_t pos, uint32_t t, uint64_t first,
     return true;
 }
 
-static bool claim_across_search(vxk_split* s, uint32_t pos, uint32_t t, uint64_t first)
-{
-    return claim_across(s, pos, t, first, true);
-}
-
-static bool claim_across_label(vxk_split* s, uint32_t pos, uint32_t t, uint64_t first)
-{
-    return claim_across(s, pos, t, first, false);
-}
-
 // Claims the runs of `seed` in word t and their continuations along the row. Returns false when
 // the round's group became anchored.
-SPLIT_INLINE bool claim_runs(vxk_split* s, uint32_t pos, uint32_t t, uint64_t seed, bool search)
+SPLIT_INLINE bool claim_runs(cursor* c, uint32_t pos, uint32_t t, bool face, uint64_t seed,
+                             bool search, bool one_word)
 {
-    claim_out first = claim_word(s, pos, t, seed, search);
+    claim_out first = claim_word(c, pos, t, face, seed, search, one_word);
     if (first.stop)
         return false;
-    uint64_t ends = (first.fill & 1) | (first.fill >> 63);
-    if (s->words_per_row == 1 || !ends)
+    if (one_word || !((first.fill & 1) | (first.fill >> 63)))
         return true;
-    return search ? claim_across_search(s, pos, t, first.fill)
-                  : claim_across_label(s, pos, t, first.fill);
+    return claim_across(c, pos, t, face, first.fill, search);
 }
 
 // Expands one claim to its y and z neighbour words: the four tested together
 // (vxk_flood_probe4), then meetings, then fresh claims. Returns false when the round's group
-// became anchored.
-SPLIT_INLINE bool expand(vxk_split* s, vxk_split_entry e, bool search)
+// became anchored. Most claims lie deep inside the box (inner_y, inner_z), where every neighbour
+// exists and none is on a face: the lanes need no checks there.
+SPLIT_INLINE bool expand(cursor* c, vxk_split_entry e, bool search, bool one_word)
 {
     uint32_t y = pos_y(e.pos), z = pos_z(e.pos);
-    uint32_t W = s->words_per_row, sz = (uint32_t)s->grid.size.z;
-    uint32_t t = (y * sz + z) * W + pos_word(e.pos), dy = sz * W;
-    // z - 1, z + 1, y - 1, y + 1; a neighbour outside the box reads word t, as an invalid lane.
-    uint32_t valid = (uint32_t)(z > 0) | (uint32_t)(z + 1 < sz) << 1 | (uint32_t)(y > 0) << 2 |
-                     (uint32_t)(y + 1 < (uint32_t)s->grid.size.y) << 3;
-    uint32_t target[4] = {valid & 1 ? t - W : t, valid & 2 ? t + W : t, valid & 4 ? t - dy : t,
-                          valid & 8 ? t + dy : t};
+    uint32_t W = one_word ? 1 : c->W, t = e.index, dy = c->dy;
+    uint32_t valid = 15, faces = 0;
+    uint32_t target[4] = {t - W, t + W, t - dy, t + dy};
+    if (__builtin_expect(y - c->inner_lo >= c->inner_y || z - c->inner_lo >= c->inner_z, 0)) {
+        // z - 1, z + 1, y - 1, y + 1; a neighbour outside the box reads word t, an invalid lane.
+        valid = (uint32_t)(z > 0) | (uint32_t)(z + 1 < c->sz) << 1 | (uint32_t)(y > 0) << 2 |
+                (uint32_t)(y + 1 < c->sy) << 3;
+        for (uint32_t i = 0; i < 4; ++i)
+            target[i] = (valid >> i) & 1 ? target[i] : t;
+        bool y_face = on_face(y, c->sy), z_face = on_face(z, c->sz);
+        faces = (uint32_t)(y_face || on_face(z - 1, c->sz)) |
+                (uint32_t)(y_face || on_face(z + 1, c->sz)) << 1 |
+                (uint32_t)(z_face || on_face(y - 1, c->sy)) << 2 |
+                (uint32_t)(z_face || on_face(y + 1, c->sy)) << 3;
+    }
     vxk_flood_probe probe;
-    vxk_flood_probe4(&probe, e.bits, target, valid, s->grid.solid, s->visited,
-                     search ? s->owners : s->visited, s->round_group);
+    vxk_flood_probe4(&probe, e.bits, target, valid, c->solid, c->visited,
+                     search ? c->owners : c->visited, c->group);
     if (search) {
         for (uint32_t m = probe.foreign_mask; m; m &= m - 1) {
             int i = __builtin_ctz(m);
-            if (!meet_bits(s, target[i], probe.seen[i]))
+            if (!cursor_meet(c, target[i], probe.seen[i]))
                 return false;
         }
     }
@@ -559,7 +628,8 @@ SPLIT_INLINE bool expand(vxk_split* s, vxk_split_entry e, bool search)
                                        0u - (1u << POS_Y_SHIFT), 1u << POS_Y_SHIFT};
     for (uint32_t m = probe.fresh_mask; m; m &= m - 1) {
         int i = __builtin_ctz(m);
-        if (!claim_runs(s, e.pos + k_step[i], target[i], probe.fresh[i], search))
+        if (!claim_runs(c, e.pos + k_step[i], target[i], (faces >> i) & 1, probe.fresh[i], search,
+                        one_word))
             return false;
     }
     return true;
@@ -599,7 +669,7 @@ static void close_round(vxk_split* s)
         return;
     if (s->entry_count > s->round_start) {
         uint32_t i = s->range_count++;
-        s->ranges[i] = (vxk_split_range){s->round_start, s->entry_count, 0};
+        s->ranges[i] = (vxk_split_range){s->round_start, s->entry_count, 0, r};
         if (f->pending_head)
             s->ranges[f->pending_tail].next = i;
         else
@@ -613,6 +683,33 @@ static void close_round(vxk_split* s)
     } else if (!f->in_heap) {
         s->carry = r;
     }
+}
+
+static bool reserve_seed(vxk_split* s)
+{
+    return reserve_claims(s, claims_per_expansion(s)) && reserve_finders(s, s->finder_count + 1) &&
+           grow((void**)&s->ranges, &s->range_capacity, (uint64_t)s->range_count + 1,
+                sizeof(vxk_split_range), 64);
+}
+
+// Starts a finder at the seed bit b of word t (at pos) and claims its runs.
+static void start_finder(vxk_split* s, uint32_t pos, uint32_t t, uint64_t b)
+{
+    uint32_t f = s->finder_count++;
+    s->finders[f] = (vxk_split_finder){f, GROUP_ACTIVE, 0, 0, 0, 0, 0};
+    ++s->active_groups;
+    s->round_group = f;
+    s->round_start = s->entry_count;
+    cursor c;
+    cursor_load(&c, s);
+    bool face = on_face(pos_y(pos), c.sy) || on_face(pos_z(pos), c.sz);
+    if (c.W == 1)
+        claim_runs(&c, pos, t, face, b, true, true);
+    else
+        claim_runs(&c, pos, t, face, b, true, false);
+    cursor_store(&c);
+    close_round(s);
+    s->carry = NONE; // seeds go through the heap
 }
 
 vxk_status vxk_split_begin(vxk_split* split, const vxk_split_grid* grid, const vxk_int3* removed,
@@ -646,40 +743,36 @@ vxk_status vxk_split_begin(vxk_split* split, const vxk_split_grid* grid, const v
     s->active = true;
 
     // A finder per seed not yet claimed: removed voxels in order, directions -x +x -y +y -z +z.
+    // The solid neighbours are found first (a missing neighbour reads the voxel's own word, which
+    // the voxel, not solid, leaves clear at its bit), then taken in order while still unclaimed.
+    const uint64_t* solid = grid->solid;
     uint32_t sx = (uint32_t)grid->size.x, sy = (uint32_t)grid->size.y, dy = sz * W;
     for (uint32_t i = 0; i < count; ++i) {
         uint32_t x = (uint32_t)removed[i].x, y = (uint32_t)removed[i].y, z = (uint32_t)removed[i].z;
         uint32_t word = x / 64, bit = x & 63, t = (y * sz + z) * W + word;
         uint32_t pos = pos_pack(y, z, word);
-        // Each neighbour as (word index, its position, bit); a missing one is skipped.
         const bool has[6] = {x > 0, x + 1 < sx, y > 0, y + 1 < sy, z > 0, z + 1 < sz};
-        const uint32_t at[6] = {
-            bit ? t : t - 1, bit < 63 ? t : t + 1, t - dy, t + dy, t - W, t + W};
-        const uint32_t at_pos[6] = {bit ? pos : pos - 1,       bit < 63 ? pos : pos + 1,
-                                    pos - (1u << POS_Y_SHIFT), pos + (1u << POS_Y_SHIFT),
-                                    pos - (1u << POS_Z_SHIFT), pos + (1u << POS_Z_SHIFT)};
+        const uint32_t step[6] = {bit ? 0 : 1, bit < 63 ? 0 : 1, dy, dy, W, W};
+        const uint32_t pos_step[6] = {bit ? 0 : 1,       bit < 63 ? 0 : 1,  1u << POS_Y_SHIFT,
+                                      1u << POS_Y_SHIFT, 1u << POS_Z_SHIFT, 1u << POS_Z_SHIFT};
         const uint32_t at_bit[6] = {(bit - 1) & 63, (bit + 1) & 63, bit, bit, bit, bit};
+        uint32_t at[6], seeds = 0;
         for (int d = 0; d < 6; ++d) {
-            if (!has[d])
-                continue;
+            uint32_t delta = has[d] ? step[d] : 0;
+            at[d] = d & 1 ? t + delta : t - delta;
+            uint32_t b = has[d] ? at_bit[d] : bit;
+            seeds |= (uint32_t)((solid[at[d]] >> b) & 1) << d;
+        }
+        for (; seeds; seeds &= seeds - 1) {
+            int d = __builtin_ctz(seeds);
             uint64_t b = 1ull << at_bit[d];
-            if (!(grid->solid[at[d]] & b) || (s->visited[at[d]] & b))
+            if (s->visited[at[d]] & b)
                 continue;
-            if (!reserve_claims(s, claims_per_expansion(s)) ||
-                !reserve_finders(s, s->finder_count + 1) ||
-                !grow((void**)&s->ranges, &s->range_capacity, (uint64_t)s->range_count + 1,
-                      sizeof(vxk_split_range), 64)) {
+            if (!reserve_seed(s)) {
                 reset(s);
                 return VXK_ERR_OUT_OF_MEMORY;
             }
-            uint32_t f = s->finder_count++;
-            s->finders[f] = (vxk_split_finder){f, GROUP_ACTIVE, 0, 0, 0, 0, 0};
-            ++s->active_groups;
-            s->round_group = f;
-            s->round_start = s->entry_count;
-            claim_runs(s, at_pos[d], at[d], b, true);
-            close_round(s);
-            s->carry = NONE; // seeds go through the heap
+            start_finder(s, d & 1 ? pos + pos_step[d] : pos - pos_step[d], at[d], b);
         }
     }
     s->stats.finders = s->finder_count;
@@ -716,6 +809,59 @@ static uint32_t next_group(vxk_split* s)
     }
 }
 
+enum { ROUND_ENDED, ROUND_BOUND, ROUND_NO_MEMORY };
+
+// Expands the round's claims until the round ends, `*expanded` reaches bound, or claims cannot be
+// reserved.
+SPLIT_INLINE int round_work(vxk_split* s, uint64_t* expanded, uint64_t bound, bool one_word)
+{
+    cursor c;
+    cursor_load(&c, s);
+    uint32_t need = claims_per_expansion(s);
+    uint32_t r = s->round_range, i = s->round_index, end = 0, next = 0;
+    if (r) {
+        end = s->ranges[r].end;
+        next = s->ranges[r].next;
+    }
+    uint64_t done = *expanded, start = done;
+    int outcome = ROUND_ENDED;
+    while (r) {
+        if (i == end) {
+            r = next;
+            if (r) {
+                i = s->ranges[r].start;
+                end = s->ranges[r].end;
+                next = s->ranges[r].next;
+            }
+            continue;
+        }
+        if (done >= bound) {
+            outcome = ROUND_BOUND;
+            break;
+        }
+        if ((uint64_t)c.entry_count + need > s->entry_capacity ||
+            (uint64_t)s->share_count + need > s->share_capacity) {
+            cursor_store(&c);
+            bool ok = reserve_claims_slow(s, need);
+            cursor_load(&c, s);
+            if (!ok) {
+                outcome = ROUND_NO_MEMORY;
+                break;
+            }
+        }
+        vxk_split_entry e = c.entries[i++];
+        done += (uint32_t)__builtin_popcountll(e.bits);
+        if (!expand(&c, e, true, one_word))
+            break; // anchored: the round ends
+    }
+    cursor_store(&c);
+    s->round_range = r;
+    s->round_index = i;
+    s->stats.voxels_expanded += done - start;
+    *expanded = done;
+    return outcome;
+}
+
 vxk_status vxk_split_run(vxk_split* split, uint64_t max_voxels, bool* done)
 {
     if (!split || !done || !split->active)
@@ -749,31 +895,14 @@ vxk_status vxk_split_run(vxk_split* split, uint64_t max_voxels, bool* done)
             s->in_round = true;
             ++s->stats.rounds;
         }
-        bool anchored = false;
-        while (s->round_range && !anchored) {
-            vxk_split_range range = s->ranges[s->round_range];
-            while (s->round_index < range.end) {
-                if (expanded >= bound) {
-                    *done = false;
-                    return VXK_OK;
-                }
-                if (!reserve_claims(s, claims_per_expansion(s)))
-                    return VXK_ERR_OUT_OF_MEMORY;
-                vxk_split_entry e = s->entries[s->round_index++];
-                uint32_t n = (uint32_t)__builtin_popcountll(e.bits);
-                expanded += n;
-                s->stats.voxels_expanded += n;
-                if (!expand(s, e, true)) {
-                    anchored = true;
-                    break;
-                }
-            }
-            if (!anchored) {
-                s->round_range = range.next;
-                if (s->round_range)
-                    s->round_index = s->ranges[s->round_range].start;
-            }
+        int outcome = s->words_per_row == 1 ? round_work(s, &expanded, bound, true)
+                                            : round_work(s, &expanded, bound, false);
+        if (outcome == ROUND_BOUND) {
+            *done = false;
+            return VXK_OK;
         }
+        if (outcome == ROUND_NO_MEMORY)
+            return VXK_ERR_OUT_OF_MEMORY;
         close_round(s);
     }
     s->stats.anchored_groups = 0;
@@ -823,68 +952,78 @@ static inline void emit_row(vxk_split_result* result, uint32_t pos, uint64_t bit
                                                         (uint16_t)pos_word(pos), 0, bits};
 }
 
-// Appends one component's rows (one per word, ordered by (y, z, word)) from its claims (records
-// pos << 32 | entry index, n >= 1) and fills its fields. scratch holds 2 n + 64 words.
-static void build_component(const vxk_split* s, vxk_split_result* result, uint64_t* records,
-                            uint32_t n, uint64_t* scratch)
+// Appends one component's rows (one per word, ordered by (y, z, word)) from its claims: the
+// ranges of the list from `head` (n claims, n >= 1). records and scratch hold n words each.
+// Word indices grow with (y, z, word), so when the claims' words span few mark words the claims
+// are merged into owners[] (the search is over), their positions noted in visited[] (cleared by
+// the reset that follows) and read back in order of their marks; otherwise they are sorted.
+static void build_component(vxk_split* s, vxk_split_result* result, uint32_t head, uint32_t n,
+                            uint64_t* records, uint64_t* scratch)
 {
     vxk_split_component* c = &result->components[result->component_count++];
     c->first_row = result->row_count;
-    uint32_t lo = UINT32_MAX, hi = 0, z0 = POS_COORD_MASK, z1 = 0;
-    for (uint32_t i = 0; i < n; ++i) {
-        uint32_t pos = (uint32_t)(records[i] >> 32);
-        lo = VXK_MIN(lo, pos);
-        hi = VXK_MAX(hi, pos);
-        z0 = VXK_MIN(z0, pos_z(pos));
-        z1 = VXK_MAX(z1, pos_z(pos));
-    }
-    uint32_t W = s->words_per_row, dz = z1 - z0 + 1;
-    uint64_t dense = (uint64_t)(pos_y(hi) - pos_y(lo) + 1) * dz * W;
-    if (n > 16 && dense <= 2 * (uint64_t)n + 64) {
-        // OR the claims into the rows of their bounding box, then read them in order.
-        memset(scratch, 0, (size_t)dense * sizeof(uint64_t));
-        uint32_t y0 = pos_y(lo);
-        for (uint32_t i = 0; i < n; ++i) {
-            uint32_t pos = (uint32_t)(records[i] >> 32);
-            scratch[((pos_y(pos) - y0) * dz + pos_z(pos) - z0) * W + pos_word(pos)] |=
-                s->entries[(uint32_t)records[i]].bits;
+    const vxk_split_entry* entries = s->entries;
+    uint32_t lo = UINT32_MAX, hi = 0;
+    for (uint32_t r = head; r; r = s->ranges[r].next)
+        for (uint32_t i = s->ranges[r].start; i < s->ranges[r].end; ++i) {
+            lo = VXK_MIN(lo, entries[i].index);
+            hi = VXK_MAX(hi, entries[i].index);
         }
-        for (uint32_t k = 0, y = y0, z = z0, word = 0; k < (uint32_t)dense; ++k) {
-            if (scratch[k])
-                emit_row(result, pos_pack(y, z, word), scratch[k]);
-            if (++word == W) {
-                word = 0;
-                if (++z > z1) {
-                    z = z0;
-                    ++y;
+    if ((hi >> 6) - (lo >> 6) <= 2 * (uint64_t)n + 16) {
+        uint64_t *marks = s->marks, *bits = s->owners, *positions = s->visited;
+        for (uint32_t r = head; r; r = s->ranges[r].next)
+            for (uint32_t i = s->ranges[r].start; i < s->ranges[r].end; ++i) {
+                uint32_t t = entries[i].index;
+                uint64_t m = 1ull << (t & 63);
+                if (marks[t >> 6] & m) {
+                    bits[t] |= entries[i].bits;
+                } else {
+                    marks[t >> 6] |= m;
+                    bits[t] = entries[i].bits;
+                    positions[t] = entries[i].pos;
                 }
+            }
+        for (uint32_t k = lo >> 6; k <= hi >> 6; ++k) {
+            uint64_t m = marks[k];
+            if (!m)
+                continue;
+            marks[k] = 0;
+            for (; m; m &= m - 1) {
+                uint32_t t = (k << 6) | (uint32_t)__builtin_ctzll(m);
+                emit_row(result, (uint32_t)positions[t], bits[t]);
             }
         }
     } else {
+        uint32_t k = 0;
+        for (uint32_t r = head; r; r = s->ranges[r].next)
+            for (uint32_t i = s->ranges[r].start; i < s->ranges[r].end; ++i)
+                records[k++] = ((uint64_t)entries[i].pos << 32) | i;
         sort_records(records, scratch, n);
         for (uint32_t i = 0; i < n;) {
             uint32_t pos = (uint32_t)(records[i] >> 32);
-            uint64_t bits = 0;
+            uint64_t b = 0;
             for (; i < n && (uint32_t)(records[i] >> 32) == pos; ++i)
-                bits |= s->entries[(uint32_t)records[i]].bits;
-            emit_row(result, pos, bits);
+                b |= entries[(uint32_t)records[i]].bits;
+            emit_row(result, pos, b);
         }
     }
     uint64_t voxels = 0;
-    int32_t min_x = INT32_MAX, max_x = INT32_MIN;
+    int32_t min_x = INT32_MAX, max_x = INT32_MIN, min_z = INT32_MAX, max_z = INT32_MIN;
     for (uint32_t i = c->first_row; i < result->row_count; ++i) {
         const vxk_split_row* row = &result->rows[i];
         voxels += (uint64_t)__builtin_popcountll(row->bits);
         int32_t x0 = 64 * (int32_t)row->word;
         min_x = VXK_MIN(min_x, x0 + __builtin_ctzll(row->bits));
         max_x = VXK_MAX(max_x, x0 + 63 - __builtin_clzll(row->bits));
+        min_z = VXK_MIN(min_z, (int32_t)row->z);
+        max_z = VXK_MAX(max_z, (int32_t)row->z);
     }
     c->row_count = result->row_count - c->first_row;
     c->voxel_count = (uint32_t)voxels;
     const vxk_split_row* first = &result->rows[c->first_row];
+    const vxk_split_row* last = &result->rows[result->row_count - 1];
     c->min_voxel = (vxk_int3){64 * first->word + __builtin_ctzll(first->bits), first->y, first->z};
-    c->bounds = (vxk_int_box){{min_x, (int32_t)pos_y(lo), (int32_t)z0},
-                              {max_x, (int32_t)pos_y(hi), (int32_t)z1}};
+    c->bounds = (vxk_int_box){{min_x, (int32_t)first->y, min_z}, {max_x, (int32_t)last->y, max_z}};
 }
 
 static bool reserve_result(vxk_split_result* result, uint32_t components, uint32_t rows)
@@ -894,14 +1033,14 @@ static bool reserve_result(vxk_split_result* result, uint32_t components, uint32
            grow((void**)&result->rows, &result->row_capacity, rows, sizeof(vxk_split_row), 64);
 }
 
-// The sort scratch: bucket starts (groups + 1 words), a record per claim, the build scratch
-// (2 words per claim + 64), a copy of the components (6 words each).
+// The sort scratch: a word per group (its list of ranges and claims), a record per claim, as much
+// radix scratch, a copy of the components (6 words each).
 #define COMPONENT_WORDS (sizeof(vxk_split_component) / sizeof(uint64_t))
 _Static_assert(sizeof(vxk_split_component) % sizeof(uint64_t) == 0, "components copy as words");
 
 static bool reserve_sort(vxk_split* s, uint32_t claims, uint32_t groups)
 {
-    uint64_t words = (uint64_t)groups * (1 + COMPONENT_WORDS) + 65 + 3 * (uint64_t)claims;
+    uint64_t words = (uint64_t)groups * (1 + COMPONENT_WORDS) + 2 * (uint64_t)claims + 1;
     return grow((void**)&s->sort_scratch, &s->sort_capacity, words, sizeof(uint64_t), 256);
 }
 
@@ -936,45 +1075,34 @@ vxk_status vxk_split_result_get(vxk_split* split, vxk_split_result* result)
     uint32_t groups = s->free_count, entries = s->entry_count;
     if (!reserve_sort(s, entries, groups))
         return VXK_ERR_OUT_OF_MEMORY;
-    uint64_t* starts = s->sort_scratch;
-    uint64_t* records = starts + groups + 1;
+    // Every claim lies in a range closed while its group was active, and a free group's ranges
+    // are all its claims: list each free group's ranges (relinking them, the pending lists are
+    // done with) and count its claims. lists[k]: head | claims << 32.
+    uint64_t* lists = s->sort_scratch;
+    uint64_t* records = lists + groups;
     uint64_t* scratch = records + entries;
-    uint64_t* copy = scratch + 2 * (size_t)entries + 64;
-    // Bucket the free groups' claims by group, in the order the groups were exhausted: each
-    // finder's tag is its group's bucket + 1 (0: not free); count, then scatter.
-    for (uint32_t i = 0; i < groups; ++i)
-        s->finders[s->free_roots[i]].pad = i + 1;
-    for (uint32_t f = 0; f < s->finder_count; ++f) {
-        const vxk_split_finder* root = &s->finders[find(s, f)];
-        s->finders[f].pad = root->state == GROUP_FREE ? root->pad : 0;
+    uint64_t* copy = scratch + entries + 1;
+    for (uint32_t k = 0; k < groups; ++k) {
+        s->finders[s->free_roots[k]].bucket = k + 1;
+        lists[k] = 0;
     }
-    memset(starts, 0, ((size_t)groups + 1) * sizeof(uint64_t));
     uint32_t claims = 0;
-    for (uint32_t i = 0; i < entries; ++i) {
-        uint32_t tag = s->finders[s->entries[i].finder].pad;
-        scratch[i] = tag;
-        starts[tag] += tag != 0;
-        claims += tag != 0;
+    for (uint32_t r = 1; groups && r < s->range_count; ++r) {
+        vxk_split_range* range = &s->ranges[r];
+        const vxk_split_finder* root = &s->finders[find(s, range->group)];
+        if (root->state != GROUP_FREE)
+            continue;
+        uint64_t* list = &lists[root->bucket - 1];
+        uint32_t n = range->end - range->start;
+        range->next = (uint32_t)*list;
+        *list = r | ((*list >> 32) + n) << 32;
+        claims += n;
     }
     if (!reserve_result(result, groups, claims))
         return VXK_ERR_OUT_OF_MEMORY;
-    // starts[k - 1] counts bucket k; make it bucket k's first record, then scatter (afterwards
-    // starts[k - 1] is bucket k's end).
-    uint64_t sum = 0;
-    for (uint32_t k = 0; k < groups; ++k) {
-        uint64_t n = starts[k + 1];
-        starts[k + 1] = sum;
-        sum += n;
-    }
-    for (uint32_t i = 0; i < entries; ++i)
-        if (scratch[i])
-            records[starts[scratch[i]]++] = ((uint64_t)s->entries[i].pos << 32) | i;
-    uint32_t first = 0;
-    for (uint32_t k = 1; k <= groups; ++k) {
-        uint32_t end = (uint32_t)starts[k];
-        build_component(s, result, records + first, end - first, scratch);
-        first = end;
-    }
+    for (uint32_t k = 0; k < groups; ++k)
+        build_component(s, result, (uint32_t)lists[k], (uint32_t)(lists[k] >> 32), records,
+                        scratch);
     order_components(result, records, scratch, copy);
     s->stats.entries = entries;
     reset(s);
@@ -982,6 +1110,31 @@ vxk_status vxk_split_result_get(vxk_split* split, vxk_split_result* result)
 }
 
 // ---- components ---------------------------------------------------------------------------
+
+// Floods the component of the seed bit of word t (at pos); its claims are appended to the pool.
+// Returns false when claims cannot be reserved.
+SPLIT_INLINE bool label_flood(vxk_split* s, uint32_t pos, uint32_t t, uint64_t seed, bool one_word)
+{
+    uint32_t need = claims_per_expansion(s);
+    cursor c;
+    cursor_load(&c, s);
+    uint32_t i = c.entry_count;
+    claim_runs(&c, pos, t, false, seed, false, one_word);
+    bool ok = true;
+    for (; i < c.entry_count; ++i) {
+        if ((uint64_t)c.entry_count + need > s->entry_capacity ||
+            (uint64_t)s->share_count + need > s->share_capacity) {
+            cursor_store(&c);
+            ok = reserve_claims_slow(s, need);
+            cursor_load(&c, s);
+            if (!ok)
+                break;
+        }
+        expand(&c, c.entries[i], false, one_word);
+    }
+    cursor_store(&c);
+    return ok;
+}
 
 vxk_status vxk_split_components(vxk_split* split, vxk_split_result* result,
                                 const vxk_split_grid* grid)
@@ -996,31 +1149,32 @@ vxk_status vxk_split_components(vxk_split* split, vxk_split_result* result,
     memset(&s->stats, 0, sizeof(s->stats));
     result->component_count = 0;
     result->row_count = 0;
-    if (!reserve_words(s, vxk_split_grid_words(grid->size)))
+    size_t words = vxk_split_grid_words(grid->size);
+    if (!reserve_words(s, words))
         return VXK_ERR_OUT_OF_MEMORY;
     set_grid(s, grid);
     s->flags = 0;
     // Component c's claims are entries ranges[c + 1]; the scan's first unvisited solid voxel
     // starts the next component, so they come in smallest-voxel order.
-    uint32_t W = s->words_per_row, words = (uint32_t)vxk_split_grid_words(grid->size);
-    for (uint32_t t = 0, word = 0; t < words; ++t, word = word + 1 == W ? 0 : word + 1) {
-        uint64_t open = solid_word(s, t, word) & ~s->visited[t];
+    uint32_t W = s->words_per_row;
+    for (uint32_t t = 0, word = 0; t < (uint32_t)words; ++t, word = word + 1 == W ? 0 : word + 1) {
+        uint64_t mask = word + 1 == W ? s->last_word_mask : ~0ull;
+        uint64_t open = s->grid.solid[t] & mask & ~s->visited[t];
         if (!open)
             continue;
         uint32_t row = t / W, y = row / (uint32_t)grid->size.z, z = row % (uint32_t)grid->size.z;
-        for (; open; open = solid_word(s, t, word) & ~s->visited[t]) {
+        for (; open; open = s->grid.solid[t] & mask & ~s->visited[t]) {
             uint32_t start = s->entry_count;
             if (!grow((void**)&s->ranges, &s->range_capacity, (uint64_t)s->range_count + 1,
                       sizeof(vxk_split_range), 64) ||
                 !reserve_claims(s, claims_per_expansion(s)))
                 goto out_of_memory;
-            claim_runs(s, pos_pack(y, z, word), t, open & (~open + 1), false);
-            for (uint32_t i = start; i < s->entry_count; ++i) {
-                if (!reserve_claims(s, claims_per_expansion(s)))
-                    goto out_of_memory;
-                expand(s, s->entries[i], false);
-            }
-            s->ranges[s->range_count++] = (vxk_split_range){start, s->entry_count, 0};
+            uint32_t pos = pos_pack(y, z, word);
+            uint64_t seed = open & (~open + 1);
+            if (!(W == 1 ? label_flood(s, pos, t, seed, true)
+                         : label_flood(s, pos, t, seed, false)))
+                goto out_of_memory;
+            s->ranges[s->range_count++] = (vxk_split_range){start, s->entry_count, 0, 0};
         }
     }
     uint32_t groups = s->range_count - 1, entries = s->entry_count;
@@ -1028,11 +1182,9 @@ vxk_status vxk_split_components(vxk_split* split, vxk_split_result* result,
         goto out_of_memory;
     uint64_t* records = s->sort_scratch;
     uint64_t* scratch = records + entries;
-    for (uint32_t i = 0; i < entries; ++i)
-        records[i] = ((uint64_t)s->entries[i].pos << 32) | i;
     for (uint32_t c = 1; c <= groups; ++c) {
         vxk_split_range r = s->ranges[c];
-        build_component(s, result, records + r.start, r.end - r.start, scratch);
+        build_component(s, result, c, r.end - r.start, records, scratch);
         s->stats.voxels_visited += result->components[c - 1].voxel_count;
     }
     s->stats.free_groups = groups;

@@ -112,8 +112,8 @@ typedef struct vxk_split_stats {
 // ---- internals (split.c) --------------------------------------------------------------------
 
 typedef struct vxk_split_entry {
-    uint32_t pos;    // (y << 14) | (z << 4) | word
-    uint32_t finder; // the claiming group's id when it claimed
+    uint32_t pos;   // (y << 14) | (z << 4) | word
+    uint32_t index; // the word's index in the grid
     uint64_t bits;
 } vxk_split_entry; // 16 bytes
 
@@ -124,14 +124,16 @@ typedef struct vxk_split_share {
 
 typedef struct vxk_split_range {
     uint32_t start, end, next; // entries [start, end); next range of the list (0: none)
-} vxk_split_range;
+    uint32_t group;            // a finder of the group that claimed them
+} vxk_split_range;             // 16 bytes
 
 typedef struct vxk_split_finder {
     uint32_t parent;                     // union-find; a root names its group
     uint32_t state;                      // split.c's group states
     uint64_t count;                      // voxels of the group (roots)
     uint32_t pending_head, pending_tail; // ranges of claims not yet expanded (0: none)
-    uint32_t in_heap, pad;
+    uint32_t in_heap;
+    uint32_t bucket; // results: the free group's component + 1 (roots), 0: none
 } vxk_split_finder;
 
 typedef struct vxk_split_heap_item {
@@ -149,8 +151,9 @@ typedef struct vxk_split {
 
     uint64_t* visited; // one bit per claimed voxel; all zero between operations
     // Per word while visited != 0: the first group that claimed bits of it (low 32 bits) and the
-    // head of its list of other groups' bits (high 32 bits, 0: none).
+    // head of its list of other groups' bits (high 32 bits, 0: none). Results reuse it.
     uint64_t* owners;
+    uint64_t* marks; // one bit per word, for ordering results; all zero between operations
     size_t word_capacity;
 
     vxk_split_entry* entries;
@@ -193,8 +196,8 @@ void vxk_split_destroy(vxk_split* split);
 // grid->solid, NULL removed with count > 0, flags outside VXK_SPLIT_FLAGS_ALL, a removed voxel
 // that is solid -> VXK_ERR_INVALID_ARGUMENT; a size < 1 or > VXK_SPLIT_MAX_SIZE, a removed voxel
 // outside the box -> VXK_ERR_OUT_OF_RANGE. VXK_ERR_OUT_OF_MEMORY leaves the splitter idle.
-// Cost: O(count) plus the seeds' claims; memory grows to 16 bytes per grid word (kept for reuse)
-// and 16 bytes per claimed word.
+// Cost: O(count) plus the seeds' claims; memory grows to 16 bytes and a bit per grid word (kept for
+// reuse) and 16 bytes per claimed word.
 vxk_status vxk_split_begin(vxk_split* split, const vxk_split_grid* grid, const vxk_int3* removed,
                            uint32_t count, uint32_t flags);
 
