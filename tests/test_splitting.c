@@ -455,6 +455,38 @@ static int test_split_budget(void)
     return 0;
 }
 
+// Cuts near the ends of int32: the regions reach past them and are clamped (no overflow; UBSan
+// checks), the parts fall. (A part touching the very last voxel of int32 lies on its region's
+// face and counts as held, as any part reaching a region's face does.)
+static int test_split_int32_ends(void)
+{
+    const int32_t ends[2][3] = {{INT32_MAX - 20, 0, INT32_MAX - 20},
+                                {INT32_MIN + 16, 0, INT32_MIN + 16}};
+    for (int e = 0; e < 2; ++e) {
+        vxk_world* w = vxk_scene_world_with(NULL, 0.0f);
+        VXK_CHECK(w != NULL);
+        int32_t x = ends[e][0], z = ends[e][2];
+        VXK_CHECK_EQ_INT(
+            vxk_world_fill_box(w, (vxk_int_box){{x, 0, z}, {x + 3, 12, z + 3}}, VXK_MAT_STONE),
+            VXK_OK);
+        VXK_CHECK_EQ_INT(enable(w, 256, 0), VXK_OK);
+        vxk_edit cut = vxk_edit_fill_box((vxk_int_box){{x, 4, z}, {x + 3, 4, z + 3}}, VXK_MAT_AIR);
+        uint64_t t;
+        VXK_CHECK_EQ_INT(vxk_edit_submit(w, &t, &cut, 0), VXK_OK);
+        if (publish(w))
+            return 1;
+        vxk_edit_split_event ev[2];
+        VXK_CHECK_EQ_INT(count_split_events(w, ev, 2), 1);
+        VXK_CHECK_EQ_U64(ev[0].voxel_count, 4 * 8 * 4);
+        uint8_t above = 1;
+        VXK_CHECK_EQ_INT(vxk_world_read_box(w, &above, (vxk_int_box){{x, 8, z}, {x, 8, z}}),
+                         VXK_OK);
+        VXK_CHECK_EQ_INT(above, VXK_MAT_AIR);
+        vxk_world_destroy(w);
+    }
+    return 0;
+}
+
 // ---- voxel bodies ------------------------------------------------------------------------------
 
 // Momenta of a set of voxels (unit cubes of edge s, density per material) moving rigidly with
@@ -756,6 +788,7 @@ int main(void)
     VXK_RUN(test_split_bridge);
     VXK_RUN(test_split_tower_and_shell);
     VXK_RUN(test_split_budget);
+    VXK_RUN(test_split_int32_ends);
     VXK_RUN(test_split_body_shell);
     VXK_RUN(test_split_body_momentum);
     VXK_RUN(test_split_random_terrain);

@@ -159,10 +159,18 @@ uint64_t vxk_edit_splitter_bytes(const vxk_edit_splitter* sp)
 
 // ---- terrain: regions -------------------------------------------------------------------------
 
+// Grown by `by` on each side, kept within int32 (edits reach its ends).
+static int32_t clamp32(int64_t v)
+{
+    return v < INT32_MIN ? INT32_MIN : (v > INT32_MAX ? INT32_MAX : (int32_t)v);
+}
+
 static vxk_int_box box_grow(vxk_int_box b, int32_t by)
 {
-    return (vxk_int_box){{b.min.x - by, b.min.y - by, b.min.z - by},
-                         {b.max.x + by, b.max.y + by, b.max.z + by}};
+    return (vxk_int_box){{clamp32((int64_t)b.min.x - by), clamp32((int64_t)b.min.y - by),
+                          clamp32((int64_t)b.min.z - by)},
+                         {clamp32((int64_t)b.max.x + by), clamp32((int64_t)b.max.y + by),
+                          clamp32((int64_t)b.max.z + by)}};
 }
 
 static bool boxes_overlap(vxk_int_box a, vxk_int_box b)
