@@ -77,6 +77,8 @@ size_t vxk_split_grid_words(vxk_int3 size)
 static inline uint64_t fill_run(uint64_t seed, uint64_t mask)
 {
     uint64_t g = (mask & ~(mask + seed)) | seed;
+    if (__builtin_expect(!((g >> 1) & mask & ~g), 1))
+        return g;
     uint64_t p = mask;
     g |= p & (g >> 1);
     p &= p >> 1;
@@ -174,21 +176,21 @@ static bool reserve_finders(vxk_split* s, uint32_t n)
     next = VXK_MIN(VXK_MAX(next, 16), (uint64_t)UINT32_MAX);
     size_t old = s->finder_capacity, cap = (size_t)next;
     vxk_split_finder* finders = (vxk_split_finder*)vxk_alloc(cap * sizeof(vxk_split_finder));
-    vxk_split_heap_item* heap = (vxk_split_heap_item*)vxk_alloc(cap * sizeof(vxk_split_heap_item));
+    uint64_t* heap = (uint64_t*)vxk_alloc(cap * sizeof(uint64_t));
     uint32_t* free_roots = (uint32_t*)vxk_alloc(cap * sizeof(uint32_t));
     if (!finders || !heap || !free_roots) {
         vxk_free(finders, finders ? cap * sizeof(vxk_split_finder) : 0);
-        vxk_free(heap, heap ? cap * sizeof(vxk_split_heap_item) : 0);
+        vxk_free(heap, heap ? cap * sizeof(uint64_t) : 0);
         vxk_free(free_roots, free_roots ? cap * sizeof(uint32_t) : 0);
         return false;
     }
     if (old) {
         memcpy(finders, s->finders, old * sizeof(vxk_split_finder));
-        memcpy(heap, s->heap, old * sizeof(vxk_split_heap_item));
+        memcpy(heap, s->heap, old * sizeof(uint64_t));
         memcpy(free_roots, s->free_roots, old * sizeof(uint32_t));
     }
     vxk_free(s->finders, old * sizeof(vxk_split_finder));
-    vxk_free(s->heap, old * sizeof(vxk_split_heap_item));
+    vxk_free(s->heap, old * sizeof(uint64_t));
     vxk_free(s->free_roots, old * sizeof(uint32_t));
     s->finders = finders;
     s->heap = heap;
@@ -241,7 +243,7 @@ void vxk_split_destroy(vxk_split* split)
     vxk_free(split->shares, (size_t)split->share_capacity * sizeof(vxk_split_share));
     vxk_free(split->ranges, (size_t)split->range_capacity * sizeof(vxk_split_range));
     vxk_free(split->finders, (size_t)split->finder_capacity * sizeof(vxk_split_finder));
-    vxk_free(split->heap, (size_t)split->finder_capacity * sizeof(vxk_split_heap_item));
+    vxk_free(split->heap, (size_t)split->finder_capacity * sizeof(uint64_t));
     vxk_free(split->free_roots, (size_t)split->finder_capacity * sizeof(uint32_t));
     vxk_free(split->sort_scratch, (size_t)split->sort_capacity * sizeof(uint64_t));
     vxk_split_init(split);
@@ -268,45 +270,48 @@ static inline uint32_t find(vxk_split* s, uint32_t x)
     return x;
 }
 
-static inline bool heap_less(vxk_split_heap_item a, vxk_split_heap_item b)
+// A group's heap key: the fewest voxels first, ties the lower id.
+_Static_assert((uint64_t)VXK_SPLIT_MAX_SIZE* VXK_SPLIT_MAX_SIZE* VXK_SPLIT_MAX_SIZE <= 1ull << 32,
+               "a group's voxel count fits the heap key's upper half");
+static inline uint64_t heap_key(const vxk_split* s, uint32_t finder)
 {
-    return a.count < b.count || (a.count == b.count && a.finder < b.finder);
+    return s->finders[finder].count << 32 | finder;
 }
 
 static void heap_push(vxk_split* s, uint32_t finder)
 {
-    vxk_split_heap_item item = {s->finders[finder].count, finder, 0};
+    uint64_t key = heap_key(s, finder);
+    uint64_t* heap = s->heap;
     uint32_t i = s->heap_count++;
     while (i > 0) {
         uint32_t parent = (i - 1) / 2;
-        if (!heap_less(item, s->heap[parent]))
+        if (key >= heap[parent])
             break;
-        s->heap[i] = s->heap[parent];
+        heap[i] = heap[parent];
         i = parent;
     }
-    s->heap[i] = item;
+    heap[i] = key;
     s->finders[finder].in_heap = 1;
 }
 
-static vxk_split_heap_item heap_pop(vxk_split* s)
+static uint64_t heap_pop(vxk_split* s)
 {
-    vxk_split_heap_item top = s->heap[0];
-    vxk_split_heap_item last = s->heap[--s->heap_count];
+    uint64_t* heap = s->heap;
+    uint64_t top = heap[0], last = heap[--s->heap_count];
     uint32_t i = 0, n = s->heap_count;
     for (;;) {
         uint32_t child = 2 * i + 1;
         if (child >= n)
             break;
-        if (child + 1 < n && heap_less(s->heap[child + 1], s->heap[child]))
-            ++child;
-        if (!heap_less(s->heap[child], last))
+        child += child + 1 < n && heap[child + 1] < heap[child];
+        if (heap[child] >= last)
             break;
-        s->heap[i] = s->heap[child];
+        heap[i] = heap[child];
         i = child;
     }
     if (n > 0)
-        s->heap[i] = last;
-    s->finders[top.finder].in_heap = 0;
+        heap[i] = last;
+    s->finders[(uint32_t)top].in_heap = 0;
     return top;
 }
 
@@ -415,7 +420,8 @@ typedef struct cursor {
     vxk_split_entry* entries;
     vxk_split_finder* finders;
     uint64_t last_word_mask;
-    uint64_t edge_bits;     // boundary anchors: the x faces' bits of a one-word row
+    uint64_t edge_bits;     // boundary anchors: the x faces' bits of a one-word row, else 0
+    uint64_t face_bits;     // boundary anchors: all ones, else 0
     uint64_t voxels;        // voxels claimed since the cursor was loaded
     uint32_t entry_count;   // the splitter's, while the cursor is live
     uint32_t group;         // the round's group (mirrors split->round_group)
@@ -436,7 +442,9 @@ static inline void cursor_load(cursor* c, vxk_split* s)
     c->entries = s->entries;
     c->finders = s->finders;
     c->last_word_mask = s->last_word_mask;
-    c->edge_bits = 1 | ((s->last_word_mask >> 1) + 1);
+    bool boundary = (s->flags & VXK_SPLIT_BOUNDARY_ANCHORS) != 0;
+    c->edge_bits = boundary ? 1 | ((s->last_word_mask >> 1) + 1) : 0;
+    c->face_bits = boundary ? ~0ull : 0;
     c->voxels = 0;
     c->entry_count = s->entry_count;
     c->group = s->round_group;
@@ -444,7 +452,7 @@ static inline void cursor_load(cursor* c, vxk_split* s)
     c->sy = (uint32_t)s->grid.size.y;
     c->sz = (uint32_t)s->grid.size.z;
     c->dy = c->sz * c->W;
-    c->boundary = (s->flags & VXK_SPLIT_BOUNDARY_ANCHORS) != 0;
+    c->boundary = boundary;
     c->inner_lo = c->boundary ? 2 : 1;
     c->inner_y = c->sy > 2 * c->inner_lo ? c->sy - 2 * c->inner_lo : 0;
     c->inner_z = c->sz > 2 * c->inner_lo ? c->sz - 2 * c->inner_lo : 0;
@@ -470,15 +478,12 @@ SPLIT_INLINE uint64_t anchor_bits(const cursor* c, uint32_t pos, uint32_t t, boo
                                   bool one_word)
 {
     uint64_t bits = c->anchor ? c->anchor[t] : 0;
-    if (c->boundary) {
-        uint64_t edges = c->edge_bits;
-        if (!one_word) {
-            uint32_t word = pos_word(pos);
-            edges = (word == 0 ? 1ull : 0) | (word + 1 == c->W ? (c->last_word_mask >> 1) + 1 : 0);
-        }
-        bits |= face ? ~0ull : edges;
+    uint64_t edges = c->edge_bits;
+    if (!one_word && c->boundary) {
+        uint32_t word = pos_word(pos);
+        edges = (word == 0 ? 1ull : 0) | (word + 1 == c->W ? (c->last_word_mask >> 1) + 1 : 0);
     }
-    return bits;
+    return bits | (face ? c->face_bits : edges);
 }
 
 // The round's group claimed an anchor: it stops.
@@ -592,28 +597,13 @@ SPLIT_INLINE bool claim_runs(cursor* c, uint32_t pos, uint32_t t, bool face, uin
     return claim_across(c, pos, t, face, first.fill, search);
 }
 
-// Expands one claim to its y and z neighbour words: the four tested together
-// (vxk_flood_probe4), then meetings, then fresh claims. Returns false when the round's group
-// became anchored. Most claims lie deep inside the box (inner_y, inner_z), where every neighbour
-// exists and none is on a face: the lanes need no checks there.
-SPLIT_INLINE bool expand(cursor* c, vxk_split_entry e, bool search, bool one_word)
+// Tests the four neighbour words of claim e (z - 1, z + 1, y - 1, y + 1 at target[]; valid
+// lanes and lanes on a face of the box as bit masks) together (vxk_flood_probe4), meets the
+// groups found there, then claims the fresh voxels lane by lane. Returns false when the round's
+// group became anchored.
+SPLIT_INLINE bool expand_lanes(cursor* c, vxk_split_entry e, const uint32_t target[4],
+                               uint32_t valid, uint32_t faces, bool search, bool one_word)
 {
-    uint32_t y = pos_y(e.pos), z = pos_z(e.pos);
-    uint32_t W = one_word ? 1 : c->W, t = e.index, dy = c->dy;
-    uint32_t valid = 15, faces = 0;
-    uint32_t target[4] = {t - W, t + W, t - dy, t + dy};
-    if (__builtin_expect(y - c->inner_lo >= c->inner_y || z - c->inner_lo >= c->inner_z, 0)) {
-        // z - 1, z + 1, y - 1, y + 1; a neighbour outside the box reads word t, an invalid lane.
-        valid = (uint32_t)(z > 0) | (uint32_t)(z + 1 < c->sz) << 1 | (uint32_t)(y > 0) << 2 |
-                (uint32_t)(y + 1 < c->sy) << 3;
-        for (uint32_t i = 0; i < 4; ++i)
-            target[i] = (valid >> i) & 1 ? target[i] : t;
-        bool y_face = on_face(y, c->sy), z_face = on_face(z, c->sz);
-        faces = (uint32_t)(y_face || on_face(z - 1, c->sz)) |
-                (uint32_t)(y_face || on_face(z + 1, c->sz)) << 1 |
-                (uint32_t)(z_face || on_face(y - 1, c->sy)) << 2 |
-                (uint32_t)(z_face || on_face(y + 1, c->sy)) << 3;
-    }
     vxk_flood_probe probe;
     vxk_flood_probe4(&probe, e.bits, target, valid, c->solid, c->visited,
                      search ? c->owners : c->visited, c->group);
@@ -624,15 +614,42 @@ SPLIT_INLINE bool expand(cursor* c, vxk_split_entry e, bool search, bool one_wor
                 return false;
         }
     }
-    static const uint32_t k_step[4] = {0u - (1u << POS_Z_SHIFT), 1u << POS_Z_SHIFT,
-                                       0u - (1u << POS_Y_SHIFT), 1u << POS_Y_SHIFT};
-    for (uint32_t m = probe.fresh_mask; m; m &= m - 1) {
-        int i = __builtin_ctz(m);
-        if (!claim_runs(c, e.pos + k_step[i], target[i], (faces >> i) & 1, probe.fresh[i], search,
-                        one_word))
-            return false;
+    // The lanes in order, each with its constants: no lane arrays read back through memory.
+#define SPLIT_LANE(i, step)                                                                     \
+    if ((probe.fresh_mask >> i) & 1) {                                                          \
+        if (!claim_runs(c, e.pos + (step), target[i], (faces >> i) & 1, probe.fresh[i], search, \
+                        one_word))                                                              \
+            return false;                                                                       \
     }
+    SPLIT_LANE(0, 0u - (1u << POS_Z_SHIFT))
+    SPLIT_LANE(1, 1u << POS_Z_SHIFT)
+    SPLIT_LANE(2, 0u - (1u << POS_Y_SHIFT))
+    SPLIT_LANE(3, 1u << POS_Y_SHIFT)
+#undef SPLIT_LANE
     return true;
+}
+
+// Expands one claim to its y and z neighbour words. Returns false when the round's group became
+// anchored. Most claims lie deep inside the box (inner_y, inner_z), where every neighbour exists
+// and none is on a face: their lanes need no checks.
+SPLIT_INLINE bool expand(cursor* c, vxk_split_entry e, bool search, bool one_word)
+{
+    uint32_t y = pos_y(e.pos), z = pos_z(e.pos);
+    uint32_t W = one_word ? 1 : c->W, t = e.index, dy = c->dy;
+    uint32_t target[4] = {t - W, t + W, t - dy, t + dy};
+    if (__builtin_expect(y - c->inner_lo < c->inner_y && z - c->inner_lo < c->inner_z, 1))
+        return expand_lanes(c, e, target, 15, 0, search, one_word);
+    // A neighbour outside the box reads word t, as an invalid lane.
+    uint32_t valid = (uint32_t)(z > 0) | (uint32_t)(z + 1 < c->sz) << 1 | (uint32_t)(y > 0) << 2 |
+                     (uint32_t)(y + 1 < c->sy) << 3;
+    for (uint32_t i = 0; i < 4; ++i)
+        target[i] = (valid >> i) & 1 ? target[i] : t;
+    bool y_face = on_face(y, c->sy), z_face = on_face(z, c->sz);
+    uint32_t faces = (uint32_t)(y_face || on_face(z - 1, c->sz)) |
+                     (uint32_t)(y_face || on_face(z + 1, c->sz)) << 1 |
+                     (uint32_t)(z_face || on_face(y - 1, c->sy)) << 2 |
+                     (uint32_t)(z_face || on_face(y + 1, c->sy)) << 3;
+    return expand_lanes(c, e, target, valid, faces, search, one_word);
 }
 
 // The most claims one expansion (or one seed) can append: each of 4 targets fills its word and
@@ -790,86 +807,37 @@ static uint32_t next_group(vxk_split* s)
     if (s->carry != NONE) {
         uint32_t c = s->carry;
         s->carry = NONE;
-        vxk_split_heap_item item = {s->finders[c].count, c, 0};
-        if (s->heap_count == 0 || heap_less(item, s->heap[0]))
+        if (s->heap_count == 0 || heap_key(s, c) < s->heap[0])
             return c;
         heap_push(s, c);
     }
     for (;;) {
         VXK_ASSERT(s->heap_count > 0);
-        vxk_split_heap_item item = heap_pop(s);
-        vxk_split_finder* f = &s->finders[item.finder];
-        if (f->parent != item.finder || f->state != GROUP_ACTIVE)
+        uint64_t key = heap_pop(s);
+        uint32_t g = (uint32_t)key;
+        const vxk_split_finder* f = &s->finders[g];
+        if (f->parent != g || f->state != GROUP_ACTIVE)
             continue;
-        if (f->count != item.count) {
-            heap_push(s, item.finder);
+        if (heap_key(s, g) != key) {
+            heap_push(s, g);
             continue;
         }
-        return item.finder;
+        return g;
     }
 }
 
-enum { ROUND_ENDED, ROUND_BOUND, ROUND_NO_MEMORY };
+enum { RUN_ENDED, RUN_BOUND, RUN_NO_MEMORY };
 
-// Expands the round's claims until the round ends, `*expanded` reaches bound, or claims cannot be
-// reserved.
-SPLIT_INLINE int round_work(vxk_split* s, uint64_t* expanded, uint64_t bound, bool one_word)
+// Runs rounds until the search ends, `*expanded` reaches bound, or memory runs short. One cursor
+// serves every round: the splitter's entry count and round group are synchronised around the
+// group bookkeeping between rounds.
+SPLIT_INLINE int run_rounds(vxk_split* s, uint64_t* expanded, uint64_t bound, bool one_word)
 {
     cursor c;
     cursor_load(&c, s);
     uint32_t need = claims_per_expansion(s);
-    uint32_t r = s->round_range, i = s->round_index, end = 0, next = 0;
-    if (r) {
-        end = s->ranges[r].end;
-        next = s->ranges[r].next;
-    }
     uint64_t done = *expanded, start = done;
-    int outcome = ROUND_ENDED;
-    while (r) {
-        if (i == end) {
-            r = next;
-            if (r) {
-                i = s->ranges[r].start;
-                end = s->ranges[r].end;
-                next = s->ranges[r].next;
-            }
-            continue;
-        }
-        if (done >= bound) {
-            outcome = ROUND_BOUND;
-            break;
-        }
-        if ((uint64_t)c.entry_count + need > s->entry_capacity ||
-            (uint64_t)s->share_count + need > s->share_capacity) {
-            cursor_store(&c);
-            bool ok = reserve_claims_slow(s, need);
-            cursor_load(&c, s);
-            if (!ok) {
-                outcome = ROUND_NO_MEMORY;
-                break;
-            }
-        }
-        vxk_split_entry e = c.entries[i++];
-        done += (uint32_t)__builtin_popcountll(e.bits);
-        if (!expand(&c, e, true, one_word))
-            break; // anchored: the round ends
-    }
-    cursor_store(&c);
-    s->round_range = r;
-    s->round_index = i;
-    s->stats.voxels_expanded += done - start;
-    *expanded = done;
-    return outcome;
-}
-
-vxk_status vxk_split_run(vxk_split* split, uint64_t max_voxels, bool* done)
-{
-    if (!split || !done || !split->active)
-        return VXK_ERR_INVALID_ARGUMENT;
-    vxk_split* s = split;
-    ++s->stats.calls;
-    uint64_t expanded = 0;
-    uint64_t bound = max_voxels ? max_voxels : UINT64_MAX;
+    int outcome = RUN_ENDED;
     while (!s->done) {
         if (!s->in_round) {
             if (s->active_groups == 0) {
@@ -883,28 +851,78 @@ vxk_status vxk_split_run(vxk_split* split, uint64_t max_voxels, bool* done)
                 break;
             }
             if (!grow((void**)&s->ranges, &s->range_capacity, (uint64_t)s->range_count + 1,
-                      sizeof(vxk_split_range), 64))
-                return VXK_ERR_OUT_OF_MEMORY;
+                      sizeof(vxk_split_range), 64)) {
+                outcome = RUN_NO_MEMORY;
+                break;
+            }
             uint32_t g = next_group(s);
             vxk_split_finder* f = &s->finders[g];
-            s->round_group = g;
+            s->round_group = c.group = g;
             s->round_range = f->pending_head;
             s->round_index = s->ranges[f->pending_head].start;
             f->pending_head = f->pending_tail = 0;
-            s->round_start = s->entry_count;
+            s->round_start = c.entry_count;
             s->in_round = true;
             ++s->stats.rounds;
         }
-        int outcome = s->words_per_row == 1 ? round_work(s, &expanded, bound, true)
-                                            : round_work(s, &expanded, bound, false);
-        if (outcome == ROUND_BOUND) {
-            *done = false;
-            return VXK_OK;
+        uint32_t r = s->round_range, i = s->round_index;
+        uint32_t end = s->ranges[r].end, next = s->ranges[r].next;
+        for (;;) {
+            if (i == end) {
+                r = next;
+                if (!r)
+                    break;
+                i = s->ranges[r].start;
+                end = s->ranges[r].end;
+                next = s->ranges[r].next;
+            }
+            if (done >= bound) {
+                outcome = RUN_BOUND;
+                break;
+            }
+            if ((uint64_t)c.entry_count + need > s->entry_capacity ||
+                (uint64_t)s->share_count + need > s->share_capacity) {
+                s->entry_count = c.entry_count;
+                if (!reserve_claims_slow(s, need)) {
+                    outcome = RUN_NO_MEMORY;
+                    break;
+                }
+                c.entries = s->entries;
+            }
+            vxk_split_entry e = c.entries[i++];
+            done += (uint32_t)__builtin_popcountll(e.bits);
+            if (!expand(&c, e, true, one_word))
+                break; // anchored: the round ends
         }
-        if (outcome == ROUND_NO_MEMORY)
-            return VXK_ERR_OUT_OF_MEMORY;
+        s->round_range = r;
+        s->round_index = i;
+        if (outcome != RUN_ENDED)
+            break;
+        s->entry_count = c.entry_count;
         close_round(s);
     }
+    cursor_store(&c);
+    s->stats.voxels_expanded += done - start;
+    *expanded = done;
+    return outcome;
+}
+
+vxk_status vxk_split_run(vxk_split* split, uint64_t max_voxels, bool* done)
+{
+    if (!split || !done || !split->active)
+        return VXK_ERR_INVALID_ARGUMENT;
+    vxk_split* s = split;
+    ++s->stats.calls;
+    uint64_t expanded = 0;
+    uint64_t bound = max_voxels ? max_voxels : UINT64_MAX;
+    int outcome = s->words_per_row == 1 ? run_rounds(s, &expanded, bound, true)
+                                        : run_rounds(s, &expanded, bound, false);
+    if (outcome == RUN_BOUND) {
+        *done = false;
+        return VXK_OK;
+    }
+    if (outcome == RUN_NO_MEMORY)
+        return VXK_ERR_OUT_OF_MEMORY;
     s->stats.anchored_groups = 0;
     s->stats.free_groups = s->free_count;
     for (uint32_t f = 0; f < s->finder_count; ++f)
@@ -946,10 +964,23 @@ static void sort_records(uint64_t* records, uint64_t* scratch, uint32_t n)
     vxk_radix_sort_records(records, scratch, n, 1);
 }
 
-static inline void emit_row(vxk_split_result* result, uint32_t pos, uint64_t bits)
+// A component's rows in the making: its bounds in x and z (y comes from the first and last rows).
+typedef struct row_bounds {
+    uint64_t voxels;
+    int32_t min_x, max_x, min_z, max_z;
+} row_bounds;
+
+static inline void emit_row(vxk_split_result* result, row_bounds* b, uint32_t pos, uint64_t bits)
 {
-    result->rows[result->row_count++] = (vxk_split_row){(uint16_t)pos_y(pos), (uint16_t)pos_z(pos),
-                                                        (uint16_t)pos_word(pos), 0, bits};
+    uint32_t z = pos_z(pos), word = pos_word(pos);
+    result->rows[result->row_count++] =
+        (vxk_split_row){(uint16_t)pos_y(pos), (uint16_t)z, (uint16_t)word, 0, bits};
+    int32_t x0 = 64 * (int32_t)word;
+    b->voxels += (uint64_t)__builtin_popcountll(bits);
+    b->min_x = VXK_MIN(b->min_x, x0 + __builtin_ctzll(bits));
+    b->max_x = VXK_MAX(b->max_x, x0 + 63 - __builtin_clzll(bits));
+    b->min_z = VXK_MIN(b->min_z, (int32_t)z);
+    b->max_z = VXK_MAX(b->max_z, (int32_t)z);
 }
 
 // Appends one component's rows (one per word, ordered by (y, z, word)) from its claims: the
@@ -963,25 +994,28 @@ static void build_component(vxk_split* s, vxk_split_result* result, uint32_t hea
     vxk_split_component* c = &result->components[result->component_count++];
     c->first_row = result->row_count;
     const vxk_split_entry* entries = s->entries;
-    uint32_t lo = UINT32_MAX, hi = 0;
-    for (uint32_t r = head; r; r = s->ranges[r].next)
-        for (uint32_t i = s->ranges[r].start; i < s->ranges[r].end; ++i) {
-            lo = VXK_MIN(lo, entries[i].index);
-            hi = VXK_MAX(hi, entries[i].index);
-        }
+    const vxk_split_range* ranges = s->ranges;
+    row_bounds b = {0, INT32_MAX, INT32_MIN, INT32_MAX, INT32_MIN};
+    // The span of mark words to scan: the whole grid's when that is small, else the claims'.
+    uint32_t lo = 0, hi = (uint32_t)vxk_split_grid_words(s->grid.size) - 1;
+    if ((hi >> 6) > 2 * (uint64_t)n + 16) {
+        lo = UINT32_MAX;
+        hi = 0;
+        for (uint32_t r = head; r; r = ranges[r].next)
+            for (uint32_t i = ranges[r].start, end = ranges[r].end; i < end; ++i) {
+                lo = VXK_MIN(lo, entries[i].index);
+                hi = VXK_MAX(hi, entries[i].index);
+            }
+    }
     if ((hi >> 6) - (lo >> 6) <= 2 * (uint64_t)n + 16) {
         uint64_t *marks = s->marks, *bits = s->owners, *positions = s->visited;
-        for (uint32_t r = head; r; r = s->ranges[r].next)
-            for (uint32_t i = s->ranges[r].start; i < s->ranges[r].end; ++i) {
+        for (uint32_t r = head; r; r = ranges[r].next)
+            for (uint32_t i = ranges[r].start, end = ranges[r].end; i < end; ++i) {
                 uint32_t t = entries[i].index;
-                uint64_t m = 1ull << (t & 63);
-                if (marks[t >> 6] & m) {
-                    bits[t] |= entries[i].bits;
-                } else {
-                    marks[t >> 6] |= m;
-                    bits[t] = entries[i].bits;
-                    positions[t] = entries[i].pos;
-                }
+                uint64_t m = 1ull << (t & 63), seen = marks[t >> 6] & m;
+                marks[t >> 6] |= m;
+                bits[t] = (seen ? bits[t] : 0) | entries[i].bits;
+                positions[t] = entries[i].pos;
             }
         for (uint32_t k = lo >> 6; k <= hi >> 6; ++k) {
             uint64_t m = marks[k];
@@ -990,40 +1024,30 @@ static void build_component(vxk_split* s, vxk_split_result* result, uint32_t hea
             marks[k] = 0;
             for (; m; m &= m - 1) {
                 uint32_t t = (k << 6) | (uint32_t)__builtin_ctzll(m);
-                emit_row(result, (uint32_t)positions[t], bits[t]);
+                emit_row(result, &b, (uint32_t)positions[t], bits[t]);
             }
         }
     } else {
         uint32_t k = 0;
-        for (uint32_t r = head; r; r = s->ranges[r].next)
-            for (uint32_t i = s->ranges[r].start; i < s->ranges[r].end; ++i)
+        for (uint32_t r = head; r; r = ranges[r].next)
+            for (uint32_t i = ranges[r].start; i < ranges[r].end; ++i)
                 records[k++] = ((uint64_t)entries[i].pos << 32) | i;
         sort_records(records, scratch, n);
         for (uint32_t i = 0; i < n;) {
             uint32_t pos = (uint32_t)(records[i] >> 32);
-            uint64_t b = 0;
+            uint64_t bits = 0;
             for (; i < n && (uint32_t)(records[i] >> 32) == pos; ++i)
-                b |= entries[(uint32_t)records[i]].bits;
-            emit_row(result, pos, b);
+                bits |= entries[(uint32_t)records[i]].bits;
+            emit_row(result, &b, pos, bits);
         }
     }
-    uint64_t voxels = 0;
-    int32_t min_x = INT32_MAX, max_x = INT32_MIN, min_z = INT32_MAX, max_z = INT32_MIN;
-    for (uint32_t i = c->first_row; i < result->row_count; ++i) {
-        const vxk_split_row* row = &result->rows[i];
-        voxels += (uint64_t)__builtin_popcountll(row->bits);
-        int32_t x0 = 64 * (int32_t)row->word;
-        min_x = VXK_MIN(min_x, x0 + __builtin_ctzll(row->bits));
-        max_x = VXK_MAX(max_x, x0 + 63 - __builtin_clzll(row->bits));
-        min_z = VXK_MIN(min_z, (int32_t)row->z);
-        max_z = VXK_MAX(max_z, (int32_t)row->z);
-    }
     c->row_count = result->row_count - c->first_row;
-    c->voxel_count = (uint32_t)voxels;
+    c->voxel_count = (uint32_t)b.voxels;
     const vxk_split_row* first = &result->rows[c->first_row];
     const vxk_split_row* last = &result->rows[result->row_count - 1];
     c->min_voxel = (vxk_int3){64 * first->word + __builtin_ctzll(first->bits), first->y, first->z};
-    c->bounds = (vxk_int_box){{min_x, (int32_t)first->y, min_z}, {max_x, (int32_t)last->y, max_z}};
+    c->bounds =
+        (vxk_int_box){{b.min_x, (int32_t)first->y, b.min_z}, {b.max_x, (int32_t)last->y, b.max_z}};
 }
 
 static bool reserve_result(vxk_split_result* result, uint32_t components, uint32_t rows)

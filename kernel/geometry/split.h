@@ -136,11 +136,6 @@ typedef struct vxk_split_finder {
     uint32_t bucket; // results: the free group's component + 1 (roots), 0: none
 } vxk_split_finder;
 
-typedef struct vxk_split_heap_item {
-    uint64_t count;
-    uint32_t finder, pad;
-} vxk_split_heap_item;
-
 // The splitter: a search in progress and the scratch both operations reuse. Initialise with
 // vxk_split_init, release with vxk_split_destroy; the fields are split.c's.
 typedef struct vxk_split {
@@ -164,7 +159,7 @@ typedef struct vxk_split {
     uint32_t range_count, range_capacity;
     vxk_split_finder* finders;
     uint32_t finder_count, finder_capacity;
-    vxk_split_heap_item* heap;
+    uint64_t* heap; // keys count << 32 | finder (a count is at most 2^30 voxels)
     uint32_t heap_count;
     uint32_t* free_roots; // exhausted groups in the order they were found
     uint32_t free_count;
