@@ -794,44 +794,6 @@ static int test_gather_twins(void)
     return 0;
 }
 
-static int test_probe_twins(void)
-{
-    uint64_t rng = vxk_test_seed(0x9B0B);
-    uint64_t solid[64], visited[64], owner[64];
-    uint32_t masks_seen = 0;
-    for (int round = 0; round < 20000; ++round) {
-        for (int i = 0; i < 64; ++i) {
-            int density = rand_int(&rng, 0, 2); // empty, random or full words
-            solid[i] = density == 0 ? 0 : density == 2 ? ~0ull : vxk_test_rand(&rng);
-            visited[i] = vxk_test_rand(&rng) & (rand_int(&rng, 0, 1) ? solid[i] : ~0ull);
-            owner[i] = (uint64_t)rand_int(&rng, 0, 3) | (rand_int(&rng, 0, 5) ? 0 : 1ull << 32);
-        }
-        uint32_t index[4];
-        for (int i = 0; i < 4; ++i)
-            index[i] = (uint32_t)rand_int(&rng, 0, 63);
-        uint32_t valid = (uint32_t)rand_int(&rng, 0, 15);
-        uint64_t bits = rand_int(&rng, 0, 3) ? vxk_test_rand(&rng) : ~0ull;
-        uint64_t group = (uint64_t)rand_int(&rng, 0, 3);
-        vxk_flood_probe a, b;
-        memset(&a, 0xA5, sizeof(a));
-        memset(&b, 0x5A, sizeof(b));
-        vxk_flood_probe4(&a, bits, index, valid, solid, visited, owner, group);
-        vxk_flood_probe4_scalar(&b, bits, index, valid, solid, visited, owner, group);
-        VXK_CHECK(memcmp(&a, &b, sizeof(a)) == 0);
-        // And as the flood reads them: lane by lane from the arrays.
-        for (int i = 0; i < 4; ++i) {
-            uint64_t c = ((valid >> i) & 1) ? bits & solid[index[i]] : 0;
-            VXK_CHECK_EQ_U64(a.fresh[i], c & ~visited[index[i]]);
-            VXK_CHECK_EQ_U64(a.seen[i], c & visited[index[i]]);
-            VXK_CHECK_EQ_U64((a.foreign_mask >> i) & 1,
-                             (c & visited[index[i]]) != 0 && owner[index[i]] != group);
-        }
-        masks_seen |= 1u << a.fresh_mask | 1u << (16 + a.foreign_mask);
-    }
-    VXK_CHECK_EQ_U64(masks_seen, 0xFFFFFFFFu); // every mask value of both kinds occurred
-    return 0;
-}
-
 // ---- bad input and out of memory ----------------------------------------------------------------
 
 static int test_bad_input(void)
@@ -970,7 +932,6 @@ int main(void)
     VXK_RUN(test_hollow_shell);
     VXK_RUN(test_resumed_tiny_bounds);
     VXK_RUN(test_gather_twins);
-    VXK_RUN(test_probe_twins);
     vxk_edge_tests_begin();
     VXK_RUN(test_bad_input);
     vxk_edge_tests_end();

@@ -4,12 +4,15 @@
 //
 // Done a word at a time: a claim takes a word's candidate voxels and fills them along their x-runs
 // of solid unvisited voxels (an add carries each run's lowest candidate to the top of the run, a
-// 6-step shift fill carries the result down to its bottom), continues into the next word when a
-// run crosses a word boundary, and appends the word and its bits to one pool of claims. A finder's
-// round expands its last claims to their y and z neighbour words, the four loaded and tested
-// together and only words with fresh voxels claimed. Visited voxels live in one bit array; each
-// word records the group that claimed it first and, in a short list, the bits of any other group
-// that claimed bits of it before the two met (distinct runs of one row), so that a candidate
+// 6-step shift fill carries the result down to its bottom when a run reaches below its
+// candidates), continues into the next word when a run crosses a word boundary, and appends the
+// word and its bits to one pool of claims. A finder's round expands its last claims to their y
+// and z neighbour words, the four tested before any is claimed and only words with fresh voxels
+// claimed; a claim in a row two or more rows inside the box skips the box-edge checks. The claim
+// loop runs on a cursor, a local copy of the splitter's hot fields, in two variants: rows of one
+// word (size.x <= 64, the terrain's regions) and longer rows. Visited voxels live in one bit array;
+// each word records the group that claimed it first and, in a short list, the bits of any other
+// group that claimed bits of it before the two met (distinct runs of one row), so that a candidate
 // found visited is resolved to its group by union-find. A round works through ranges of the pool:
 // the claims a group has not expanded yet are a list of ranges, a round's own claims form one
 // more range, and merging two groups joins their lists. A group that is still the smallest after
@@ -23,8 +26,6 @@
 #include "split.h"
 
 #include "core.h"
-
-#include <vxk/simd_flood.h>
 
 // The claim path is a handful of small functions that GCC otherwise leaves as calls.
 #define SPLIT_INLINE static inline __attribute__((always_inline))
@@ -294,10 +295,18 @@ static void heap_push(vxk_split* s, uint32_t finder)
     s->finders[finder].in_heap = 1;
 }
 
-static uint64_t heap_pop(vxk_split* s)
+// Removes the smallest key and returns it; with `replace` (a finder not in the heap) the removed
+// key's place is taken by that finder's, in one pass.
+static uint64_t heap_pop(vxk_split* s, uint32_t replace)
 {
     uint64_t* heap = s->heap;
-    uint64_t top = heap[0], last = heap[--s->heap_count];
+    uint64_t top = heap[0], last;
+    if (replace != NONE) {
+        last = heap_key(s, replace);
+        s->finders[replace].in_heap = 1;
+    } else {
+        last = heap[--s->heap_count];
+    }
     uint32_t i = 0, n = s->heap_count;
     for (;;) {
         uint32_t child = 2 * i + 1;
@@ -598,28 +607,35 @@ SPLIT_INLINE bool claim_runs(cursor* c, uint32_t pos, uint32_t t, bool face, uin
 }
 
 // Tests the four neighbour words of claim e (z - 1, z + 1, y - 1, y + 1 at target[]; valid
-// lanes and lanes on a face of the box as bit masks) together (vxk_flood_probe4), meets the
-// groups found there, then claims the fresh voxels lane by lane. Returns false when the round's
+// lanes and lanes on a face of the box as bit masks), meets the groups found there, then claims
+// the fresh voxels lane by lane (scalar loads: on x86 four-lane vector inserts cost more than
+// they save here). Returns false when the round's
 // group became anchored.
 SPLIT_INLINE bool expand_lanes(cursor* c, vxk_split_entry e, const uint32_t target[4],
                                uint32_t valid, uint32_t faces, bool search, bool one_word)
 {
-    vxk_flood_probe probe;
-    vxk_flood_probe4(&probe, e.bits, target, valid, c->solid, c->visited,
-                     search ? c->owners : c->visited, c->group);
-    if (search) {
-        for (uint32_t m = probe.foreign_mask; m; m &= m - 1) {
-            int i = __builtin_ctz(m);
-            if (!cursor_meet(c, target[i], probe.seen[i]))
+    uint64_t fresh[4], seen[4];
+    bool foreign = false;
+    for (int i = 0; i < 4; ++i) {
+        uint64_t cand = (valid >> i) & 1 ? e.bits & c->solid[target[i]] : 0;
+        uint64_t v = c->visited[target[i]];
+        fresh[i] = cand & ~v;
+        seen[i] = cand & v;
+        if (search)
+            foreign |= (seen[i] != 0) & (c->owners[target[i]] != c->group);
+    }
+    if (search && __builtin_expect(foreign, 0)) {
+        for (int i = 0; i < 4; ++i) {
+            if (seen[i] && c->owners[target[i]] != c->group && !cursor_meet(c, target[i], seen[i]))
                 return false;
         }
     }
     // The lanes in order, each with its constants: no lane arrays read back through memory.
-#define SPLIT_LANE(i, step)                                                                     \
-    if ((probe.fresh_mask >> i) & 1) {                                                          \
-        if (!claim_runs(c, e.pos + (step), target[i], (faces >> i) & 1, probe.fresh[i], search, \
-                        one_word))                                                              \
-            return false;                                                                       \
+#define SPLIT_LANE(i, step)                                                               \
+    if (fresh[i]) {                                                                       \
+        if (!claim_runs(c, e.pos + (step), target[i], (faces >> i) & 1, fresh[i], search, \
+                        one_word))                                                        \
+            return false;                                                                 \
     }
     SPLIT_LANE(0, 0u - (1u << POS_Z_SHIFT))
     SPLIT_LANE(1, 1u << POS_Z_SHIFT)
@@ -709,22 +725,24 @@ static bool reserve_seed(vxk_split* s)
                 sizeof(vxk_split_range), 64);
 }
 
-// Starts a finder at the seed bit b of word t (at pos) and claims its runs.
-static void start_finder(vxk_split* s, uint32_t pos, uint32_t t, uint64_t b)
+// Starts a finder at the seed bit b of word t (at pos) and claims its runs; the cursor's entry
+// count is the splitter's before and after.
+SPLIT_INLINE void start_finder(cursor* c, uint32_t pos, uint32_t t, uint64_t b)
 {
+    vxk_split* s = c->s;
+    c->entries = s->entries; // reserve_seed may have moved them
+    c->finders = s->finders;
     uint32_t f = s->finder_count++;
-    s->finders[f] = (vxk_split_finder){f, GROUP_ACTIVE, 0, 0, 0, 0, 0};
+    c->finders[f] = (vxk_split_finder){f, GROUP_ACTIVE, 0, 0, 0, 0, 0};
     ++s->active_groups;
-    s->round_group = f;
-    s->round_start = s->entry_count;
-    cursor c;
-    cursor_load(&c, s);
-    bool face = on_face(pos_y(pos), c.sy) || on_face(pos_z(pos), c.sz);
-    if (c.W == 1)
-        claim_runs(&c, pos, t, face, b, true, true);
+    s->round_group = c->group = f;
+    s->round_start = c->entry_count;
+    bool face = on_face(pos_y(pos), c->sy) || on_face(pos_z(pos), c->sz);
+    if (c->W == 1)
+        claim_runs(c, pos, t, face, b, true, true);
     else
-        claim_runs(&c, pos, t, face, b, true, false);
-    cursor_store(&c);
+        claim_runs(c, pos, t, face, b, true, false);
+    s->entry_count = c->entry_count;
     close_round(s);
     s->carry = NONE; // seeds go through the heap
 }
@@ -764,6 +782,8 @@ vxk_status vxk_split_begin(vxk_split* split, const vxk_split_grid* grid, const v
     // the voxel, not solid, leaves clear at its bit), then taken in order while still unclaimed.
     const uint64_t* solid = grid->solid;
     uint32_t sx = (uint32_t)grid->size.x, sy = (uint32_t)grid->size.y, dy = sz * W;
+    cursor c;
+    cursor_load(&c, s);
     for (uint32_t i = 0; i < count; ++i) {
         uint32_t x = (uint32_t)removed[i].x, y = (uint32_t)removed[i].y, z = (uint32_t)removed[i].z;
         uint32_t word = x / 64, bit = x & 63, t = (y * sz + z) * W + word;
@@ -786,12 +806,14 @@ vxk_status vxk_split_begin(vxk_split* split, const vxk_split_grid* grid, const v
             if (s->visited[at[d]] & b)
                 continue;
             if (!reserve_seed(s)) {
+                cursor_store(&c);
                 reset(s);
                 return VXK_ERR_OUT_OF_MEMORY;
             }
-            start_finder(s, d & 1 ? pos + pos_step[d] : pos - pos_step[d], at[d], b);
+            start_finder(&c, d & 1 ? pos + pos_step[d] : pos - pos_step[d], at[d], b);
         }
     }
+    cursor_store(&c);
     s->stats.finders = s->finder_count;
     for (uint32_t f = 0; f < s->finder_count; ++f)
         if (s->finders[f].parent == f && s->finders[f].state == GROUP_ACTIVE)
@@ -804,16 +826,17 @@ vxk_status vxk_split_begin(vxk_split* split, const vxk_split_grid* grid, const v
 // dropped, stale counts pushed again.
 static uint32_t next_group(vxk_split* s)
 {
+    uint32_t replace = NONE;
     if (s->carry != NONE) {
         uint32_t c = s->carry;
         s->carry = NONE;
         if (s->heap_count == 0 || heap_key(s, c) < s->heap[0])
             return c;
-        heap_push(s, c);
+        replace = c; // the first pop puts it in the heap
     }
-    for (;;) {
+    for (;; replace = NONE) {
         VXK_ASSERT(s->heap_count > 0);
-        uint64_t key = heap_pop(s);
+        uint64_t key = heap_pop(s, replace);
         uint32_t g = (uint32_t)key;
         const vxk_split_finder* f = &s->finders[g];
         if (f->parent != g || f->state != GROUP_ACTIVE)

@@ -201,17 +201,18 @@ vxk_status vxk_split_begin(vxk_split* split, const vxk_split_grid* grid, const v
 // it ended. The same search gives the same result and statistics however its work is cut.
 // Errors (nothing changed): NULL split or done, no search begun -> VXK_ERR_INVALID_ARGUMENT;
 // VXK_ERR_OUT_OF_MEMORY stops the call where it was: calling again continues correctly.
-// Cost: per expanded word about 250 instructions (its 4 y/z neighbour words tested as one 4-lane
-// vector, vxk_flood_probe4; a run fill and a claim record per word with fresh voxels; a
-// union-find lookup only where another group's voxels are met), about 50 ns on a 2020s x86 core:
-// a 32^3 region's search that frees ~1,200 voxels takes ~5 us (perf/bench_split).
+// Cost: per expanded word about 250 instructions (its 4 y/z neighbour words tested; a run fill
+// and a claim record per word with fresh voxels; a union-find lookup only where another group's
+// voxels are met), about 18 ns on a 2020s x86 core: a 32^3 region's search that frees ~1,200
+// voxels takes ~3.5 us, begin and result included (perf/bench_split).
 vxk_status vxk_split_run(vxk_split* split, uint64_t max_voxels, bool* done);
 
 // The free components of a search that ended, replacing result's contents, ordered by smallest
 // voxel. The splitter becomes idle (its scratch cleared and kept).
 // Errors (nothing changed): NULL split or result, no search or one not ended ->
 // VXK_ERR_INVALID_ARGUMENT; VXK_ERR_OUT_OF_MEMORY leaves result empty and the search ended (call
-// again). Cost: O(claims) plus a sort of each component's claims.
+// again). Cost: O(claims) plus, for a component spread thinly over a large grid, a sort of its
+// claims.
 vxk_status vxk_split_result_get(vxk_split* split, vxk_split_result* result);
 
 // The statistics of the search in progress or last ended (zeros before any).
@@ -223,7 +224,7 @@ void vxk_split_stats_get(const vxk_split* split, vxk_split_stats* stats);
 // VXK_ERR_INVALID_ARGUMENT; a size < 1 or > VXK_SPLIT_MAX_SIZE -> VXK_ERR_OUT_OF_RANGE.
 // VXK_ERR_OUT_OF_MEMORY leaves result empty and split idle. Cost: one scan of the grid's words
 // plus the flood of every solid voxel (as vxk_split_run per claimed word; a 32^3 terrain region
-// of ~7,600 solid voxels in ~13 us); memory 16 bytes per claimed word.
+// of ~7,600 solid voxels in ~7 us); memory 16 bytes per claimed word.
 vxk_status vxk_split_components(vxk_split* split, vxk_split_result* result,
                                 const vxk_split_grid* grid);
 
