@@ -615,16 +615,16 @@ SPLIT_INLINE bool expand_lanes(cursor* c, vxk_split_entry e, const uint32_t targ
                                uint32_t valid, uint32_t faces, bool search, bool one_word)
 {
     uint64_t fresh[4], seen[4];
-    bool foreign = false;
+    uint64_t foreign = 0; // seen voxels in words whose owner record is not the round's group
     for (int i = 0; i < 4; ++i) {
         uint64_t cand = (valid >> i) & 1 ? e.bits & c->solid[target[i]] : 0;
         uint64_t v = c->visited[target[i]];
         fresh[i] = cand & ~v;
         seen[i] = cand & v;
         if (search)
-            foreign |= (seen[i] != 0) & (c->owners[target[i]] != c->group);
+            foreign |= c->owners[target[i]] != c->group ? seen[i] : 0;
     }
-    if (search && __builtin_expect(foreign, 0)) {
+    if (search && __builtin_expect(foreign != 0, 0)) {
         for (int i = 0; i < 4; ++i) {
             if (seen[i] && c->owners[target[i]] != c->group && !cursor_meet(c, target[i], seen[i]))
                 return false;
@@ -778,9 +778,11 @@ vxk_status vxk_split_begin(vxk_split* split, const vxk_split_grid* grid, const v
     s->active = true;
 
     // A finder per seed not yet claimed: removed voxels in order, directions -x +x -y +y -z +z.
-    // The solid neighbours are found first (a missing neighbour reads the voxel's own word, which
-    // the voxel, not solid, leaves clear at its bit), then taken in order while still unclaimed.
+    // The unclaimed solid neighbours are found first (a missing neighbour reads the voxel's own
+    // word, which the voxel, not solid, leaves clear at its bit), then taken in order while still
+    // unclaimed (a finder started for one may claim the next).
     const uint64_t* solid = grid->solid;
+    const uint64_t* visited = s->visited;
     uint32_t sx = (uint32_t)grid->size.x, sy = (uint32_t)grid->size.y, dy = sz * W;
     cursor c;
     cursor_load(&c, s);
@@ -798,7 +800,7 @@ vxk_status vxk_split_begin(vxk_split* split, const vxk_split_grid* grid, const v
             uint32_t delta = has[d] ? step[d] : 0;
             at[d] = d & 1 ? t + delta : t - delta;
             uint32_t b = has[d] ? at_bit[d] : bit;
-            seeds |= (uint32_t)((solid[at[d]] >> b) & 1) << d;
+            seeds |= (uint32_t)(((solid[at[d]] & ~visited[at[d]]) >> b) & 1) << d;
         }
         for (; seeds; seeds &= seeds - 1) {
             int d = __builtin_ctz(seeds);
@@ -990,18 +992,18 @@ static void sort_records(uint64_t* records, uint64_t* scratch, uint32_t n)
 // A component's rows in the making: its bounds in x and z (y comes from the first and last rows).
 typedef struct row_bounds {
     uint64_t voxels;
-    int32_t min_x, max_x, min_z, max_z;
+    int32_t min_z, max_z;
+    uint64_t columns[16]; // per x-word, the OR of the rows' bits (x bounds at the end)
 } row_bounds;
+_Static_assert(VXK_SPLIT_MAX_SIZE / 64 <= 16, "a row has at most 16 words");
 
 static inline void emit_row(vxk_split_result* result, row_bounds* b, uint32_t pos, uint64_t bits)
 {
     uint32_t z = pos_z(pos), word = pos_word(pos);
     result->rows[result->row_count++] =
         (vxk_split_row){(uint16_t)pos_y(pos), (uint16_t)z, (uint16_t)word, 0, bits};
-    int32_t x0 = 64 * (int32_t)word;
     b->voxels += (uint64_t)__builtin_popcountll(bits);
-    b->min_x = VXK_MIN(b->min_x, x0 + __builtin_ctzll(bits));
-    b->max_x = VXK_MAX(b->max_x, x0 + 63 - __builtin_clzll(bits));
+    b->columns[word] |= bits;
     b->min_z = VXK_MIN(b->min_z, (int32_t)z);
     b->max_z = VXK_MAX(b->max_z, (int32_t)z);
 }
@@ -1018,7 +1020,7 @@ static void build_component(vxk_split* s, vxk_split_result* result, uint32_t hea
     c->first_row = result->row_count;
     const vxk_split_entry* entries = s->entries;
     const vxk_split_range* ranges = s->ranges;
-    row_bounds b = {0, INT32_MAX, INT32_MIN, INT32_MAX, INT32_MIN};
+    row_bounds b = {0, INT32_MAX, INT32_MIN, {0}};
     // The span of mark words to scan: the whole grid's when that is small, else the claims'.
     uint32_t lo = 0, hi = (uint32_t)vxk_split_grid_words(s->grid.size) - 1;
     if ((hi >> 6) > 2 * (uint64_t)n + 16) {
@@ -1069,8 +1071,15 @@ static void build_component(vxk_split* s, vxk_split_result* result, uint32_t hea
     const vxk_split_row* first = &result->rows[c->first_row];
     const vxk_split_row* last = &result->rows[result->row_count - 1];
     c->min_voxel = (vxk_int3){64 * first->word + __builtin_ctzll(first->bits), first->y, first->z};
+    uint32_t lo_word = 0, hi_word = s->words_per_row - 1;
+    while (!b.columns[lo_word])
+        ++lo_word;
+    while (!b.columns[hi_word])
+        --hi_word;
+    int32_t min_x = 64 * (int32_t)lo_word + __builtin_ctzll(b.columns[lo_word]);
+    int32_t max_x = 64 * (int32_t)hi_word + 63 - __builtin_clzll(b.columns[hi_word]);
     c->bounds =
-        (vxk_int_box){{b.min_x, (int32_t)first->y, b.min_z}, {b.max_x, (int32_t)last->y, b.max_z}};
+        (vxk_int_box){{min_x, (int32_t)first->y, b.min_z}, {max_x, (int32_t)last->y, b.max_z}};
 }
 
 static bool reserve_result(vxk_split_result* result, uint32_t components, uint32_t rows)
