@@ -435,9 +435,9 @@ typedef struct cursor {
     uint32_t entry_count;   // the splitter's, while the cursor is live
     uint32_t group;         // the round's group (mirrors split->round_group)
     uint32_t W, sy, sz, dy; // dy: words from one y to the next
-    // Rows with inner_lo <= y < inner_lo + inner_y (likewise z) have all four neighbour rows, and
-    // with boundary anchors none of those is on a face.
-    uint32_t inner_lo, inner_y, inner_z;
+    // Rows deep inside the box, with all four neighbour rows and (with boundary anchors) none of
+    // them on a face: pos - inner_y0 < inner_ys and (pos & z bits) - inner_z0 < inner_zs.
+    uint32_t inner_y0, inner_ys, inner_z0, inner_zs;
     bool boundary;
 } cursor;
 
@@ -462,9 +462,11 @@ static inline void cursor_load(cursor* c, vxk_split* s)
     c->sz = (uint32_t)s->grid.size.z;
     c->dy = c->sz * c->W;
     c->boundary = boundary;
-    c->inner_lo = c->boundary ? 2 : 1;
-    c->inner_y = c->sy > 2 * c->inner_lo ? c->sy - 2 * c->inner_lo : 0;
-    c->inner_z = c->sz > 2 * c->inner_lo ? c->sz - 2 * c->inner_lo : 0;
+    uint32_t lo = boundary ? 2 : 1; // rows lo .. size - 1 - lo
+    c->inner_y0 = lo << POS_Y_SHIFT;
+    c->inner_ys = (c->sy > 2 * lo ? c->sy - 2 * lo : 0) << POS_Y_SHIFT;
+    c->inner_z0 = lo << POS_Z_SHIFT;
+    c->inner_zs = (c->sz > 2 * lo ? c->sz - 2 * lo : 0) << POS_Z_SHIFT;
 }
 
 static inline void cursor_store(cursor* c)
@@ -646,14 +648,17 @@ SPLIT_INLINE bool expand_lanes(cursor* c, vxk_split_entry e, const uint32_t targ
 }
 
 // Expands one claim to its y and z neighbour words. Returns false when the round's group became
-// anchored. Most claims lie deep inside the box (inner_y, inner_z), where every neighbour exists
+// anchored. Most claims lie deep inside the box (inner_*), where every neighbour exists
 // and none is on a face: their lanes need no checks.
 SPLIT_INLINE bool expand(cursor* c, vxk_split_entry e, bool search, bool one_word)
 {
     uint32_t y = pos_y(e.pos), z = pos_z(e.pos);
     uint32_t W = one_word ? 1 : c->W, t = e.index, dy = c->dy;
     uint32_t target[4] = {t - W, t + W, t - dy, t + dy};
-    if (__builtin_expect(y - c->inner_lo < c->inner_y && z - c->inner_lo < c->inner_z, 1))
+    // (The bits below a field only add less than one unit of it.)
+    if (__builtin_expect(e.pos - c->inner_y0 < c->inner_ys &&
+                             (e.pos & POS_COORD_MASK << POS_Z_SHIFT) - c->inner_z0 < c->inner_zs,
+                         1))
         return expand_lanes(c, e, target, 15, 0, search, one_word);
     // A neighbour outside the box reads word t, as an invalid lane.
     uint32_t valid = (uint32_t)(z > 0) | (uint32_t)(z + 1 < c->sz) << 1 | (uint32_t)(y > 0) << 2 |
