@@ -618,13 +618,16 @@ SPLIT_INLINE bool expand_lanes(cursor* c, vxk_split_entry e, const uint32_t targ
 {
     uint64_t fresh[4], seen[4];
     uint64_t foreign = 0; // seen voxels in words whose owner record is not the round's group
+    const uint64_t *solid = c->solid + e.index, *visited = c->visited + e.index;
+    const uint64_t* owners = c->owners + e.index;
     for (int i = 0; i < 4; ++i) {
-        uint64_t cand = (valid >> i) & 1 ? e.bits & c->solid[target[i]] : 0;
-        uint64_t v = c->visited[target[i]];
+        int32_t off = (int32_t)(target[i] - e.index);
+        uint64_t cand = (valid >> i) & 1 ? e.bits & solid[off] : 0;
+        uint64_t v = visited[off];
         fresh[i] = cand & ~v;
         seen[i] = cand & v;
         if (search)
-            foreign |= c->owners[target[i]] != c->group ? seen[i] : 0;
+            foreign |= owners[off] != c->group ? seen[i] : 0;
     }
     if (search && __builtin_expect(foreign != 0, 0)) {
         for (int i = 0; i < 4; ++i) {
