@@ -30,6 +30,7 @@ static const phase_entry g_phases[] = {
     {"ray", vxk_bench_ray, "world raycasts through the lazy cache (vs Embree)"},
     {"step", vxk_bench_step, "rigid bodies dropped on terrain, vxk_world_step (vs Bullet)"},
     {"edit", vxk_bench_edit, "the edit thread: edits applied per second, submit, publish"},
+    {"split", vxk_bench_split, "connectivity splitting of 32^3 regions (vs a plain BFS)"},
     {"physics", vxk_bench_physics,
      "the stress run (default): bodies in waves over a 1024^2 world, rays (vs Bullet)"},
 };
