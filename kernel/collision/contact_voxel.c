@@ -82,11 +82,6 @@
 
 enum { MASK_SOLID, MASK_CORNER, MASK_EDGE, MASK_SOLID_NOT_CORNER };
 
-// The open face directions (bit i: direction i of k_face_offset) whose sum is normal k.
-static const uint8_t k_open_bits[VXK_VOXEL_NORMAL_COUNT] = {
-    0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x03, 0x05, 0x06, 0x0A, 0x0C, 0x14, 0x11,
-    0x21, 0x22, 0x18, 0x28, 0x30, 0x07, 0x23, 0x15, 0x31, 0x0E, 0x2A, 0x1C, 0x38};
-
 static const int8_t k_face_offset[6][3] = {{1, 0, 0},  {0, 1, 0},  {0, 0, 1},
                                            {-1, 0, 0}, {0, -1, 0}, {0, 0, -1}};
 
@@ -183,6 +178,14 @@ static inline uint64_t span_bits(int32_t x0, int32_t x1, uint32_t w)
     return m;
 }
 
+// span_bits of each word w of [x0, x1] (x0 <= x1), at masks[w - (x0 >> 6)]: rows are read by
+// the same words row after row.
+static inline void span_masks(uint64_t masks[VXK_VOXEL_VIEW_MAX_SIZE / 64], int32_t x0, int32_t x1)
+{
+    for (uint32_t w = (uint32_t)x0 >> 6; w <= (uint32_t)x1 >> 6; ++w)
+        masks[w - ((uint32_t)x0 >> 6)] = span_bits(x0, x1, w);
+}
+
 // Corner and Edge rows from the types of the voxels in box, and the active box: the solid voxels
 // of box (none: max < min).
 static void classify(vxk_voxel_view* v, vxk_int_box box)
@@ -190,11 +193,14 @@ static void classify(vxk_voxel_view* v, vxk_int_box box)
     size_t rows = row_count(v->size);
     memset(v->corner, 0, 4 * rows * sizeof(uint64_t));
     vxk_int_box active = {{INT32_MAX, INT32_MAX, INT32_MAX}, {INT32_MIN, INT32_MIN, INT32_MIN}};
+    uint64_t span[VXK_VOXEL_VIEW_MAX_SIZE / 64];
+    const uint32_t w0 = (uint32_t)box.min.x >> 6;
+    span_masks(span, box.min.x, box.max.x);
     for (int32_t y = box.min.y; y <= box.max.y; ++y) {
         for (int32_t z = box.min.z; z <= box.max.z; ++z) {
             size_t row = row_at(v, y, z);
-            for (uint32_t w = (uint32_t)box.min.x >> 6; w <= (uint32_t)box.max.x >> 6; ++w) {
-                uint64_t bits = v->solid[row + w] & span_bits(box.min.x, box.max.x, w);
+            for (uint32_t w = w0; w <= (uint32_t)box.max.x >> 6; ++w) {
+                uint64_t bits = v->solid[row + w] & span[w - w0];
                 if (!bits)
                     continue;
                 int32_t first = (int32_t)(w * 64) + __builtin_ctzll(bits);
@@ -346,31 +352,21 @@ void vxk_voxel_view_region_add_chunk(vxk_voxel_view* view, vxk_int3 chunk, const
     }
 }
 
-// Type byte of a solid voxel by its open face directions (the rules of vxk/voxel_types.h):
-// opposite open directions cancel in the normal, the rest is one of the table's; Inside voxels
-// get the normal NONE (a region walks their exits when a contact needs them).
-static void build_pattern_bytes(uint8_t table[64])
-{
-    static const vxk_voxel_type by_open[7] = {VXK_VOXEL_INSIDE, VXK_VOXEL_FACE,   VXK_VOXEL_EDGE,
-                                              VXK_VOXEL_CORNER, VXK_VOXEL_CORNER, VXK_VOXEL_CORNER,
-                                              VXK_VOXEL_CORNER};
-    for (uint32_t open = 0; open < 64; ++open) {
-        uint32_t opposite = open & (open >> 3) & 7u;
-        uint32_t net = open & ~(opposite | opposite << 3);
-        uint32_t normal = VXK_VOXEL_NORMAL_NONE;
-        for (uint32_t k = 0; k < VXK_VOXEL_NORMAL_COUNT && net; ++k)
-            if (k_open_bits[k] == net)
-                normal = k;
-        table[open] = vxk_voxel_byte(by_open[__builtin_popcount(open)], normal);
-    }
-}
+// Type byte of a solid voxel by its open face directions (bit i: direction i of k_face_offset),
+// the rules of vxk/voxel_types.h: the type by how many are open (0 Inside, 1 Face, 2 Edge, more
+// Corner); the normal the sum of the open directions' offsets (opposite ones cancel), NONE when
+// it is zero; Inside voxels get NONE too (a region walks their exits when a contact needs them).
+// A table, not a loop per region: the test's reference typing checks every region's bytes.
+static const uint8_t k_pattern_byte[64] = {
+    0xFC, 0x03, 0x0B, 0x32, 0x13, 0x3A, 0x42, 0x91, 0x1B, 0xFA, 0x4A, 0x09, 0x52, 0x11, 0xB1, 0x41,
+    0x23, 0x62, 0xFA, 0x01, 0x5A, 0xA1, 0x11, 0x39, 0x7A, 0x21, 0x19, 0xF9, 0xC1, 0x59, 0x51, 0x11,
+    0x2B, 0x6A, 0x72, 0x99, 0xFA, 0x01, 0x09, 0x31, 0x82, 0x29, 0xB9, 0x71, 0x19, 0xF9, 0x49, 0x09,
+    0x8A, 0xA9, 0x29, 0x69, 0x21, 0x61, 0xF9, 0x01, 0xC9, 0x89, 0x81, 0x29, 0x79, 0x21, 0x19, 0xF9};
 
 vxk_status vxk_voxel_view_region_finish(vxk_voxel_view* view)
 {
     if (!view || !view->region || !view->solid)
         return VXK_ERR_INVALID_ARGUMENT;
-    uint8_t table[64];
-    build_pattern_bytes(table);
     const vxk_int3 s = view->size;
     memset(view->types, VXK_VOXEL_BYTE_EMPTY, (size_t)s.x * (size_t)s.y * (size_t)s.z);
     memset(view->open, 0, (size_t)s.x * (size_t)s.y * (size_t)s.z);
@@ -403,7 +399,7 @@ vxk_status vxk_voxel_view_region_finish(vxk_voxel_view* view)
                     uint32_t pattern = 0;
                     for (uint32_t i = 0; i < 6; ++i)
                         pattern |= (uint32_t)(~(next[i] >> bit) & 1u) << i;
-                    view->types[voxel_index(view, x, y, z)] = table[pattern];
+                    view->types[voxel_index(view, x, y, z)] = k_pattern_byte[pattern];
                     view->open[voxel_index(view, x, y, z)] = (uint8_t)pattern;
                 }
             }
@@ -1195,12 +1191,14 @@ static void scan_kinds(const vxk_voxel_view* v, vxk_int_box region, kind_boxes* 
     const uint32_t w0 = (uint32_t)region.min.x >> 6, w1 = (uint32_t)region.max.x >> 6;
     uint64_t columns[4][VXK_VOXEL_VIEW_MAX_SIZE / 64] = {{0}};
     uint64_t count_solid = 0, count_corner = 0, count_edge = 0;
+    uint64_t span[VXK_VOXEL_VIEW_MAX_SIZE / 64];
+    span_masks(span, region.min.x, region.max.x);
     for (int32_t y = region.min.y; y <= region.max.y; ++y)
         for (int32_t z = region.min.z; z <= region.max.z; ++z) {
             const size_t row = row_at(v, y, z);
             uint64_t any[4] = {0, 0, 0, 0};
             for (uint32_t w = w0; w <= w1; ++w) {
-                const uint64_t solid = v->solid[row + w] & span_bits(region.min.x, region.max.x, w);
+                const uint64_t solid = v->solid[row + w] & span[w - w0];
                 if (!solid)
                     continue;
                 const uint64_t corner = v->corner[row + w] & solid;
@@ -1250,12 +1248,14 @@ static vxk_int_box solid_box(const vxk_voxel_view* v, vxk_int_box region)
         return box;
     const uint32_t w0 = (uint32_t)region.min.x >> 6, w1 = (uint32_t)region.max.x >> 6;
     uint64_t columns[VXK_VOXEL_VIEW_MAX_SIZE / 64] = {0};
+    uint64_t span[VXK_VOXEL_VIEW_MAX_SIZE / 64];
+    span_masks(span, region.min.x, region.max.x);
     for (int32_t y = region.min.y; y <= region.max.y; ++y) {
         size_t row = row_at(v, y, region.min.z);
         for (int32_t z = region.min.z; z <= region.max.z; ++z, row += v->words) {
             uint64_t any = 0;
             for (uint32_t w = w0; w <= w1; ++w) {
-                const uint64_t bits = v->solid[row + w] & span_bits(region.min.x, region.max.x, w);
+                const uint64_t bits = v->solid[row + w] & span[w - w0];
                 columns[w] |= bits;
                 any |= bits;
             }
@@ -1362,11 +1362,13 @@ static bool any_in(const vxk_voxel_view* q, const kind_rows* kind, vxk_int_box b
     if (box_empty(box))
         return false;
     const uint32_t w0 = (uint32_t)box.min.x >> 6, w1 = (uint32_t)box.max.x >> 6;
+    uint64_t span[VXK_VOXEL_VIEW_MAX_SIZE / 64];
+    span_masks(span, box.min.x, box.max.x);
     for (int32_t y = box.min.y; y <= box.max.y; ++y) {
         size_t row = row_at(q, y, box.min.z);
         for (int32_t z = box.min.z; z <= box.max.z; ++z, row += q->words)
             for (uint32_t w = w0; w <= w1; ++w)
-                if (kind_word(kind, row + w) & span_bits(box.min.x, box.max.x, w))
+                if (kind_word(kind, row + w) & span[w - w0])
                     return true;
     }
     return false;
@@ -1405,12 +1407,14 @@ static void run_test(pair_ctx* ctx, bool p_is_a, uint32_t kind_p, uint32_t kind_
     const kind_rows p_rows = rows_of(pv, kind_p), q_rows = rows_of(qv, kind_q);
     const float* range = ctx->cube.range[p_is_a ? 1 : 0];
     const float run_range[3] = {range[0] + RUN_SLACK, range[1] + RUN_SLACK, range[2] + RUN_SLACK};
+    const uint32_t w0 = (uint32_t)region.min.x >> 6, w1 = (uint32_t)region.max.x >> 6;
+    uint64_t span[VXK_VOXEL_VIEW_MAX_SIZE / 64], q_span[VXK_VOXEL_VIEW_MAX_SIZE / 64];
+    span_masks(span, region.min.x, region.max.x);
     for (int32_t y = region.min.y; y <= region.max.y; ++y) {
         for (int32_t z = region.min.z; z <= region.max.z; ++z) {
             size_t row = row_at(pv, y, z);
-            for (uint32_t w = (uint32_t)region.min.x >> 6; w <= (uint32_t)region.max.x >> 6; ++w) {
-                uint64_t bits =
-                    kind_word(&p_rows, row + w) & span_bits(region.min.x, region.max.x, w);
+            for (uint32_t w = w0; w <= w1; ++w) {
+                uint64_t bits = kind_word(&p_rows, row + w) & span[w - w0];
                 while (bits) {
                     // A run: the set bits within RUN_VOXELS of the first.
                     uint32_t first = (uint32_t)__builtin_ctzll(bits);
@@ -1436,13 +1440,14 @@ static void run_test(pair_ctx* ctx, bool p_is_a, uint32_t kind_p, uint32_t kind_
                             continue;
                         const uint32_t qw0 = (uint32_t)look.min.x >> 6;
                         const uint32_t qw1 = (uint32_t)look.max.x >> 6;
+                        span_masks(q_span, look.min.x, look.max.x);
                         for (int32_t qy = look.min.y; qy <= look.max.y; ++qy) {
                             size_t qrow = row_at(qv, qy, look.min.z);
                             for (int32_t qz = look.min.z; qz <= look.max.z;
                                  ++qz, qrow += qv->words) {
                                 for (uint32_t qw = qw0; qw <= qw1; ++qw) {
-                                    uint64_t qbits = kind_word(&q_rows, qrow + qw) &
-                                                     span_bits(look.min.x, look.max.x, qw);
+                                    uint64_t qbits =
+                                        kind_word(&q_rows, qrow + qw) & q_span[qw - qw0];
                                     for (; qbits; qbits &= qbits - 1) {
                                         int32_t qx = (int32_t)(qw * 64) + __builtin_ctzll(qbits);
                                         vxk_vec3 qc = voxel_centre(q, qx, qy, qz);
