@@ -645,6 +645,9 @@ vxk_status vxk_body_get_info(const vxk_world* world, vxk_body_id id, vxk_body_in
     }
     out->friction = b->friction;
     out->restitution = b->restitution;
+    out->linear_damping = b->linear_damping;
+    out->angular_damping = b->angular_damping;
+    out->gravity_scale = b->gravity_scale;
     out->awake = b->awake;
     out->is_bullet = b->is_bullet;
     if (b->voxels) {

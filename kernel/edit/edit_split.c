@@ -9,7 +9,7 @@
 // the writer's thread in search order, then component order: fixed by the batch alone.
 #include "edit_split.h"
 
-#include "dynamics.h"
+#include "math3.h"
 #include "split.h"
 #include "world_internal.h"
 
@@ -602,16 +602,12 @@ void vxk_edit_split_create_debris(vxk_edit_splitter* sp, vxk_world* world,
     }
 }
 
-void vxk_edit_split_body(vxk_edit_splitter* sp, vxk_world* world, vxk_body_id id,
-                         const uint8_t* before, vxk_int3 size)
+// vxk_edit_split_body on the grid read: `now` the body's voxels, `rest` scratch of the same size.
+static void split_body_grid(vxk_edit_splitter* sp, vxk_world* world, vxk_body_id id,
+                            const uint8_t* before, const uint8_t* now, uint8_t* rest, vxk_int3 size,
+                            const vxk_body_info* info, vxk_transform pose, vxk_vec3 v, vxk_vec3 w,
+                            void* user_data)
 {
-    vxk_dynamics* dyn = vxk_dynamics_get(world);
-    if (!vxk_id_pool_valid(&dyn->ids, id.index, id.generation))
-        return;
-    const vxk_body* body = &dyn->bodies[id.index];
-    if (!body->voxels)
-        return;
-    const uint8_t* now = body->voxels->grid.voxels;
     size_t n = (size_t)size.x * (size_t)size.y * (size_t)size.z;
     uint32_t removed = 0;
     for (size_t i = 0; i < n; ++i)
@@ -666,23 +662,19 @@ void vxk_edit_split_body(vxk_edit_splitter* sp, vxk_world* world, vxk_body_id id
     if (res->component_count == 0 || (keep != UINT32_MAX && res->component_count == 1))
         return;
 
-    // The original's state before the split, and its grid less the parts that leave.
-    vxk_transform pose = body->pose;
-    vxk_vec3 v = body->v, w = body->w, origin = body->voxels->origin;
-    float vs = body->voxels->voxel_size;
+    // The original's settings for its parts, and its grid less the parts that leave.
+    vxk_vec3 origin = info->grid_origin;
+    float vs = info->voxel_size;
     vxk_body_def def = vxk_default_body_def();
-    def.type = (vxk_body_type)body->type;
+    def.type = info->type;
     def.rotation = pose.q;
-    def.linear_damping = body->linear_damping;
-    def.angular_damping = body->angular_damping;
-    def.gravity_scale = body->gravity_scale;
-    def.friction = body->friction;
-    def.restitution = body->restitution;
-    def.user_data = body->user_data;
-    def.is_bullet = body->is_bullet;
-    uint8_t* rest = (uint8_t*)vxk_alloc(n);
-    if (!rest)
-        return;
+    def.linear_damping = info->linear_damping;
+    def.angular_damping = info->angular_damping;
+    def.gravity_scale = info->gravity_scale;
+    def.friction = info->friction;
+    def.restitution = info->restitution;
+    def.user_data = user_data;
+    def.is_bullet = info->is_bullet;
     memcpy(rest, now, n);
     uint32_t first_event = sp->event_count;
     bool ok = true;
@@ -729,7 +721,33 @@ void vxk_edit_split_body(vxk_edit_splitter* sp, vxk_world* world, vxk_body_id id
                                   memory_order_relaxed);
         sp->event_count = first_event;
     }
-    vxk_free(rest, n);
+}
+void vxk_edit_split_body(vxk_edit_splitter* sp, vxk_world* world, vxk_body_id id,
+                         const uint8_t* before, vxk_int3 size)
+{
+    // The body through its public calls (the edit wing sits below the dynamics).
+    vxk_body_info info;
+    vxk_transform pose;
+    vxk_vec3 v, w;
+    void* user_data = NULL;
+    if (vxk_body_get_info(world, id, &info) != VXK_OK || info.shape != VXK_SHAPE_VOXELS ||
+        info.grid_size.x != size.x || info.grid_size.y != size.y || info.grid_size.z != size.z ||
+        vxk_body_get_transform(world, id, &pose) != VXK_OK ||
+        vxk_body_get_velocity(world, id, &v, &w) != VXK_OK ||
+        vxk_body_get_user_data(world, id, &user_data) != VXK_OK)
+        return;
+    size_t n = (size_t)size.x * (size_t)size.y * (size_t)size.z;
+    vxk_int_box all = {{0, 0, 0}, {size.x - 1, size.y - 1, size.z - 1}};
+    uint8_t* now = (uint8_t*)vxk_alloc(2 * n); // the grid now, then what the original keeps
+    if (!now)
+        return;
+    uint8_t* rest = now + n;
+    if (vxk_body_read_voxels(world, id, now, all) != VXK_OK) {
+        vxk_free(now, 2 * n);
+        return;
+    }
+    split_body_grid(sp, world, id, before, now, rest, size, &info, pose, v, w, user_data);
+    vxk_free(now, 2 * n);
 }
 
 void vxk_edit_split_stats(const vxk_edit_splitter* sp, vxk_edit_stats* out)

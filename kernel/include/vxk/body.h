@@ -135,6 +135,7 @@ typedef struct vxk_body_info {
     float mass;          // kg (0 for static and kinematic bodies)
     float inertia[3][3]; // the full tensor in the body frame (kg m^2; 0 unless dynamic)
     float friction, restitution;
+    float linear_damping, angular_damping, gravity_scale; // as set by the def
     bool awake, is_bullet;
     // Voxel bodies: the grid's size, its voxel edge and where voxel (0, 0, 0)'s lowest corner sits
     // in the body frame (minus the centre of mass in grid metres). Zero for other shapes.
