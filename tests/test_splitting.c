@@ -455,6 +455,30 @@ static int test_split_budget(void)
     return 0;
 }
 
+// A cut high above the floor, in a region that holds no anchor at all (the pillar is held by the
+// region's bottom face): the part still falls.
+static int test_split_high(void)
+{
+    dense d = {{0, 0, 0}, {24, 56, 24}, calloc(24 * 56 * 24, 1)};
+    fill(&d, ibox(0, 0, 0, 23, 1, 23), VXK_MAT_BEDROCK);
+    fill(&d, ibox(2, 2, 2, 5, 45, 5), VXK_MAT_STONE);
+    fill(&d, ibox(6, 44, 2, 17, 45, 5), VXK_MAT_WOOD); // a cantilever off the pillar's top
+    vxk_world* w = make_world(NULL, &d);
+    VXK_CHECK(w != NULL);
+    VXK_CHECK_EQ_INT(enable(w, 12, 0), VXK_OK);
+    if (submit(w, &d, vxk_edit_fill_box(ibox(9, 44, 2, 9, 45, 5), VXK_MAT_AIR)) || publish(w))
+        return 1;
+    vxk_edit_split_event ev[2];
+    VXK_CHECK_EQ_INT(count_split_events(w, ev, 2), 1);
+    VXK_CHECK_EQ_U64(ev[0].voxel_count, 8 * 2 * 4); // x 10..17
+    uint32_t bodies;
+    if (check_world(w, &d, NULL, &bodies))
+        return 1;
+    vxk_world_destroy(w);
+    free(d.v);
+    return 0;
+}
+
 // Cuts near the ends of int32: the regions reach past them and are clamped (no overflow; UBSan
 // checks), the parts fall. (A part touching the very last voxel of int32 lies on its region's
 // face and counts as held, as any part reaching a region's face does.)
@@ -783,15 +807,35 @@ static int test_split_determinism(void)
     return 0;
 }
 
+// Every test gives back what it took: the splitter's buffers are freed with the sizes they were
+// allocated with (the allocator hook's counter returns to where it was).
+static size_t g_bytes_before;
+
+static int check_bytes_returned(void)
+{
+    VXK_CHECK_MSG(vxk_allocated_bytes() == g_bytes_before,
+                  "%zu bytes held after the test, %zu before", vxk_allocated_bytes(),
+                  g_bytes_before);
+    return 0;
+}
+
+#define RUN_RETURNING(fn)                       \
+    do {                                        \
+        g_bytes_before = vxk_allocated_bytes(); \
+        VXK_RUN(fn);                            \
+        VXK_RUN(check_bytes_returned);          \
+    } while (0)
+
 int main(void)
 {
-    VXK_RUN(test_split_bridge);
-    VXK_RUN(test_split_tower_and_shell);
-    VXK_RUN(test_split_budget);
-    VXK_RUN(test_split_int32_ends);
-    VXK_RUN(test_split_body_shell);
-    VXK_RUN(test_split_body_momentum);
-    VXK_RUN(test_split_random_terrain);
-    VXK_RUN(test_split_determinism);
+    RUN_RETURNING(test_split_bridge);
+    RUN_RETURNING(test_split_tower_and_shell);
+    RUN_RETURNING(test_split_budget);
+    RUN_RETURNING(test_split_high);
+    RUN_RETURNING(test_split_int32_ends);
+    RUN_RETURNING(test_split_body_shell);
+    RUN_RETURNING(test_split_body_momentum);
+    RUN_RETURNING(test_split_random_terrain);
+    RUN_RETURNING(test_split_determinism);
     return vxk_test_finish();
 }

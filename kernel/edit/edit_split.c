@@ -63,6 +63,7 @@ struct vxk_edit_splitter {
     uint32_t event_count, event_capacity;
 
     _Atomic uint64_t searches_total, voxels_total, bodies_total, left_total;
+    _Atomic uint64_t publish_bytes; // the publish's buffers (vxk_edit_splitter_bytes)
     _Atomic uint32_t pending;
 };
 
@@ -117,7 +118,7 @@ static void search_free(split_search* s)
 {
     vxk_split_destroy(&s->split);
     vxk_split_result_free(&s->result);
-    vxk_free(s->solid, s->words * sizeof(uint64_t) * (s->anchor ? 2 : 1));
+    vxk_free(s->solid, 2 * s->words * sizeof(uint64_t)); // the rows and the anchors' room
     vxk_free(s, sizeof(*s));
 }
 
@@ -146,14 +147,13 @@ uint64_t vxk_edit_splitter_bytes(const vxk_edit_splitter* sp)
 {
     if (!sp)
         return 0;
+    // The writer's part (the caller holds the writer's lock); the publish's part as it last left
+    // it (an atomic: the step may be growing it now).
     uint64_t bytes = sizeof(*sp) + (uint64_t)sp->search_capacity * sizeof(*sp->searches) +
                      (uint64_t)sp->cluster_capacity * sizeof(*sp->clusters) +
-                     sp->body_row_capacity * sizeof(uint64_t) +
-                     (uint64_t)sp->body_removed_capacity * sizeof(*sp->body_removed) +
-                     (uint64_t)sp->event_capacity * sizeof(*sp->events);
+                     atomic_load_explicit(&sp->publish_bytes, memory_order_relaxed);
     for (uint32_t i = 0; i < sp->search_count; ++i)
-        bytes += sizeof(split_search) +
-                 sp->searches[i]->words * sizeof(uint64_t) * (sp->searches[i]->anchor ? 2 : 1);
+        bytes += sizeof(split_search) + 2 * sp->searches[i]->words * sizeof(uint64_t);
     return bytes;
 }
 
@@ -556,12 +556,22 @@ void vxk_edit_split_events_clear(vxk_edit_splitter* sp)
         sp->event_count = 0;
 }
 
+static void publish_bytes_update(vxk_edit_splitter* sp)
+{
+    atomic_store_explicit(&sp->publish_bytes,
+                          sp->body_row_capacity * sizeof(uint64_t) +
+                              (uint64_t)sp->body_removed_capacity * sizeof(*sp->body_removed) +
+                              (uint64_t)sp->event_capacity * sizeof(*sp->events),
+                          memory_order_relaxed);
+}
+
 static void record(vxk_edit_splitter* sp, vxk_body_id body, vxk_body_id source, uint32_t count)
 {
     atomic_fetch_add_explicit(&sp->bodies_total, 1, memory_order_relaxed);
     if (grow_array((void**)&sp->events, &sp->event_capacity, (uint64_t)sp->event_count + 1,
                    sizeof(*sp->events)))
         sp->events[sp->event_count++] = (vxk_edit_split_event){body, source, count};
+    publish_bytes_update(sp);
 }
 
 // Creates a voxel body whose grid voxel (0, 0, 0) has its lowest corner at `corner` (world), with
@@ -624,8 +634,10 @@ static void split_body_grid(vxk_edit_splitter* sp, vxk_world* world, vxk_body_id
         sp->body_rows = rows;
         sp->body_row_capacity = words;
     }
-    if (!grow_array((void**)&sp->body_removed, &sp->body_removed_capacity, removed,
-                    sizeof(*sp->body_removed)))
+    bool grown = grow_array((void**)&sp->body_removed, &sp->body_removed_capacity, removed,
+                            sizeof(*sp->body_removed));
+    publish_bytes_update(sp);
+    if (!grown)
         return;
     memset(sp->body_rows, 0, words * sizeof(uint64_t));
     uint32_t k = 0;
