@@ -62,7 +62,7 @@ struct vxk_edit_splitter {
     vxk_edit_split_event* events;
     uint32_t event_count, event_capacity;
 
-    _Atomic uint64_t searches_total, voxels_total, bodies_total, left_total;
+    _Atomic uint64_t searches_total, voxels_total, bodies_total, left_total, lost_total;
     _Atomic uint64_t publish_bytes; // the publish's buffers (vxk_edit_splitter_bytes)
     _Atomic uint32_t pending;
 };
@@ -609,6 +609,8 @@ void vxk_edit_split_create_debris(vxk_edit_splitter* sp, vxk_world* world,
         vxk_body_id id;
         if (create_part(world, &def, corner, zero, zero, zero, &id) == VXK_OK)
             record(sp, id, (vxk_body_id){0, 0}, d->voxel_count);
+        else // out of memory: the part has left the terrain and cannot become a body
+            atomic_fetch_add_explicit(&sp->lost_total, 1, memory_order_relaxed);
     }
 }
 
@@ -772,6 +774,7 @@ void vxk_edit_split_stats(const vxk_edit_splitter* sp, vxk_edit_stats* out)
     out->split_voxels = atomic_load_explicit(&m->voxels_total, memory_order_relaxed);
     out->split_bodies = atomic_load_explicit(&m->bodies_total, memory_order_relaxed);
     out->split_left = atomic_load_explicit(&m->left_total, memory_order_relaxed);
+    out->split_lost = atomic_load_explicit(&m->lost_total, memory_order_relaxed);
 }
 
 uint32_t vxk_edit_split_events(const vxk_edit_splitter* sp, vxk_edit_split_event* out,

@@ -228,6 +228,8 @@ typedef struct vxk_edit_stats {
     uint64_t split_voxels;      // voxels the terrain and body searches expanded
     uint64_t split_bodies;      // bodies made by splitting (terrain and body parts)
     uint64_t split_left;        // free terrain parts left in the terrain (too wide, no mass)
+    uint64_t split_lost;        // terrain parts whose body could not be created (out of memory
+                                // at the publish: they had left the terrain; 0 otherwise)
     uint64_t bytes;             // queue, outcomes, the writer's chunk index and batches (chunk
                                 // payloads are shared with the terrain and counted there); also
                                 // in vxk_world_memory.terrain_other_bytes
