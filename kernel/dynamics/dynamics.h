@@ -130,6 +130,7 @@ typedef struct vxk_contact_piece {
     vxk_contact* items;
     uint32_t count, capacity;
     uint32_t recycled, carried; // manifolds kept from the last step (recycled, or asleep)
+    uint32_t offset;            // where its manifolds go in the step's list (contacts.c)
 } vxk_contact_piece;
 
 #define VXK_SOLVER_BUNDLE_MANIFOLDS 64
