@@ -881,12 +881,11 @@ static vxk_status push_event(vxk_contact_event** list, uint32_t* count, uint32_t
                              const vxk_contact_event* e)
 {
     if (*count == *capacity) {
-        size_t bytes = sizeof(vxk_contact_event) * *capacity;
         void* p = *list;
-        if (vxk_dynamics_reserve(&p, &bytes, sizeof(vxk_contact_event) * (*count + 16u)) != VXK_OK)
+        if (vxk_dynamics_reserve_items(&p, capacity, (size_t)*count + 16u,
+                                       sizeof(vxk_contact_event)) != VXK_OK)
             return VXK_ERR_OUT_OF_MEMORY;
         *list = (vxk_contact_event*)p;
-        *capacity = (uint32_t)(bytes / sizeof(vxk_contact_event));
     }
     (*list)[(*count)++] = *e;
     return VXK_OK;
@@ -1163,12 +1162,11 @@ vxk_status vxk_dynamics_step(vxk_world* world, vxk_arena* arena, float dt,
     for (uint32_t k = 0; k < piece_count; ++k)
         manifolds += dyn->pieces[k].count;
     if (manifolds > dyn->next_capacity) {
-        size_t bytes = sizeof(vxk_contact) * dyn->next_capacity;
         void* p = dyn->next_contacts;
-        if (vxk_dynamics_reserve(&p, &bytes, sizeof(vxk_contact) * (size_t)manifolds) != VXK_OK)
+        if (vxk_dynamics_reserve_items(&p, &dyn->next_capacity, manifolds, sizeof(vxk_contact)) !=
+            VXK_OK)
             return VXK_ERR_OUT_OF_MEMORY;
         dyn->next_contacts = (vxk_contact*)p;
-        dyn->next_capacity = (uint32_t)(bytes / sizeof(vxk_contact));
     }
     vxk_contact* now = dyn->next_contacts;
     uint32_t now_count = 0;
