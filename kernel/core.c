@@ -92,6 +92,22 @@ void* vxk_realloc(void* pointer, size_t old_size, size_t new_size)
     return p;
 }
 
+bool vxk_grow_items(void** array, uint32_t* capacity, uint64_t need, size_t item)
+{
+    if (need <= *capacity)
+        return true;
+    if (need > UINT32_MAX / 2)
+        return false;
+    uint64_t cap = VXK_MAX(need, (uint64_t)*capacity * 2);
+    cap = VXK_MAX(cap, 16);
+    void* grown = vxk_realloc(*array, (size_t)*capacity * item, (size_t)cap * item);
+    if (!grown)
+        return false;
+    *array = grown;
+    *capacity = (uint32_t)cap;
+    return true;
+}
+
 void vxk_free(void* pointer, size_t size)
 {
     if (!pointer)

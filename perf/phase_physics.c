@@ -25,6 +25,7 @@
 // final vxk_world_hash and every ray result, so `--threads 1` and `--threads 2` print the same
 // hash when the simulation is deterministic.
 #include "bench.h"
+#include "math3.h"
 #include "peer_bullet_step.h"
 #include "scenes.h"
 #include "step_common.h"
@@ -425,16 +426,6 @@ static bool solid_at(const physics_scene* s, vxk_vec3 p)
 
 // Tunnelled as in phase_step.c: a centre (of mass) inside a solid terrain voxel, or below the
 // world's floor (y = 0) over its footprint; bodies past the footprint's sides are off the edge.
-static vxk_vec3 rotate(vxk_quat q, vxk_vec3 v)
-{
-    // v + 2 w (u x v) + 2 u x (u x v), u = q.xyz
-    vxk_vec3 t = {2.0f * (q.y * v.z - q.z * v.y), 2.0f * (q.z * v.x - q.x * v.z),
-                  2.0f * (q.x * v.y - q.y * v.x)};
-    return (vxk_vec3){v.x + q.w * t.x + (q.y * t.z - q.z * t.y),
-                      v.y + q.w * t.y + (q.z * t.x - q.x * t.z),
-                      v.z + q.w * t.z + (q.x * t.y - q.y * t.x)};
-}
-
 // Whether a body at `pose` went through the terrain: off the world's edge, under its floor, or
 // inside solid voxels: a sphere or box with its centre in one; a voxel body with more than half
 // of its voxels' centres in them. (A voxel body's centre of mass need not lie in its own
@@ -469,7 +460,7 @@ static void judge(const physics_scene* s, const body_spec* spec, const vxk_body_
                                   origin.y + ((float)y + 0.5f) * vs,
                                   origin.z + ((float)z + 0.5f) * vs};
                 ++solid;
-                vxk_vec3 r = rotate(pose.q, local);
+                vxk_vec3 r = vxk_quat_rotate(pose.q, local);
                 inside += solid_at(s, (vxk_vec3){p.x + r.x, p.y + r.y, p.z + r.z});
             }
     *tunnelled += 2 * inside > solid;

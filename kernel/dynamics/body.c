@@ -189,27 +189,6 @@ vxk_status vxk_dynamics_reserve(void** buffer, size_t* capacity_bytes, size_t by
     return VXK_OK;
 }
 
-vxk_status vxk_dynamics_reserve_items(void** buffer, uint32_t* capacity, size_t items, size_t item)
-{
-    if (items <= *capacity)
-        return VXK_OK;
-    size_t grown = (size_t)*capacity + *capacity / 2 + 1;
-    if (grown < items)
-        grown = items;
-    if (grown > UINT32_MAX)
-        return VXK_ERR_OUT_OF_MEMORY;
-    void* p = vxk_alloc(grown * item);
-    if (!p)
-        return VXK_ERR_OUT_OF_MEMORY;
-    if (*buffer) {
-        memcpy(p, *buffer, (size_t)*capacity * item);
-        vxk_free(*buffer, (size_t)*capacity * item);
-    }
-    *buffer = p;
-    *capacity = (uint32_t)grown;
-    return VXK_OK;
-}
-
 // ---- shapes ----------------------------------------------------------------------------------
 
 static bool quat_near_unit(vxk_quat q)

@@ -882,8 +882,7 @@ static vxk_status push_event(vxk_contact_event** list, uint32_t* count, uint32_t
 {
     if (*count == *capacity) {
         void* p = *list;
-        if (vxk_dynamics_reserve_items(&p, capacity, (size_t)*count + 16u,
-                                       sizeof(vxk_contact_event)) != VXK_OK)
+        if (!vxk_grow_items(&p, capacity, (uint64_t)*count + 1u, sizeof(vxk_contact_event)))
             return VXK_ERR_OUT_OF_MEMORY;
         *list = (vxk_contact_event*)p;
     }
@@ -1163,8 +1162,7 @@ vxk_status vxk_dynamics_step(vxk_world* world, vxk_arena* arena, float dt,
         manifolds += dyn->pieces[k].count;
     if (manifolds > dyn->next_capacity) {
         void* p = dyn->next_contacts;
-        if (vxk_dynamics_reserve_items(&p, &dyn->next_capacity, manifolds, sizeof(vxk_contact)) !=
-            VXK_OK)
+        if (!vxk_grow_items(&p, &dyn->next_capacity, manifolds, sizeof(vxk_contact)))
             return VXK_ERR_OUT_OF_MEMORY;
         dyn->next_contacts = (vxk_contact*)p;
     }

@@ -194,10 +194,6 @@ vxk_obb vxk_body_obb(const vxk_body* body, const vxk_mat3* rot, uint32_t box);
 // Grows a persistent buffer of the dynamics to at least bytes (contents kept up to old bytes).
 // VXK_ERR_OUT_OF_MEMORY leaves it as it was.
 vxk_status vxk_dynamics_reserve(void** buffer, size_t* capacity_bytes, size_t bytes);
-// The same for an array counted in items of `item` bytes: grows *capacity (items) to at least
-// `items` (by half again at least), allocating and freeing whole items, so the sizes given to
-// the allocator hook always match.
-vxk_status vxk_dynamics_reserve_items(void** buffer, uint32_t* capacity, size_t items, size_t item);
 
 // The step's dynamics stages (contacts.c): candidates, narrowphase, solve (solver.c), positions
 // and events, with their times in stats. Nothing is changed on VXK_ERR_OUT_OF_MEMORY.

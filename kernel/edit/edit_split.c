@@ -67,23 +67,6 @@ struct vxk_edit_splitter {
     _Atomic uint32_t pending;
 };
 
-static bool grow_array(void** array, uint32_t* capacity, uint64_t need, size_t element)
-{
-    if (need <= *capacity)
-        return true;
-    if (need > UINT32_MAX / 2)
-        return false;
-    uint32_t cap = VXK_MAX(*capacity * 2, 16u);
-    while (cap < need)
-        cap *= 2;
-    void* bigger = vxk_realloc(*array, (size_t)*capacity * element, (size_t)cap * element);
-    if (!bigger)
-        return false;
-    *array = bigger;
-    *capacity = cap;
-    return true;
-}
-
 void vxk_edit_debris_list_free(vxk_edit_debris_list* list)
 {
     for (uint32_t i = 0; i < list->count; ++i)
@@ -239,8 +222,8 @@ static vxk_status make_clusters(vxk_edit_splitter* sp, const vxk_edit_removed* r
         }
         if (joined)
             continue;
-        if (!grow_array((void**)&sp->clusters, &sp->cluster_capacity,
-                        (uint64_t)sp->cluster_count + 1, sizeof(*sp->clusters)))
+        if (!vxk_grow_items((void**)&sp->clusters, &sp->cluster_capacity,
+                            (uint64_t)sp->cluster_count + 1, sizeof(*sp->clusters)))
             return VXK_ERR_OUT_OF_MEMORY;
         sp->clusters[sp->cluster_count++] = b;
     }
@@ -430,8 +413,8 @@ static vxk_status take_part(vxk_edit_splitter* sp, vxk_terrain* terrain, const s
                         s->region.min.z + c->bounds.min.z},
                        {s->region.min.x + c->bounds.max.x, s->region.min.y + c->bounds.max.y,
                         s->region.min.z + c->bounds.max.z}};
-    if (!grow_array((void**)&debris->items, &debris->capacity, (uint64_t)debris->count + 1,
-                    sizeof(*debris->items)))
+    if (!vxk_grow_items((void**)&debris->items, &debris->capacity, (uint64_t)debris->count + 1,
+                        sizeof(*debris->items)))
         return VXK_ERR_OUT_OF_MEMORY;
     vxk_voxel_grid grid;
     if (vxk_voxel_grid_create(&grid, size) != VXK_OK)
@@ -487,8 +470,8 @@ vxk_status vxk_edit_split_terrain(vxk_edit_splitter* sp, vxk_jobs* jobs, vxk_ter
     vxk_status status = make_clusters(sp, removed, removed_count);
     if (status != VXK_OK)
         return status;
-    if (!grow_array((void**)&sp->searches, &sp->search_capacity,
-                    (uint64_t)sp->search_count + sp->cluster_count, sizeof(*sp->searches)))
+    if (!vxk_grow_items((void**)&sp->searches, &sp->search_capacity,
+                        (uint64_t)sp->search_count + sp->cluster_count, sizeof(*sp->searches)))
         return VXK_ERR_OUT_OF_MEMORY;
     for (uint32_t c = 0; c < sp->cluster_count; ++c) {
         split_search* s = (split_search*)vxk_calloc(sizeof(*s));
@@ -568,8 +551,8 @@ static void publish_bytes_update(vxk_edit_splitter* sp)
 static void record(vxk_edit_splitter* sp, vxk_body_id body, vxk_body_id source, uint32_t count)
 {
     atomic_fetch_add_explicit(&sp->bodies_total, 1, memory_order_relaxed);
-    if (grow_array((void**)&sp->events, &sp->event_capacity, (uint64_t)sp->event_count + 1,
-                   sizeof(*sp->events)))
+    if (vxk_grow_items((void**)&sp->events, &sp->event_capacity, (uint64_t)sp->event_count + 1,
+                       sizeof(*sp->events)))
         sp->events[sp->event_count++] = (vxk_edit_split_event){body, source, count};
     publish_bytes_update(sp);
 }
@@ -636,8 +619,8 @@ static void split_body_grid(vxk_edit_splitter* sp, vxk_world* world, vxk_body_id
         sp->body_rows = rows;
         sp->body_row_capacity = words;
     }
-    bool grown = grow_array((void**)&sp->body_removed, &sp->body_removed_capacity, removed,
-                            sizeof(*sp->body_removed));
+    bool grown = vxk_grow_items((void**)&sp->body_removed, &sp->body_removed_capacity, removed,
+                                sizeof(*sp->body_removed));
     publish_bytes_update(sp);
     if (!grown)
         return;
@@ -737,7 +720,7 @@ static void split_body_grid(vxk_edit_splitter* sp, vxk_world* world, vxk_body_id
     }
 }
 void vxk_edit_split_body(vxk_edit_splitter* sp, vxk_world* world, vxk_body_id id,
-                         const uint8_t* before, vxk_int3 size)
+                         const uint8_t* before, const uint8_t* now, vxk_int3 size)
 {
     // The body through its public calls (the edit wing sits below the dynamics).
     vxk_body_info info;
@@ -751,17 +734,11 @@ void vxk_edit_split_body(vxk_edit_splitter* sp, vxk_world* world, vxk_body_id id
         vxk_body_get_user_data(world, id, &user_data) != VXK_OK)
         return;
     size_t n = (size_t)size.x * (size_t)size.y * (size_t)size.z;
-    vxk_int_box all = {{0, 0, 0}, {size.x - 1, size.y - 1, size.z - 1}};
-    uint8_t* now = (uint8_t*)vxk_alloc(2 * n); // the grid now, then what the original keeps
-    if (!now)
+    uint8_t* rest = (uint8_t*)vxk_alloc(n); // what the original keeps
+    if (!rest)
         return;
-    uint8_t* rest = now + n;
-    if (vxk_body_read_voxels(world, id, now, all) != VXK_OK) {
-        vxk_free(now, 2 * n);
-        return;
-    }
     split_body_grid(sp, world, id, before, now, rest, size, &info, pose, v, w, user_data);
-    vxk_free(now, 2 * n);
+    vxk_free(rest, n);
 }
 
 void vxk_edit_split_stats(const vxk_edit_splitter* sp, vxk_edit_stats* out)

@@ -61,12 +61,12 @@ void vxk_edit_split_events_clear(vxk_edit_splitter* splitter);
 void vxk_edit_split_create_debris(vxk_edit_splitter* splitter, vxk_world* world,
                                   const vxk_edit_debris_list* debris);
 
-// After body edits changed voxel body id from grid `before` to its current voxels: splits off the
+// After body edits changed voxel body id from grid `before` to `now` (its voxels): splits off the
 // parts the removed voxels disconnected. The largest part keeps the id; each other becomes a new
 // body of the same type and settings, in the order of its smallest voxel (y, z, x), with the
 // velocity the original had at its centre of mass. Out of memory: the body stays whole.
 void vxk_edit_split_body(vxk_edit_splitter* splitter, vxk_world* world, vxk_body_id id,
-                         const uint8_t* before, vxk_int3 size);
+                         const uint8_t* before, const uint8_t* now, vxk_int3 size);
 
 // Figures for vxk_edit_stats (read under the edit system's locks).
 void vxk_edit_split_stats(const vxk_edit_splitter* splitter, vxk_edit_stats* out);

@@ -128,22 +128,6 @@ static void sleep_us(uint32_t us)
 }
 
 // Grows an array to hold `need` elements (amortised doubling). False when out of memory.
-static bool grow(void** array, uint32_t* capacity, uint64_t need, size_t element)
-{
-    if (need <= *capacity)
-        return true;
-    if (need > UINT32_MAX / 2)
-        return false;
-    uint64_t cap = VXK_MAX(need, (uint64_t)*capacity * 2);
-    cap = VXK_MAX(cap, 16);
-    void* grown = vxk_realloc(*array, (size_t)*capacity * element, (size_t)cap * element);
-    if (!grown)
-        return false;
-    *array = grown;
-    *capacity = (uint32_t)cap;
-    return true;
-}
-
 static uint64_t box_positions(vxk_int_box b)
 {
     return (uint64_t)((int64_t)b.max.x - b.min.x + 1) * (uint64_t)((int64_t)b.max.y - b.min.y + 1) *
@@ -215,7 +199,7 @@ static vxk_status track_base(edit_system* es, vxk_int_box chunks)
 {
     uint64_t need = (uint64_t)es->base_count + box_positions(chunks);
     if (need > (1u << 30) || !vxk_chunk_map_reserve(&es->base_map, (uint32_t)need) ||
-        !grow((void**)&es->base, &es->base_capacity, need, sizeof(*es->base)))
+        !vxk_grow_items((void**)&es->base, &es->base_capacity, need, sizeof(*es->base)))
         return VXK_ERR_OUT_OF_MEMORY;
     for (int64_t y = chunks.min.y; y <= chunks.max.y; ++y)
         for (int64_t z = chunks.min.z; z <= chunks.max.z; ++z)
@@ -248,7 +232,8 @@ static int removed_order(const void* a, const void* b)
 // Runs the splitting and the batch hook with the voxels the open batch removed.
 static vxk_status run_hook(edit_system* es, edit_batch* b, uint64_t end)
 {
-    if (!grow((void**)&es->removed, &es->removed_capacity, es->base_count, sizeof(*es->removed)))
+    if (!vxk_grow_items((void**)&es->removed, &es->removed_capacity, es->base_count,
+                        sizeof(*es->removed)))
         return VXK_ERR_OUT_OF_MEMORY;
     uint32_t count = 0;
     for (uint32_t i = 0; i < es->base_count; ++i) {
@@ -293,8 +278,8 @@ static vxk_status complete_batch(edit_system* es, uint64_t end)
                 return VXK_ERR_OUT_OF_MEMORY;
             b->hook_done = true;
         }
-        if (!grow((void**)&b->states, &b->state_capacity, vxk_terrain_dirty_count(&es->work),
-                  sizeof(*b->states)))
+        if (!vxk_grow_items((void**)&b->states, &b->state_capacity,
+                            vxk_terrain_dirty_count(&es->work), sizeof(*b->states)))
             return VXK_ERR_OUT_OF_MEMORY;
         next = batch_create(index + 1, end);
         if (!next)
@@ -370,8 +355,8 @@ static void writer_apply(edit_system* es, uint64_t position, const vxk_edit* e)
     vxk_int_box bounds;
     vxk_status status = vxk_edit_check(e, &es->world->materials, &bounds);
     if (status == VXK_OK && !VXK_ID_IS_NULL(e->body)) {
-        if (grow((void**)&b->bodies, &b->body_capacity, (uint64_t)b->body_count + 1,
-                 sizeof(*b->bodies))) {
+        if (vxk_grow_items((void**)&b->bodies, &b->body_capacity, (uint64_t)b->body_count + 1,
+                           sizeof(*b->bodies))) {
             b->bodies[b->body_count++] = (staged_body_edit){*e, position, bounds, VXK_OK, false};
             write_outcome(es, position, VXK_EDIT_PENDING, VXK_OK, b->index);
             return;
@@ -385,7 +370,7 @@ static void writer_apply(edit_system* es, uint64_t position, const vxk_edit* e)
         // Room for the batch's chunk states now, so that completing it cannot fail for an edit.
         uint64_t states = (uint64_t)vxk_terrain_dirty_count(&es->work) + box_positions(chunks);
         if (status == VXK_OK &&
-            !grow((void**)&b->states, &b->state_capacity, states, sizeof(*b->states)))
+            !vxk_grow_items((void**)&b->states, &b->state_capacity, states, sizeof(*b->states)))
             status = VXK_ERR_OUT_OF_MEMORY;
         if (status == VXK_OK)
             status = vxk_edit_apply_terrain(e, &es->work, bounds);
@@ -590,6 +575,10 @@ static void publish_body(edit_system* es, edit_batch* b, uint32_t first)
     vxk_int_box all = {{0, 0, 0}, {size.x - 1, size.y - 1, size.z - 1}};
     size_t n = (size_t)size.x * (size_t)size.y * (size_t)size.z;
     uint64_t solid = status == VXK_OK ? count_solid(grid, n) : 0;
+    // The grid before the edits, for splitting (without it the body is not split).
+    uint8_t* before = status == VXK_OK && es->splitter ? (uint8_t*)vxk_alloc(n) : NULL;
+    if (before)
+        memcpy(before, grid, n);
     bool any = false;
     for (uint32_t i = first; i < b->body_count; ++i) {
         staged_body_edit* s = &b->bodies[i];
@@ -598,13 +587,6 @@ static void publish_body(edit_system* es, edit_batch* b, uint32_t first)
         s->done = true;
         s->status = status != VXK_OK ? status : body_edit_on_grid(s, grid, size, &solid);
         any |= s->status == VXK_OK;
-    }
-    // The grid before the edits, for splitting.
-    uint8_t* before = any && es->splitter ? (uint8_t*)vxk_alloc(n) : NULL;
-    if (before) {
-        vxk_status st = vxk_body_read_voxels(world, id, before, all);
-        VXK_ASSERT(st == VXK_OK);
-        (void)st;
     }
     if (any && vxk_body_set_voxels(world, id, all, grid) != VXK_OK) {
         for (uint32_t i = first; i < b->body_count; ++i) {
@@ -619,11 +601,12 @@ static void publish_body(edit_system* es, edit_batch* b, uint32_t first)
                 st = vxk_body_set_voxels(world, id, all, grid);
             s->status = st;
         }
+        if (vxk_body_read_voxels(world, id, grid, all) != VXK_OK) // what the edits left
+            any = false;
     }
-    if (before) {
-        vxk_edit_split_body(es->splitter, world, id, before, size);
-        vxk_free(before, n);
-    }
+    if (before && any)
+        vxk_edit_split_body(es->splitter, world, id, before, grid, size);
+    vxk_free(before, n);
     vxk_free(grid, n);
 }
 
