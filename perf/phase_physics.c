@@ -691,21 +691,6 @@ static narrow_result narrowphase_ratio(const physics_scene* s)
 
 // ---- the run -----------------------------------------------------------------------------------
 
-static const char* stage_name(uint32_t stage, char* buffer, size_t size)
-{
-    switch (stage) {
-    case VXK_STEP_TAKE_DIRTY: return "take_dirty";
-    case VXK_STEP_MASKS: return "masks";
-    case VXK_STEP_CACHES: return "caches";
-    case VXK_STEP_CANDIDATES: return "candidates";
-    case VXK_STEP_NARROWPHASE: return "narrowphase";
-    case VXK_STEP_SOLVE: return "solve";
-    case VXK_STEP_CONTINUOUS: return "continuous";
-    case VXK_STEP_EVENTS: return "events";
-    default: snprintf(buffer, size, "stage_%u", stage); return buffer;
-    }
-}
-
 // Per-step times of the run, ms: each stage of ours, our whole step, the rays, Bullet's step.
 typedef struct run_times {
     double* stage[VXK_STEP_STAGE_COUNT];
@@ -929,9 +914,8 @@ void vxk_bench_physics(vxk_bench* b)
     vxk_edit_stats es;
     vxk_edit_get_stats(s.world, &es);
 
-    char name[32];
     for (uint32_t k = 0; k < VXK_STEP_STAGE_COUNT; ++k)
-        add_stage(b, stage_name(k, name, sizeof(name)), t.stage[k], c->steps, t.stage_s[k],
+        add_stage(b, vxk_step_stage_name((vxk_step_stage)k), t.stage[k], c->steps, t.stage_s[k],
                   c->steps);
     add_stage(b, "step", t.step, c->steps, t.step_s, t.body_steps);
     add_stage(b, "rays", t.rays, c->steps, t.rays_s, (double)rays.rays);

@@ -497,12 +497,9 @@ bool vxk_step_scene_run(vxk_bench* b, const vxk_step_options* o, uint64_t* ours_
             outcome_figures(b, prefix, "ours", &s, &ours);
             figure(b, prefix, "ours_contacts", contacts);
             // Where our step's time goes: the median of each stage (vxk_world_step_stats).
-            static const char* const stage[VXK_STEP_STAGE_COUNT] = {
-                "take_dirty",  "masks", "caches",     "candidates",
-                "narrowphase", "solve", "continuous", "events"};
             for (int k = 0; k < VXK_STEP_STAGE_COUNT; ++k) {
                 char key[48];
-                snprintf(key, sizeof(key), "ours_%s_ms", stage[k]);
+                snprintf(key, sizeof(key), "ours_%s_ms", vxk_step_stage_name((vxk_step_stage)k));
                 figure(b, prefix, key, ours.stage_ms[k]);
             }
             char name[48];

@@ -4,7 +4,7 @@ cmake_minimum_required(VERSION 3.20)
 # wings and headers above them:
 #   geometry/  no world, terrain, edit, collision or dynamics header (world-free, plain buffers)
 #   terrain/   no world internals, edit, collision or dynamics header (public world.h types only)
-#   edit/      no collision or dynamics header
+#   edit/      no collision or dynamics header, no <vxk/body.h> (bodies are the dynamics' concept)
 #   collision/ no edit or dynamics header
 #   dynamics/  no edit header
 # VXK_GEOMETRY_DIR checks one directory under the geometry rule (the fixture test). Fails naming
@@ -20,7 +20,7 @@ set(rule_geometry_headers world.h chunk_geometry.h broadphase.h raycast.h worldg
 set(rule_terrain_wings edit collision dynamics)
 set(rule_terrain_headers world_internal.h broadphase.h raycast.h worldgen.h vox.h vxk.h)
 set(rule_edit_wings collision dynamics)
-set(rule_edit_headers broadphase.h raycast.h vxk.h)
+set(rule_edit_headers broadphase.h raycast.h vxk.h body.h)
 set(rule_collision_wings edit dynamics)
 set(rule_collision_headers worldgen.h vox.h vxk.h)
 set(rule_dynamics_wings edit)

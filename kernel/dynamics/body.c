@@ -93,6 +93,7 @@ static void dynamics_destroy(void* self)
     for (uint32_t i = 0; i < dyn->thread_capacity; ++i)
         vxk_free(dyn->threads[i].region, dyn->threads[i].region_bytes);
     vxk_free(dyn->threads, sizeof(vxk_thread_scratch) * dyn->thread_capacity);
+    vxk_spawn_scratch_free(&dyn->spawn);
     vxk_free(dyn, sizeof(*dyn));
 }
 
@@ -112,7 +113,8 @@ static void dynamics_memory(const void* self, vxk_world_memory* stats)
             shapes += voxel_shape_bytes(dyn->bodies[i].voxels);
     stats->body_count = dyn->ids.live;
     stats->body_bytes = sizeof(*dyn) + sizeof(vxk_body) * (uint64_t)dyn->capacity +
-                        vxk_id_pool_bytes(&dyn->ids) + shapes + vxk_bvh_tracker_bytes(&dyn->pairs);
+                        vxk_id_pool_bytes(&dyn->ids) + shapes + vxk_bvh_tracker_bytes(&dyn->pairs) +
+                        vxk_spawn_scratch_bytes(&dyn->spawn);
     uint64_t contacts =
         sizeof(vxk_contact) * ((uint64_t)dyn->contact_capacity + dyn->next_capacity) +
         sizeof(vxk_contact_event) * ((uint64_t)dyn->begin_capacity + dyn->end_capacity);
@@ -152,6 +154,7 @@ vxk_status vxk_dynamics_attach(vxk_world* world, const vxk_world_def* def)
     if (!dyn)
         return VXK_ERR_OUT_OF_MEMORY;
     dyn->world = world;
+    vxk_split_init(&dyn->spawn.split);
     dyn->settings = (vxk_dynamics_settings){def->gravity,
                                             def->substeps,
                                             def->contact_hertz,

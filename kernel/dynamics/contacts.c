@@ -1,750 +1,18 @@
-// contacts.c: the dynamics stages of a step: body bounds, candidates (the body BVH for pairs,
-// the bit broadphase for terrain chunks), the narrowphase as jobs, persistent manifolds with warm
-// starting, the solve (solver.c), and contact events.
-//
-// Order. Every output is placed by a stable key, never by which thread made it: narrowphase
-// tasks are numbered before they run (terrain tasks by body index, each walking the body's
-// chunks in (y, z, x) order; pair tasks by (a, b)), each piece of tasks appends to its own
-// buffer in task order, and the buffers are concatenated in piece order. So the contact list, the
-// solve and every event are bit-identical for any worker count.
-#include "continuous.h"
+// contacts.c: persistent manifolds and the events stage of a step: the impulses a manifold
+// carries from the last step (warm starting by feature id, else by position), contact begin and
+// end events from the last and the new manifolds walked in key order, the hand-over of the step's
+// manifolds to the next step, and the read API (vxk_world_get_contacts, _get_contact_events).
 #include "dynamics.h"
-#include "narrow_cache.h"
-#include "sleep.h"
-
-#include <vxk/broadphase.h>
-#include <vxk/kdtree.h>
-#include <vxk/kdtree16.h>
-#include <vxk/voxel_types.h>
 
 #include <float.h>
 
-// Manifolds a task may produce (one per normal cluster).
-#define TASK_MANIFOLDS 4
-// Candidate points a cluster gathers before it is reduced to 4.
-#define CLUSTER_POINTS 32
-// How far the pair tracker pads the bodies' boxes (metres): a body re-enters its tree only when
-// its swept box leaves the padded one.
-#define BVH_PAD 0.1f
 // A point whose features are new takes the impulses of the nearest previous point of its pair
 // within this distance (metres; Bullet's contact breaking threshold).
 #define WARM_MATCH_DISTANCE 0.02f
-// Contact recycling (Box3D's): a pair whose relative pose moved less than RECYCLE_SLOPS linear
-// slops (the motion of the surfaces by rotation included; for pairs that were not touching, at
-// most SPECULATIVE_SLOPS) since its manifolds were collided, neither body turning by more than 10
-// degrees, with the same shapes, terrain and a margin no larger, keeps the manifolds and
-// measures their separations anew.
-#define RECYCLE_SLOPS 10.0f
-#define SPECULATIVE_SLOPS 4.0f
-#define RECYCLE_HALF_ANGLE_COS2 0.99240388f // cos^2(5 degrees)
-// Points are collided within the margin plus this many slops, so that the jitter of a resting
-// pair's margin does not defeat recycling.
-#define MARGIN_HEADROOM_SLOPS 0.5f
-// Normals within this cosine share a manifold.
-#define CLUSTER_COS 0.999f
-
-enum { SCRATCH_LIVE, SCRATCH_BOXES, SCRATCH_HITS, SCRATCH_OFFSETS, SCRATCH_TASKS };
-
-// Tasks per narrowphase piece.
-#define NARROW_GRAIN 16
-// A manifold whose touching is not yet decided this step (the solver decides it for those it
-// solves; vxk_contact.touching is 0 or 1 once the step ends).
-#define TOUCHING_UNKNOWN 2
-// The step's manifold list is copied from the pieces by jobs past this many manifolds, this many
-// pieces a job.
-#define GATHER_PARALLEL_MANIFOLDS 4096
-#define GATHER_GRAIN 64
-
-typedef struct task {
-    uint32_t a, b;               // pair: body indices; terrain: a = UINT32_MAX, b the body
-    uint32_t hit_begin, hit_end; // terrain: the body's chunks in the broadphase hits
-    float margin;
-    uint32_t prev_begin, prev_end; // the pair's contacts of the last step (the cache), or empty
-    uint32_t
-        carry; // nothing of it moves (sleeping bodies): its last manifolds are kept as they are
-} task;
-
-// Where a task writes its manifolds: the end of its piece's buffer (room for TASK_MANIFOLDS).
-typedef struct task_out {
-    uint32_t count;
-    vxk_contact* manifolds;
-} task_out;
-
-static vxk_status reserve(vxk_dynamics* dyn, int slot, size_t bytes)
-{
-    return vxk_dynamics_reserve(&dyn->scratch[slot], &dyn->scratch_bytes[slot], bytes);
-}
-
-// ---- clustering ------------------------------------------------------------------------------
-
-typedef struct cluster {
-    vxk_vec3 normal;
-    uint32_t count;
-    uint8_t material;
-    vxk_manifold_point points[CLUSTER_POINTS];
-} cluster;
-
-typedef struct gatherer {
-    uint32_t count;
-    cluster clusters[TASK_MANIFOLDS];
-} gatherer;
-
-static float min_separation(const cluster* c)
-{
-    float s = FLT_MAX;
-    for (uint32_t i = 0; i < c->count; ++i)
-        s = fminf(s, c->points[i].separation);
-    return s;
-}
-
-// Adds a manifold's points to the cluster of its normal (a new one, or replacing the shallowest
-// cluster when all are taken and this one is deeper). Feature ids are mixed with `key` (which
-// face or box made them) so that they stay unique across the task.
-static void gather(gatherer* g, const vxk_manifold* m, uint32_t key, uint8_t material)
-{
-    if (!m->point_count)
-        return;
-    cluster* c = NULL;
-    for (uint32_t i = 0; i < g->count; ++i)
-        if (vxk_v3_dot(g->clusters[i].normal, m->normal) >= CLUSTER_COS) {
-            c = &g->clusters[i];
-            break;
-        }
-    if (!c) {
-        if (g->count < TASK_MANIFOLDS) {
-            c = &g->clusters[g->count++];
-        } else {
-            float deepest = FLT_MAX;
-            for (uint32_t i = 0; i < m->point_count; ++i)
-                deepest = fminf(deepest, m->points[i].separation);
-            uint32_t worst = 0;
-            float worst_s = -FLT_MAX;
-            for (uint32_t i = 0; i < g->count; ++i) {
-                float s = min_separation(&g->clusters[i]);
-                if (s > worst_s)
-                    worst_s = s, worst = i;
-            }
-            if (deepest >= worst_s)
-                return;
-            c = &g->clusters[worst];
-        }
-        c->normal = m->normal;
-        c->count = 0;
-        c->material = material;
-    }
-    for (uint32_t i = 0; i < m->point_count; ++i) {
-        if (c->count == CLUSTER_POINTS)
-            c->count = vxk_manifold_reduce(c->points, c->count, c->normal);
-        vxk_manifold_point p = m->points[i];
-        p.feature = (p.feature * 0x9E3779B1u) ^ (key * 0x85EBCA77u + 0x165667B1u);
-        c->points[c->count++] = p;
-    }
-}
-
-// ---- narrowphase -----------------------------------------------------------------------------
-
-typedef struct narrow_ctx {
-    vxk_dynamics* dyn;
-    vxk_thread_scratch* threads; // by thread index
-    vxk_narrow_cache* cache;
-    const task* tasks;
-    const vxk_broadphase_hit* hits;
-    const vxk_contact* prev;
-    uint32_t epoch;
-    vxk_contact_piece* pieces;
-    float voxel_size;
-    vxk_status status; // first failure (set under no lock: any failure sets OUT_OF_MEMORY)
-} narrow_ctx;
-
-// The deepest separation of a manifold's points (FLT_MAX when it has none).
-static float manifold_deepest(const vxk_manifold* m)
-{
-    float d = FLT_MAX;
-    for (uint32_t i = 0; i < m->point_count; ++i)
-        d = fminf(d, m->points[i].separation);
-    return d;
-}
-
-// Collides the body's shape with one terrain face and gathers the points; returns the deepest
-// separation it found (FLT_MAX for none).
-static float collide_face(gatherer* g, const vxk_body* body, const vxk_mat3* rot, const vxk_face* f,
-                          uint32_t key, float margin)
-{
-    vxk_manifold m;
-    if (body->shape == VXK_SHAPE_SPHERE) {
-        vxk_collide_face_sphere(&m, f, body->pose.p, body->radius, margin);
-        gather(g, &m, key, f->material);
-        return manifold_deepest(&m);
-    }
-    uint32_t boxes = body->voxels ? body->voxels->box_count : 1;
-    // Face bounds, for the compound's box cull.
-    vxk_vec3 lo = f->min, hi = f->min;
-    uint32_t u = f->axis == 0 ? 2u : 0u, v = f->axis == 1 ? 2u : 1u;
-    vxk_v3_set(&hi, u, vxk_v3_get(hi, u) + f->size_u);
-    vxk_v3_set(&hi, v, vxk_v3_get(hi, v) + f->size_v);
-    const vxk_mat3 abs_rot = {vxk_v3_abs(rot->cx), vxk_v3_abs(rot->cy), vxk_v3_abs(rot->cz)};
-    float deepest = FLT_MAX;
-    for (uint32_t i = 0; i < boxes; ++i) {
-        vxk_obb o = vxk_body_obb(body, rot, i);
-        if (body->voxels) {
-            vxk_vec3 e =
-                vxk_v3_add(vxk_mat3_mul_v(&abs_rot, o.half), vxk_v3(margin, margin, margin));
-            vxk_vec3 bl = vxk_v3_sub(o.center, e), bh = vxk_v3_add(o.center, e);
-            if (bl.x > hi.x || bl.y > hi.y || bl.z > hi.z || bh.x < lo.x || bh.y < lo.y ||
-                bh.z < lo.z)
-                continue;
-        }
-        vxk_collide_face_box(&m, f, &o, margin);
-        gather(g, &m, key * 0x01000193u + i, f->material);
-        deepest = fminf(deepest, manifold_deepest(&m));
-    }
-    return deepest;
-}
-
-static void terrain_chunk(narrow_ctx* ctx, const task* t, vxk_int3 coord, gatherer* g,
-                          vxk_int3* deepest_chunk, float* deepest)
-{
-    const vxk_body* body = &ctx->dyn->bodies[t->b];
-    const vxk_narrow_chunk* chunk = NULL;
-    vxk_narrow_ref ref = {0};
-    if (vxk_narrow_acquire_current(ctx->cache, ctx->dyn->world, &chunk, &ref, coord) != VXK_OK) {
-        ctx->status = VXK_ERR_OUT_OF_MEMORY;
-        return;
-    }
-    if (!chunk)
-        return;
-    // The body's box grown by the margin, in chunk-local voxel units.
-    float inv = 1.0f / ctx->voxel_size;
-    vxk_vec3 origin = vxk_v3(8.0f * (float)coord.x, 8.0f * (float)coord.y, 8.0f * (float)coord.z);
-    vxk_vec3 grow = vxk_v3(t->margin, t->margin, t->margin);
-    vxk_aabb box = {vxk_v3_sub(vxk_v3_scale(vxk_v3_sub(body->aabb.min, grow), inv), origin),
-                    vxk_v3_sub(vxk_v3_scale(vxk_v3_add(body->aabb.max, grow), inv), origin)};
-    uint32_t hits[VXK_MESHER_MAX_QUADS];
-    uint32_t n =
-        chunk->quantized
-            ? vxk_kdtree16_query_aabb(&chunk->tree16, hits, VXK_MESHER_MAX_QUADS, &box, NULL)
-            : vxk_kdtree_query_aabb(&chunk->tree, hits, VXK_MESHER_MAX_QUADS, &box, NULL);
-    if (n > VXK_MESHER_MAX_QUADS)
-        n = VXK_MESHER_MAX_QUADS;
-    // Quad order, so that the points gathered do not depend on the tree (quantized or float).
-    for (uint32_t i = 1; i < n; ++i) {
-        uint32_t x = hits[i], j = i;
-        for (; j > 0 && hits[j - 1] > x; --j)
-            hits[j] = hits[j - 1];
-        hits[j] = x;
-    }
-    vxk_mat3 rot = vxk_mat3_from_quat(body->pose.q);
-    // Feature keys name the face by chunk and quad origin and normal, so they stay unique across
-    // the body's chunks and stable while the chunk is unchanged.
-    uint32_t chunk_key = (uint32_t)coord.x * 0x9E3779B1u ^ (uint32_t)coord.y * 0x85EBCA77u ^
-                         (uint32_t)coord.z * 0xC2B2AE3Du;
-    for (uint32_t i = 0; i < n; ++i) {
-        vxk_quad q = chunk->quads[hits[i]];
-        vxk_face f;
-        vxk_face_from_quad(&f, q, coord, ctx->voxel_size);
-        uint32_t key = chunk_key ^ ((uint32_t)q.x | (uint32_t)q.y << 3 | (uint32_t)q.z << 6 |
-                                    (uint32_t)q.normal << 9);
-        float d = collide_face(g, body, &rot, &f, key, t->margin);
-        if (d < *deepest) {
-            *deepest = d;
-            *deepest_chunk = coord;
-        }
-    }
-    vxk_narrow_release(&ref);
-}
-
-static int64_t floor_div(float x, float s)
-{
-    double f = floor((double)x / (double)s);
-    return f < -2147483000.0 ? -2147483000 : f > 2147483000.0 ? 2147483000 : (int64_t)f;
-}
-
-// Region tiles hold at most this many voxels per side inside their one-voxel border.
-#define REGION_TILE (VXK_VOXEL_VIEW_MAX_SIZE - 2)
-
-// Grows a region's storage to at least bytes, doubling: regions vary with the bodies' motion,
-// and a steady run must stop allocating.
-static bool region_reserve(void** storage, size_t* capacity, size_t bytes)
-{
-    if (bytes <= *capacity)
-        return true;
-    size_t want = *capacity ? *capacity : bytes;
-    while (want < bytes)
-        want *= 2;
-    void* grown = vxk_realloc(*storage, *capacity, want);
-    if (!grown)
-        return false;
-    *storage = grown;
-    *capacity = want;
-    return true;
-}
-
-// The terrain's voxels [rmin, rmin + rsize) gathered from chunk bits into a region view.
-static bool region_gather(const vxk_terrain* terrain, vxk_voxel_view* region, void* storage,
-                          size_t bytes, vxk_int3 rmin, vxk_int3 rsize, float s)
-{
-    if (vxk_voxel_view_region_begin(region, storage, bytes, rmin, rsize, s) != VXK_OK)
-        return false;
-    int32_t c0[3], c1[3];
-    const int32_t m[3] = {rmin.x, rmin.y, rmin.z}, size[3] = {rsize.x, rsize.y, rsize.z};
-    for (int k = 0; k < 3; ++k) {
-        c0[k] = (int32_t)floor_div((float)m[k], 8.0f);
-        c1[k] = (int32_t)((m[k] + (int64_t)size[k] - 1 - 8 * (int64_t)c0[k]) / 8 + c0[k]);
-    }
-    for (int32_t cy = c0[1]; cy <= c1[1]; ++cy)
-        for (int32_t cz = c0[2]; cz <= c1[2]; ++cz)
-            for (int32_t cx = c0[0]; cx <= c1[0]; ++cx) {
-                uint64_t solid[8], water[8];
-                vxk_int3 c = {cx, cy, cz};
-                vxk_terrain_chunk_bits(terrain, c, solid, water);
-                vxk_voxel_view_region_add_chunk(region, c, solid);
-            }
-    return vxk_voxel_view_region_finish(region) == VXK_OK;
-}
-
-// A voxel body against the terrain as seed 003 sees it: the terrain around the body, grown by
-// the margin and a voxel, gathered from chunk bits into region views (tiles of at most 254
-// voxels a side inside their border) and collided voxel against voxel. A region of one tile is
-// kept with the body and gathered again only when its box or the terrain's epoch changes (the
-// same box of the same terrain is the same region, so results do not depend on it).
-static void voxel_terrain_task(narrow_ctx* ctx, const task* t, gatherer* g, vxk_int3* chunk,
-                               vxk_thread_scratch* ts)
-{
-    const vxk_body* body = &ctx->dyn->bodies[t->b];
-    vxk_voxel_data* kept = ctx->dyn->bodies[t->b].voxels;
-    const vxk_terrain* terrain = &ctx->dyn->world->terrain;
-    const float s = ctx->voxel_size;
-    int64_t lo[3] = {floor_div(body->aabb.min.x - t->margin, s) - 1,
-                     floor_div(body->aabb.min.y - t->margin, s) - 1,
-                     floor_div(body->aabb.min.z - t->margin, s) - 1};
-    int64_t hi[3] = {floor_div(body->aabb.max.x + t->margin, s) + 1,
-                     floor_div(body->aabb.max.y + t->margin, s) + 1,
-                     floor_div(body->aabb.max.z + t->margin, s) + 1};
-    const bool one_tile =
-        hi[0] - lo[0] < REGION_TILE && hi[1] - lo[1] < REGION_TILE && hi[2] - lo[2] < REGION_TILE;
-    float deepest = FLT_MAX;
-    for (int64_t ty = lo[1]; ty <= hi[1]; ty += REGION_TILE)
-        for (int64_t tz = lo[2]; tz <= hi[2]; tz += REGION_TILE)
-            for (int64_t tx = lo[0]; tx <= hi[0]; tx += REGION_TILE) {
-                int64_t t0[3] = {tx, ty, tz};
-                vxk_int3 rmin = {(int32_t)(tx - 1), (int32_t)(ty - 1), (int32_t)(tz - 1)};
-                int32_t size[3];
-                for (int k = 0; k < 3; ++k) {
-                    int64_t end = t0[k] + REGION_TILE - 1 < hi[k] ? t0[k] + REGION_TILE - 1 : hi[k];
-                    size[k] = (int32_t)(end - t0[k] + 3);
-                }
-                vxk_int3 rsize = {size[0], size[1], size[2]};
-                size_t bytes = vxk_voxel_view_storage_bytes(rsize);
-                const vxk_voxel_view* region;
-                vxk_voxel_view tile;
-                if (one_tile) {
-                    const vxk_voxel_view* r = &kept->region;
-                    if (!kept->region_valid || kept->region_epoch != ctx->epoch ||
-                        r->base.x != rmin.x || r->base.y != rmin.y || r->base.z != rmin.z ||
-                        r->size.x != rsize.x || r->size.y != rsize.y || r->size.z != rsize.z) {
-                        kept->region_valid = false;
-                        if (!region_reserve(&kept->region_storage, &kept->region_bytes, bytes)) {
-                            ctx->status = VXK_ERR_OUT_OF_MEMORY;
-                            return;
-                        }
-                        if (!region_gather(terrain, &kept->region, kept->region_storage,
-                                           kept->region_bytes, rmin, rsize, s))
-                            continue;
-                        kept->region_epoch = ctx->epoch;
-                        kept->region_valid = true;
-                    }
-                    region = &kept->region;
-                } else {
-                    if (!region_reserve(&ts->region, &ts->region_bytes, bytes)) {
-                        ctx->status = VXK_ERR_OUT_OF_MEMORY;
-                        return;
-                    }
-                    if (!region_gather(terrain, &tile, ts->region, ts->region_bytes, rmin, rsize,
-                                       s))
-                        continue;
-                    region = &tile;
-                }
-                vxk_voxel_manifolds vm;
-                vxk_collide_voxels(&vm, &ts->voxel, region, &body->voxels->view, t->margin, 0);
-                for (uint32_t k = 0; k < vm.count; ++k) {
-                    vxk_int3 v = vm.voxel_a[k];
-                    uint8_t material = vxk_world_get_voxel(ctx->dyn->world, v);
-                    gather(g, &vm.manifolds[k], 0, material);
-                    float d = manifold_deepest(&vm.manifolds[k]);
-                    if (d < deepest) {
-                        deepest = d;
-                        *chunk = (vxk_int3){v.x >> 3, v.y >> 3, v.z >> 3};
-                    }
-                }
-            }
-}
-
-static void terrain_task(narrow_ctx* ctx, const task* t, gatherer* g, vxk_int3* chunk,
-                         vxk_thread_scratch* ts)
-{
-    if (ctx->dyn->bodies[t->b].voxels) {
-        voxel_terrain_task(ctx, t, g, chunk, ts);
-        return;
-    }
-    float deepest = FLT_MAX;
-    for (uint32_t h = t->hit_begin; h < t->hit_end; ++h)
-        if (ctx->hits[h].flags & VXK_BROADPHASE_HIT_SOLID)
-            terrain_chunk(ctx, t, ctx->hits[h].chunk, g, chunk, &deepest);
-}
-
-static uint32_t shape_boxes(const vxk_body* b)
-{
-    return b->voxels ? b->voxels->box_count : 1;
-}
-
-// A pair with a voxel body, by seed 003's voxel contacts (collision/contact_voxel.h).
-static void voxel_pair(const vxk_body* a, const vxk_body* b, gatherer* g, float margin,
-                       vxk_thread_scratch* ts)
-{
-    vxk_voxel_manifolds vm;
-    bool flip = false;
-    if (a->voxels && b->voxels) {
-        vxk_collide_voxels(&vm, &ts->voxel, &a->voxels->view, &b->voxels->view, margin, 0);
-    } else {
-        flip = !a->voxels; // the voxel shape is A of the collide call
-        const vxk_body* v = flip ? b : a;
-        const vxk_body* o = flip ? a : b;
-        if (o->shape == VXK_SHAPE_SPHERE) {
-            vxk_collide_voxel_sphere(&vm, &ts->voxel, &v->voxels->view, o->pose.p, o->radius,
-                                     margin, 0);
-        } else {
-            vxk_mat3 r = vxk_mat3_from_quat(o->pose.q);
-            vxk_obb box = vxk_body_obb(o, &r, 0);
-            vxk_collide_voxel_box(&vm, &ts->voxel, &v->voxels->view, &box, margin, 0);
-        }
-    }
-    for (uint32_t k = 0; k < vm.count; ++k) {
-        if (flip)
-            vxk_manifold_flip(&vm.manifolds[k]);
-        gather(g, &vm.manifolds[k], 0, 0);
-    }
-}
-
-static void pair_task(narrow_ctx* ctx, const task* t, gatherer* g, vxk_thread_scratch* ts)
-{
-    const vxk_body* a = &ctx->dyn->bodies[t->a];
-    const vxk_body* b = &ctx->dyn->bodies[t->b];
-    vxk_manifold m;
-    float margin = t->margin;
-    if (a->voxels || b->voxels) {
-        voxel_pair(a, b, g, margin, ts);
-        return;
-    }
-    if (a->shape == VXK_SHAPE_SPHERE && b->shape == VXK_SHAPE_SPHERE) {
-        vxk_collide_spheres(&m, a->pose.p, a->radius, b->pose.p, b->radius, margin);
-        gather(g, &m, 0, 0);
-        return;
-    }
-    vxk_mat3 ra = vxk_mat3_from_quat(a->pose.q), rb = vxk_mat3_from_quat(b->pose.q);
-    if (a->shape == VXK_SHAPE_SPHERE || b->shape == VXK_SHAPE_SPHERE) {
-        bool flip = a->shape == VXK_SHAPE_SPHERE;
-        const vxk_body* boxy = flip ? b : a;
-        const vxk_body* ball = flip ? a : b;
-        const vxk_mat3* r = flip ? &rb : &ra;
-        for (uint32_t i = 0; i < shape_boxes(boxy); ++i) {
-            vxk_obb o = vxk_body_obb(boxy, r, i);
-            vxk_collide_box_sphere(&m, &o, ball->pose.p, ball->radius, margin);
-            if (flip)
-                vxk_manifold_flip(&m);
-            gather(g, &m, i, 0);
-        }
-        return;
-    }
-    uint32_t na = shape_boxes(a), nb = shape_boxes(b);
-    for (uint32_t i = 0; i < na; ++i) {
-        vxk_obb oa = vxk_body_obb(a, &ra, i);
-        for (uint32_t j = 0; j < nb; ++j) {
-            vxk_obb ob = vxk_body_obb(b, &rb, j);
-            if (na * nb > 1) {
-                // Bounding-sphere cull between compound boxes.
-                float r = vxk_v3_length(oa.half) + vxk_v3_length(ob.half) + margin;
-                if (vxk_v3_length_sq(vxk_v3_sub(oa.center, ob.center)) > r * r)
-                    continue;
-            }
-            vxk_collide_boxes(&m, &oa, &ob, margin);
-            gather(g, &m, i * 0x9E3779B1u + j, 0);
-        }
-    }
-}
-
-static void mix_material(const vxk_dynamics* dyn, vxk_contact* c, uint8_t face_material)
-{
-    const vxk_body* b = &dyn->bodies[c->b];
-    float fa, ea;
-    if (c->terrain) {
-        const vxk_material* m = &dyn->world->materials.materials[face_material];
-        fa = m->friction;
-        ea = m->restitution;
-    } else {
-        fa = dyn->bodies[c->a].friction;
-        ea = dyn->bodies[c->a].restitution;
-    }
-    c->friction = sqrtf(fa * b->friction);
-    c->restitution = fmaxf(ea, b->restitution);
-}
-
-// B's pose relative to A's (terrain: B's world pose).
-static vxk_transform relative_pose(const vxk_body* a, const vxk_body* b)
-{
-    if (!a)
-        return b->pose;
-    vxk_quat ia = vxk_quat_conj(a->pose.q);
-    return (vxk_transform){vxk_quat_rotate(ia, vxk_v3_sub(b->pose.p, a->pose.p)),
-                           vxk_quat_mul(ia, b->pose.q)};
-}
-
-// The largest distance of the shape from the centre of mass along each body axis.
-static vxk_vec3 body_extent(const vxk_body* b)
-{
-    if (b->shape == VXK_SHAPE_SPHERE)
-        return vxk_v3(b->radius, b->radius, b->radius);
-    if (b->voxels)
-        return vxk_v3_add(vxk_v3_abs(b->voxels->local_mid), b->voxels->local_half);
-    return b->half;
-}
-
-static float quat_dot(vxk_quat a, vxk_quat b)
-{
-    return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w;
-}
-
-// Whether the pair's manifolds of the last step may be recycled instead of collided again.
-static bool recycle_usable(const narrow_ctx* ctx, const task* t, const vxk_body* a,
-                           const vxk_body* b, vxk_transform rel)
-{
-    if (t->prev_begin == t->prev_end || !ctx->dyn->settings.contact_recycling)
-        return false;
-    const vxk_contact* c = &ctx->prev[t->prev_begin];
-    if (c->b_gen != ctx->dyn->ids.generations[t->b] || c->shape_b != b->shape_serial ||
-        t->margin > c->margin)
-        return false;
-    if (a ? (c->a_gen != ctx->dyn->ids.generations[t->a] || c->shape_a != a->shape_serial)
-          : c->epoch != ctx->epoch)
-        return false;
-    const float slop = ctx->dyn->settings.linear_slop;
-    vxk_vec3 extent = body_extent(b);
-    if (a) {
-        extent = vxk_v3_max(extent, body_extent(a));
-    } else {
-        // A fast body against the terrain meets new faces: collide (Box3D recycles fast bodies
-        // against convex shapes only).
-        float min_extent = fminf(fminf(extent.x, extent.y), extent.z);
-        if (t->margin - slop > 0.5f * min_extent)
-            return false;
-    }
-    // Neither body turned by more than 10 degrees since the collision.
-    float da = a ? quat_dot(a->pose.q, c->q_a) : 1.0f, db = quat_dot(b->pose.q, c->q_b);
-    if (fminf(da * da, db * db) < RECYCLE_HALF_ANGLE_COS2)
-        return false;
-    bool touching = false;
-    for (uint32_t j = t->prev_begin; j < t->prev_end; ++j)
-        touching |= ctx->prev[j].touching != 0;
-    float tolerance = (touching ? RECYCLE_SLOPS : SPECULATIVE_SLOPS) * slop;
-    float d2 = vxk_v3_length_sq(vxk_v3_sub(c->rel.p, rel.p));
-    if (d2 >= tolerance * tolerance)
-        return false;
-    // The relative rotation moves the surfaces by at most 2 |sin(angle / 2)| x their extent,
-    // bounded per axis (Box3D's modified cross product of |q.v| with the extents).
-    float slack = tolerance - sqrtf(d2);
-    vxk_quat qr = vxk_quat_mul(vxk_quat_conj(c->rel.q), rel.q);
-    vxk_vec3 v = vxk_v3_abs(vxk_v3(qr.x, qr.y, qr.z));
-    vxk_vec3 arc = vxk_v3(v.y * extent.z + v.z * extent.y, v.z * extent.x + v.x * extent.z,
-                          v.x * extent.y + v.y * extent.x);
-    return 4.0f * vxk_v3_length_sq(arc) < slack * slack;
-}
-
-// The last step's manifolds kept: the normal (world) and the anchors stay as they were collided,
-// and each point's separation is measured anew between its anchors rotated with their bodies, as
-// the solver's substeps do. Freezing the normal and the lever arms while a pair barely moves is
-// what lets tall stacks stand: recollided every step, a normal that turns with the lower body
-// feeds a lean back into itself (a 30-box column leans and falls within 10 s).
-static void recycle(const narrow_ctx* ctx, const task* t, const vxk_body* a, const vxk_body* b,
-                    task_out* o)
-{
-    vxk_vec3 ca = a ? a->pose.p : vxk_v3(0, 0, 0);
-    o->count = 0;
-    for (uint32_t j = t->prev_begin; j < t->prev_end && o->count < TASK_MANIFOLDS; ++j) {
-        vxk_contact* c = &o->manifolds[o->count];
-        *c = ctx->prev[j];
-        c->sub = o->count++;
-        c->touching = TOUCHING_UNKNOWN;
-        c->friction_impulse = vxk_v3(0, 0, 0);
-        c->twist_impulse = 0.0f;
-        vxk_mat3 ra = vxk_mat3_from_quat(a ? vxk_quat_mul(a->pose.q, vxk_quat_conj(c->q_a))
-                                           : vxk_quat_identity());
-        vxk_mat3 rb = vxk_mat3_from_quat(vxk_quat_mul(b->pose.q, vxk_quat_conj(c->q_b)));
-        for (uint32_t p = 0; p < c->point_count; ++p) {
-            vxk_contact_point_state* cp = &c->points[p];
-            vxk_vec3 pa = vxk_v3_add(ca, vxk_mat3_mul_v(&ra, cp->anchor_a));
-            vxk_vec3 pb = vxk_v3_add(b->pose.p, vxk_mat3_mul_v(&rb, cp->anchor_b));
-            cp->point = pa;
-            cp->separation = vxk_v3_dot(c->normal, vxk_v3_sub(pb, pa));
-            cp->normal_impulse = 0.0f;
-        }
-    }
-}
-
-static void warm_start(vxk_contact* now, uint32_t nb, uint32_t ne, vxk_contact* prev, uint32_t pb,
-                       uint32_t pe);
-
-// A task of sleeping bodies: its manifolds of the last step, impulses and all (its bodies have
-// not moved), when they are of the same bodies.
-static void carry(const narrow_ctx* ctx, const task* t, task_out* o)
-{
-    o->count = 0;
-    if (t->prev_begin == t->prev_end)
-        return;
-    const vxk_contact* c = &ctx->prev[t->prev_begin];
-    const uint32_t* gen = ctx->dyn->ids.generations;
-    if (c->b_gen != gen[t->b] || (t->a != UINT32_MAX && c->a_gen != gen[t->a]))
-        return;
-    for (uint32_t j = t->prev_begin; j < t->prev_end && o->count < TASK_MANIFOLDS; ++j)
-        o->manifolds[o->count++] = ctx->prev[j];
-}
-
-// The task's new manifolds take the accumulated impulses of its manifolds of the last step when
-// they are of the same bodies (not of bodies destroyed since whose ids were reused).
-static void task_warm_start(const narrow_ctx* ctx, const task* t, task_out* o)
-{
-    if (t->prev_begin == t->prev_end || !o->count)
-        return;
-    const vxk_contact* c = &ctx->prev[t->prev_begin];
-    const uint32_t* gen = ctx->dyn->ids.generations;
-    if (c->b_gen != gen[t->b] || (t->a != UINT32_MAX && c->a_gen != gen[t->a]))
-        return;
-    warm_start(o->manifolds, 0, o->count, (vxk_contact*)ctx->prev, t->prev_begin, t->prev_end);
-}
-
-static void narrow_range(void* vctx, uint32_t begin, uint32_t end, uint32_t thread)
-{
-    narrow_ctx* ctx = (narrow_ctx*)vctx;
-    // This piece's buffer: each task appends its manifolds, so the pieces concatenated in piece
-    // order are the task order.
-    vxk_contact_piece* piece = &ctx->pieces[begin / NARROW_GRAIN];
-    piece->count = piece->recycled = piece->carried = 0;
-    for (uint32_t i = begin; i < end; ++i) {
-        const task* t = &ctx->tasks[i];
-        // The bodies and last manifolds of a task a few ahead, read at random: ask early.
-        if (i + 2 < end) {
-            const task* n = &ctx->tasks[i + 2];
-            __builtin_prefetch(&ctx->dyn->bodies[n->b]);
-            if (n->a != UINT32_MAX)
-                __builtin_prefetch(&ctx->dyn->bodies[n->a]);
-            if (n->prev_begin != n->prev_end)
-                __builtin_prefetch(&ctx->prev[n->prev_begin]);
-        }
-        bool terrain = t->a == UINT32_MAX;
-        const vxk_body* a = terrain ? NULL : &ctx->dyn->bodies[t->a];
-        const vxk_body* b = &ctx->dyn->bodies[t->b];
-        vxk_transform rel = relative_pose(a, b);
-        if (piece->count + TASK_MANIFOLDS > piece->capacity) {
-            // Straight to the most a piece can write: a piece's tasks change with the scene, and
-            // growing by steps allocated again whenever one piece met a busier stretch. The pages
-            // a piece never fills are never touched.
-            uint32_t grown = NARROW_GRAIN * TASK_MANIFOLDS;
-            vxk_contact* items = (vxk_contact*)vxk_realloc(
-                piece->items, sizeof(vxk_contact) * piece->capacity, sizeof(vxk_contact) * grown);
-            if (!items) {
-                ctx->status = VXK_ERR_OUT_OF_MEMORY;
-                return;
-            }
-            piece->items = items;
-            piece->capacity = grown;
-        }
-        task_out out_storage = {0, piece->items + piece->count};
-        task_out* o = &out_storage;
-        if (t->carry) {
-            carry(ctx, t, o);
-            piece->count += o->count;
-            piece->carried += o->count;
-            continue;
-        }
-        if (recycle_usable(ctx, t, a, b, rel)) {
-            recycle(ctx, t, a, b, o);
-            task_warm_start(ctx, t, o);
-            piece->count += o->count;
-            piece->recycled += o->count;
-            continue;
-        }
-        gatherer g;
-        g.count = 0;
-        vxk_int3 chunk = {0, 0, 0};
-        task grown = *t;
-        grown.margin += MARGIN_HEADROOM_SLOPS * ctx->dyn->settings.linear_slop;
-        vxk_thread_scratch* ts = &ctx->threads[thread];
-        if (terrain)
-            terrain_task(ctx, &grown, &g, &chunk, ts);
-        else
-            pair_task(ctx, &grown, &g, ts);
-        o->count = 0;
-        vxk_vec3 ca = a ? a->pose.p : vxk_v3(0, 0, 0);
-        for (uint32_t k = 0; k < g.count; ++k) {
-            cluster* cl = &g.clusters[k];
-            uint32_t n = vxk_manifold_reduce(cl->points, cl->count, cl->normal);
-            if (!n)
-                continue;
-            vxk_contact* c = &o->manifolds[o->count];
-            memset(c, 0, sizeof(*c));
-            c->terrain = terrain;
-            c->a = terrain ? 0 : t->a;
-            c->b = t->b;
-            c->a_gen = terrain ? 0 : ctx->dyn->ids.generations[t->a];
-            c->b_gen = ctx->dyn->ids.generations[t->b];
-            c->chunk = chunk;
-            c->sub = o->count;
-            c->normal = cl->normal;
-            c->material = cl->material;
-            c->point_count = n;
-            c->rel = rel;
-            c->q_a = a ? a->pose.q : vxk_quat_identity();
-            c->q_b = b->pose.q;
-            c->margin = grown.margin;
-            c->shape_a = a ? a->shape_serial : 0;
-            c->shape_b = b->shape_serial;
-            c->epoch = ctx->epoch;
-            c->touching = TOUCHING_UNKNOWN;
-            for (uint32_t p = 0; p < n; ++p) {
-                vxk_contact_point_state* cp = &c->points[p];
-                cp->point = cl->points[p].point;
-                cp->separation = cl->points[p].separation;
-                cp->feature = cl->points[p].feature;
-                cp->anchor_a = vxk_v3_sub(cp->point, ca);
-                cp->anchor_b =
-                    vxk_v3_sub(vxk_v3_mul_add(cp->point, cp->separation, cl->normal), b->pose.p);
-            }
-            mix_material(ctx->dyn, c, cl->material);
-            o->count++;
-        }
-        task_warm_start(ctx, t, o);
-        piece->count += o->count;
-    }
-}
-
-// Copies pieces [begin, end) to their places in the step's manifold list.
-typedef struct gather_ctx {
-    const vxk_contact_piece* pieces;
-    vxk_contact* now;
-} gather_ctx;
-
-static void gather_range(void* vctx, uint32_t begin, uint32_t end, uint32_t thread)
-{
-    (void)thread;
-    const gather_ctx* g = (const gather_ctx*)vctx;
-    for (uint32_t k = begin; k < end; ++k)
-        if (g->pieces[k].count)
-            memcpy(g->now + g->pieces[k].offset, g->pieces[k].items,
-                   sizeof(vxk_contact) * g->pieces[k].count);
-}
 
 // ---- persistence and events ------------------------------------------------------------------
 
-// Group order: terrain contacts first, by body; then pairs by (a, b).
-static int group_compare(const vxk_contact* x, const vxk_contact* y)
+int vxk_contact_group_compare(const vxk_contact* x, const vxk_contact* y)
 {
     if (x->terrain != y->terrain)
         return x->terrain ? -1 : 1;
@@ -765,7 +33,7 @@ static bool same_bodies(const vxk_contact* x, const vxk_contact* y)
 static uint32_t group_end(const vxk_contact* list, uint32_t count, uint32_t begin)
 {
     uint32_t e = begin + 1;
-    while (e < count && group_compare(&list[begin], &list[e]) == 0)
+    while (e < count && vxk_contact_group_compare(&list[begin], &list[e]) == 0)
         e++;
     return e;
 }
@@ -781,17 +49,17 @@ static bool group_touching(const vxk_contact* list, uint32_t begin, uint32_t end
 // Carries the accumulated impulses of matching points from the previous step's group: first by
 // feature id; a point whose features changed (a clip that picked the other box's face, a
 // reduction that kept another corner) takes the nearest unclaimed previous point within
-// WARM_MATCH_DISTANCE under a normal within CLUSTER_COS, as a persistent manifold matches by
+// WARM_MATCH_DISTANCE under a normal within VXK_CLUSTER_COS, as a persistent manifold matches by
 // position. Without the fallback a resting stack loses a few percent of its warm starts every
 // step, and tall stacks jitter and lean.
-static void warm_start(vxk_contact* now, uint32_t nb, uint32_t ne, vxk_contact* prev, uint32_t pb,
-                       uint32_t pe)
+void vxk_contact_warm_start(vxk_contact* now, uint32_t nb, uint32_t ne, const vxk_contact* prev,
+                            uint32_t pb, uint32_t pe)
 {
     // Friction is per manifold: each takes the impulses of the previous manifold whose normal is
-    // nearest to its own (within CLUSTER_COS).
+    // nearest to its own (within VXK_CLUSTER_COS).
     for (uint32_t i = nb; i < ne; ++i) {
-        float best = CLUSTER_COS;
-        for (uint32_t j = pb; j < pe && j - pb < TASK_MANIFOLDS; ++j) {
+        float best = VXK_CLUSTER_COS;
+        for (uint32_t j = pb; j < pe && j - pb < VXK_TASK_MANIFOLDS; ++j) {
             float d = vxk_v3_dot(prev[j].normal, now[i].normal);
             if (d >= best) {
                 best = d;
@@ -800,14 +68,14 @@ static void warm_start(vxk_contact* now, uint32_t nb, uint32_t ne, vxk_contact* 
             }
         }
     }
-    // Claimed previous points: bit q of claimed[j - pb] (a group holds at most TASK_MANIFOLDS).
-    uint8_t claimed[TASK_MANIFOLDS] = {0};
+    // Claimed previous points: bit q of claimed[j - pb] (a group holds at most VXK_TASK_MANIFOLDS).
+    uint8_t claimed[VXK_TASK_MANIFOLDS] = {0};
     bool unmatched = false;
     for (uint32_t i = nb; i < ne; ++i)
         for (uint32_t p = 0; p < now[i].point_count; ++p) {
             vxk_contact_point_state* cp = &now[i].points[p];
             bool found = false;
-            for (uint32_t j = pb; j < pe && j - pb < TASK_MANIFOLDS && !found; ++j)
+            for (uint32_t j = pb; j < pe && j - pb < VXK_TASK_MANIFOLDS && !found; ++j)
                 for (uint32_t q = 0; q < prev[j].point_count; ++q)
                     if (prev[j].points[q].feature == cp->feature && !(claimed[j - pb] >> q & 1u)) {
                         cp->normal_impulse = prev[j].points[q].normal_impulse;
@@ -831,8 +99,8 @@ static void warm_start(vxk_contact* now, uint32_t nb, uint32_t ne, vxk_contact* 
                 continue;
             float best = WARM_MATCH_DISTANCE * WARM_MATCH_DISTANCE;
             uint32_t bj = UINT32_MAX, bq = 0;
-            for (uint32_t j = pb; j < pe && j - pb < TASK_MANIFOLDS; ++j) {
-                if (vxk_v3_dot(prev[j].normal, now[i].normal) < CLUSTER_COS)
+            for (uint32_t j = pb; j < pe && j - pb < VXK_TASK_MANIFOLDS; ++j) {
+                if (vxk_v3_dot(prev[j].normal, now[i].normal) < VXK_CLUSTER_COS)
                     continue;
                 for (uint32_t q = 0; q < prev[j].point_count; ++q) {
                     if (claimed[j - pb] >> q & 1u)
@@ -906,7 +174,7 @@ static vxk_status record_events(vxk_dynamics* dyn, vxk_contact* now, uint32_t no
         else if (j == pc)
             cmp = -1;
         else
-            cmp = group_compare(&now[i], &prev[j]);
+            cmp = vxk_contact_group_compare(&now[i], &prev[j]);
         uint32_t ie = cmp <= 0 ? group_end(now, now_count, i) : i;
         uint32_t je = cmp >= 0 ? group_end(prev, pc, j) : j;
         bool matched = cmp == 0 && same_bodies(&now[i], &prev[j]);
@@ -931,308 +199,18 @@ static vxk_status record_events(vxk_dynamics* dyn, vxk_contact* now, uint32_t no
     return status;
 }
 
-// ---- the step --------------------------------------------------------------------------------
-
-// A body's velocity at the end of this step's first integration (after gravity and forces), the
-// motion the margins must cover.
-static vxk_vec3 body_velocity(const vxk_dynamics* dyn, const vxk_body* b, float dt)
+vxk_status vxk_dynamics_events(vxk_dynamics* dyn, vxk_dynamics_frame* f,
+                               vxk_world_step_stats* stats)
 {
-    if (b->type == VXK_BODY_STATIC || !b->awake)
-        return vxk_v3(0, 0, 0);
-    vxk_vec3 v = b->v;
-    if (b->type == VXK_BODY_DYNAMIC)
-        v = vxk_v3_add(
-            v, vxk_v3_scale(vxk_v3_add(vxk_v3_scale(dyn->settings.gravity, b->gravity_scale),
-                                       vxk_v3_scale(b->force, b->inv_mass)),
-                            dt));
-    return v;
-}
-
-// How far a body's surface may move by rotation in a step.
-static float body_spin_reach(const vxk_body* b, float dt)
-{
-    return b->type == VXK_BODY_STATIC || !b->awake ? 0.0f
-                                                   : vxk_v3_length(b->w) * b->bound_radius * dt;
-}
-
-// Whether a body moves this step and wakes the sleeping bodies it touches: an awake dynamic body,
-// or an awake kinematic one with a velocity.
-static bool body_active(const vxk_body* b)
-{
-    if (!b->awake || b->type == VXK_BODY_STATIC)
-        return false;
-    return b->type == VXK_BODY_DYNAMIC || vxk_v3_length_sq(b->v) > 0.0f ||
-           vxk_v3_length_sq(b->w) > 0.0f;
-}
-
-vxk_status vxk_dynamics_step(vxk_world* world, vxk_arena* arena, float dt,
-                             vxk_world_step_stats* stats)
-{
-    vxk_dynamics* dyn = vxk_dynamics_get(world);
-    uint64_t mark = vxk_jobs_now_ns();
     const float slop = dyn->settings.linear_slop;
-    // Boxes for the candidate search grow by the reach plus 4 slops; points are reported within
-    // the closing motion plus one slop (the approach speed x dt + slop).
-    const float base_margin = 4.0f * slop;
-    const float point_margin = slop;
-    // 1. Bodies: live ones in index order, their boxes grown by reach.
-    uint32_t cap = dyn->ids.count;
-    vxk_status status = VXK_OK;
-    if (reserve(dyn, SCRATCH_LIVE, sizeof(uint32_t) * (size_t)cap * 3 + 16) != VXK_OK ||
-        reserve(dyn, SCRATCH_BOXES, sizeof(vxk_aabb) * (size_t)cap * 2 + 16) != VXK_OK)
-        return VXK_ERR_OUT_OF_MEMORY;
-    uint32_t* live = (uint32_t*)dyn->scratch[SCRATCH_LIVE];
-    uint32_t* moving = live + cap;
-    uint32_t* dynamic = moving + cap;
-    vxk_aabb* fat = (vxk_aabb*)dyn->scratch[SCRATCH_BOXES];
-    vxk_aabb* dyn_boxes = fat + cap;
-    float* reach = (float*)vxk_arena_alloc(arena, sizeof(float) * (size_t)cap + 16);
-    float* spin = (float*)vxk_arena_alloc(arena, sizeof(float) * (size_t)cap + 16);
-    vxk_vec3* vel = (vxk_vec3*)vxk_arena_alloc(arena, sizeof(vxk_vec3) * (size_t)cap + 16);
-    if (!reach || !spin || !vel)
-        return VXK_ERR_OUT_OF_MEMORY;
-    // moving: filled after the narrowphase has woken what it touched; asleep: sleeping dynamic
-    // bodies (their terrain manifolds are carried), in the arena.
-    uint32_t* asleep = (uint32_t*)vxk_arena_alloc(arena, sizeof(uint32_t) * (size_t)cap + 16);
-    if (!asleep)
-        return VXK_ERR_OUT_OF_MEMORY;
-    uint32_t live_count = 0, moving_count = 0, dynamic_count = 0, asleep_count = 0;
-    for (uint32_t i = 0; i < cap; ++i) {
-        vxk_body* b = &dyn->bodies[i];
-        if (!b->live)
-            continue;
-        if (b->awake)
-            b->aabb = vxk_body_compute_aabb(b);
-        vel[i] = body_velocity(dyn, b, dt);
-        spin[i] = body_spin_reach(b, dt);
-        reach[i] = vxk_v3_length(vel[i]) * dt + spin[i];
-        float g = reach[i] + base_margin;
-        fat[live_count] = (vxk_aabb){vxk_v3_sub(b->aabb.min, vxk_v3(g, g, g)),
-                                     vxk_v3_add(b->aabb.max, vxk_v3(g, g, g))};
-        live[live_count++] = i;
-        if (b->type == VXK_BODY_DYNAMIC && b->awake) {
-            dyn_boxes[dynamic_count] = fat[live_count - 1];
-            dynamic[dynamic_count++] = i;
-        } else if (b->type == VXK_BODY_DYNAMIC) {
-            asleep[asleep_count++] = i;
-        }
-    }
-    // 2. Pairs from the BVH (object id = position in live), tracked across steps.
-    if (dyn->bodies_changed) {
-        vxk_bvh_tracker_reset(&dyn->pairs);
-        dyn->bodies_changed = false;
-    }
-    const vxk_bvh_pair* pairs = NULL;
-    uint32_t pair_count = 0;
-    status = vxk_bvh_tracker_update(&dyn->pairs, world->jobs, &pairs, &pair_count, fat, live_count,
-                                    BVH_PAD);
-    if (status != VXK_OK) {
-        dyn->bodies_changed = true; // the tracker starts over after a failure anyway
-        return status;
-    }
-    // 3. Terrain chunks near each dynamic body.
-    if (reserve(dyn, SCRATCH_OFFSETS, sizeof(uint32_t) * ((size_t)dynamic_count + 1)) != VXK_OK)
-        return VXK_ERR_OUT_OF_MEMORY;
-    uint32_t* offsets = (uint32_t*)dyn->scratch[SCRATCH_OFFSETS];
-    uint32_t hit_cap = (uint32_t)(dyn->scratch_bytes[SCRATCH_HITS] / sizeof(vxk_broadphase_hit));
-    for (;;) {
-        status = vxk_broadphase_query_batch(world, (vxk_broadphase_hit*)dyn->scratch[SCRATCH_HITS],
-                                            hit_cap, offsets, dyn_boxes, dynamic_count);
-        if (status != VXK_ERR_CAPACITY)
-            break;
-        if (reserve(dyn, SCRATCH_HITS,
-                    sizeof(vxk_broadphase_hit) * (size_t)offsets[dynamic_count]) != VXK_OK) {
-            status = VXK_ERR_OUT_OF_MEMORY;
-            break;
-        }
-        hit_cap = (uint32_t)(dyn->scratch_bytes[SCRATCH_HITS] / sizeof(vxk_broadphase_hit));
-    }
-    if (status != VXK_OK && status != VXK_ERR_OUT_OF_RANGE) {
-        return status == VXK_ERR_CAPACITY ? VXK_ERR_OUT_OF_MEMORY : status;
-    }
-    if (status == VXK_ERR_OUT_OF_RANGE) { // a body far outside the terrain's range: no terrain
-        for (uint32_t i = 0; i <= dynamic_count; ++i)
-            offsets[i] = 0;
-        status = VXK_OK;
-    }
-    const vxk_broadphase_hit* hits = (const vxk_broadphase_hit*)dyn->scratch[SCRATCH_HITS];
-    // 4. Tasks in key order: terrain (body, chunk), then pairs (a, b) with a dynamic body.
-    uint32_t task_cap = dynamic_count + asleep_count + pair_count;
-    uint32_t piece_cap = task_cap / NARROW_GRAIN + 1;
-    if (reserve(dyn, SCRATCH_TASKS, sizeof(task) * (size_t)task_cap + 16) != VXK_OK)
-        return VXK_ERR_OUT_OF_MEMORY;
-    if (piece_cap > dyn->piece_capacity) {
-        vxk_contact_piece* grown =
-            (vxk_contact_piece*)vxk_calloc(sizeof(vxk_contact_piece) * piece_cap);
-        if (!grown)
-            return VXK_ERR_OUT_OF_MEMORY;
-        if (dyn->pieces)
-            memcpy(grown, dyn->pieces, sizeof(vxk_contact_piece) * dyn->piece_capacity);
-        vxk_free(dyn->pieces, sizeof(vxk_contact_piece) * dyn->piece_capacity);
-        dyn->pieces = grown;
-        dyn->piece_capacity = piece_cap;
-    }
-    task* tasks = (task*)dyn->scratch[SCRATCH_TASKS];
-    uint32_t task_count = 0;
-    // Terrain tasks by body index: the awake bodies' chunks, the sleeping bodies' kept manifolds.
-    for (uint32_t d = 0, z = 0; d < dynamic_count || z < asleep_count;) {
-        if (z == asleep_count || (d < dynamic_count && dynamic[d] < asleep[z])) {
-            if (offsets[d + 1] > offsets[d])
-                tasks[task_count++] = (task){UINT32_MAX,
-                                             dynamic[d],
-                                             offsets[d],
-                                             offsets[d + 1],
-                                             reach[dynamic[d]] + point_margin,
-                                             0,
-                                             0,
-                                             0};
-            d++;
-        } else {
-            tasks[task_count++] = (task){UINT32_MAX, asleep[z++], 0, 0, 0.0f, 0, 0, 1};
-        }
-    }
-    stats->terrain_tasks = task_count;
-    for (uint32_t p = 0; p < pair_count; ++p) {
-        uint32_t a = live[pairs[p].a], b = live[pairs[p].b];
-        if (dyn->bodies[a].type != VXK_BODY_DYNAMIC && dyn->bodies[b].type != VXK_BODY_DYNAMIC)
-            continue;
-        // The speculative margin of a pair: its closing motion over the step (relative velocity,
-        // and each surface's spin) plus the slop, so bodies moving together (a stack falling
-        // as one) add nothing.
-        float closing = vxk_v3_length(vxk_v3_sub(vel[b], vel[a])) * dt + spin[a] + spin[b];
-        uint32_t still = !body_active(&dyn->bodies[a]) && !body_active(&dyn->bodies[b]);
-        tasks[task_count++] = (task){a, b, 0, 0, closing + point_margin, 0, 0, still};
-    }
-    stats->stage_seconds[VXK_STEP_CANDIDATES] = vxk_seconds_since(&mark);
-    stats->body_pairs = pair_count;
-
-    // Each task's contacts of the last step (the cache): both lists are in key order.
-    {
-        const vxk_contact* prev = dyn->contacts;
-        uint32_t j = 0, pc = dyn->contact_count;
-        for (uint32_t t = 0; t < task_count; ++t) {
-            vxk_contact key;
-            key.terrain = tasks[t].a == UINT32_MAX;
-            key.a = key.terrain ? 0 : tasks[t].a;
-            key.b = tasks[t].b;
-            while (j < pc && group_compare(&prev[j], &key) < 0)
-                j++;
-            uint32_t e = j;
-            while (e < pc && group_compare(&prev[e], &key) == 0)
-                e++;
-            tasks[t].prev_begin = j;
-            tasks[t].prev_end = e;
-            j = e;
-        }
-    }
-
-    // 5. Narrowphase.
-    uint32_t threads = world->jobs ? vxk_jobs_thread_count(world->jobs) : 1;
-    if (threads > dyn->thread_capacity) {
-        vxk_thread_scratch* grown =
-            (vxk_thread_scratch*)vxk_calloc(sizeof(vxk_thread_scratch) * threads);
-        if (!grown)
-            return VXK_ERR_OUT_OF_MEMORY;
-        if (dyn->threads)
-            memcpy(grown, dyn->threads, sizeof(vxk_thread_scratch) * dyn->thread_capacity);
-        vxk_free(dyn->threads, sizeof(vxk_thread_scratch) * dyn->thread_capacity);
-        dyn->threads = grown;
-        dyn->thread_capacity = threads;
-    }
-    // The voxel views at the bodies' poses, set here once: the tasks only read them.
-    for (uint32_t i = 0; i < cap; ++i)
-        if (dyn->bodies[i].live && dyn->bodies[i].voxels)
-            dyn->bodies[i].voxels->view.pose = dyn->bodies[i].pose;
-    narrow_ctx nctx = {dyn,
-                       dyn->threads,
-                       vxk_narrow_cache_get(world),
-                       tasks,
-                       hits,
-                       dyn->contacts,
-                       vxk_terrain_epoch(&world->terrain),
-                       dyn->pieces,
-                       world->voxel_size,
-                       VXK_OK};
-    vxk_parallel_for(world->jobs, "narrowphase", task_count, NARROW_GRAIN, narrow_range, &nctx);
-    if (nctx.status != VXK_OK)
-        return nctx.status;
-    uint32_t piece_count = vxk_parallel_for_pieces(task_count, NARROW_GRAIN);
-    uint32_t manifolds = 0;
-    for (uint32_t k = 0; k < piece_count; ++k)
-        manifolds += dyn->pieces[k].count;
-    if (manifolds > dyn->next_capacity) {
-        void* p = dyn->next_contacts;
-        if (!vxk_grow_items(&p, &dyn->next_capacity, manifolds, sizeof(vxk_contact)))
-            return VXK_ERR_OUT_OF_MEMORY;
-        dyn->next_contacts = (vxk_contact*)p;
-    }
-    vxk_contact* now = dyn->next_contacts;
-    uint32_t now_count = 0;
-    stats->recycled_manifolds = stats->carried_manifolds = 0;
-    for (uint32_t k = 0; k < piece_count; ++k) {
-        stats->recycled_manifolds += dyn->pieces[k].recycled;
-        stats->carried_manifolds += dyn->pieces[k].carried;
-        dyn->pieces[k].offset = now_count;
-        now_count += dyn->pieces[k].count;
-    }
-    // The pieces concatenated in piece order: a copy of every manifold (392 bytes each, 46 MB for
-    // a pile of 10,000 boxes), spread over the workers when it is large.
-    gather_ctx gctx = {dyn->pieces, now};
-    if (world->jobs && now_count > GATHER_PARALLEL_MANIFOLDS)
-        vxk_parallel_for(world->jobs, "gather_manifolds", piece_count, GATHER_GRAIN, gather_range,
-                         &gctx);
-    else
-        gather_range(&gctx, 0, piece_count, 0);
-    // A sleeping body touched by a moving one wakes with its island (in list order, so a wake
-    // that reaches further sleeping bodies is the same in every run), then the bodies that move
-    // this step are the awake ones.
-    for (uint32_t i = 0; i < now_count && asleep_count; ++i) {
-        const vxk_contact* c = &now[i];
-        if (c->terrain)
-            continue;
-        const vxk_body* a = &dyn->bodies[c->a];
-        const vxk_body* b = &dyn->bodies[c->b];
-        if (!b->awake && body_active(a))
-            vxk_dynamics_wake(dyn, c->b);
-        else if (!a->awake && body_active(b))
-            vxk_dynamics_wake(dyn, c->a);
-    }
-    for (uint32_t i = 0; i < cap; ++i) {
-        const vxk_body* b = &dyn->bodies[i];
-        if (b->live && b->awake && b->type != VXK_BODY_STATIC)
-            moving[moving_count++] = i;
-    }
-    stats->stage_seconds[VXK_STEP_NARROWPHASE] = vxk_seconds_since(&mark);
-    stats->contacts = now_count;
-
-    // The poses at the step's start, for the continuous stage's sweeps.
-    vxk_transform* start =
-        (vxk_transform*)vxk_arena_alloc(arena, sizeof(vxk_transform) * (size_t)cap + 16);
-    if (!start)
-        return VXK_ERR_OUT_OF_MEMORY;
-    for (uint32_t i = 0; i < moving_count; ++i)
-        start[moving[i]] = dyn->bodies[moving[i]].pose;
-
-    // 6. Solve and integrate.
-    vxk_solve_input in = {dyn, moving, moving_count, now, now_count, dt, arena, &stats->islands};
-    status = vxk_solve(&in);
-    if (status != VXK_OK)
-        return status;
-    stats->stage_seconds[VXK_STEP_SOLVE] = vxk_seconds_since(&mark);
-
-    // 7. Continuous: bullets, and bodies that moved more than half their size, swept to their
-    // first time of impact with the terrain and static bodies. On failure nothing moved back;
-    // the events and contacts below still run.
-    vxk_status continuous = vxk_dynamics_continuous(dyn, start, arena, dt, NULL);
-    stats->stage_seconds[VXK_STEP_CONTINUOUS] = vxk_seconds_since(&mark);
-
-    // 8. Events, then the new contacts become the persistent ones.
+    vxk_contact* now = f->now;
+    const uint32_t now_count = f->now_count;
     // Whether each manifold touches: the solver decided it for those it solved, carried ones
     // keep theirs (nothing about them changed); the rest (none in a scene where every moving
     // body's manifolds are solved) are decided here. Only their first line is read.
     for (uint32_t i = 0; i < now_count; ++i) {
         vxk_contact* c = &now[i];
-        if (c->touching != TOUCHING_UNKNOWN)
+        if (c->touching != VXK_TOUCHING_UNKNOWN)
             continue;
         c->touching = 0;
         for (uint32_t p = 0; p < c->point_count; ++p)
@@ -1241,7 +219,7 @@ vxk_status vxk_dynamics_step(vxk_world* world, vxk_arena* arena, float dt,
     }
     dyn->begin_count = 0;
     dyn->end_count = 0;
-    status = VXK_OK;
+    vxk_status status = VXK_OK;
     if (record_events(dyn, now, now_count) != VXK_OK)
         status = VXK_ERR_OUT_OF_MEMORY;
     vxk_contact* old = dyn->contacts;
@@ -1251,21 +229,20 @@ vxk_status vxk_dynamics_step(vxk_world* world, vxk_arena* arena, float dt,
     dyn->contact_capacity = dyn->next_capacity;
     dyn->next_contacts = old;
     dyn->next_capacity = old_cap;
-    for (uint32_t i = 0; i < moving_count; ++i) {
-        vxk_body* b = &dyn->bodies[moving[i]];
+    for (uint32_t i = 0; i < f->moving_count; ++i) {
+        vxk_body* b = &dyn->bodies[f->moving[i]];
         b->force = b->torque = vxk_v3(0, 0, 0);
         b->aabb = vxk_body_compute_aabb(b);
     }
     stats->awake_bodies = stats->sleeping_bodies = 0;
-    for (uint32_t i = 0; i < cap; ++i) {
+    for (uint32_t i = 0; i < f->cap; ++i) {
         const vxk_body* b = &dyn->bodies[i];
         if (b->live && b->type == VXK_BODY_DYNAMIC) {
             stats->awake_bodies += b->awake;
             stats->sleeping_bodies += !b->awake;
         }
     }
-    stats->stage_seconds[VXK_STEP_EVENTS] = vxk_seconds_since(&mark);
-    return continuous != VXK_OK ? continuous : status;
+    return status;
 }
 
 // ---- reading contacts ------------------------------------------------------------------------

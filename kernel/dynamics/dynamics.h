@@ -10,12 +10,15 @@
 #define VXK_DYNAMICS_H
 
 #include <vxk/body.h>
+#include <vxk/broadphase.h>
 
 #include "body_bvh.h"
 #include "contact_geometry.h"
 #include "contact_voxel.h"
 #include "id_pool.h"
 #include "math3.h"
+#include "spawn.h"
+#include "split.h"
 #include "world_internal.h"
 
 // A voxel body's shape: its own grid copy, its type-and-normal bytes, the box compound in the
@@ -150,6 +153,16 @@ typedef struct vxk_dynamics_settings {
     float sleep_threshold, time_to_sleep;
 } vxk_dynamics_settings;
 
+// The spawn stage's buffers for body splits (spawn.c; kept across steps, grown).
+typedef struct vxk_spawn_scratch {
+    vxk_split split;
+    vxk_split_result result;
+    uint64_t* rows;
+    size_t row_capacity;
+    vxk_int3* removed;
+    uint32_t removed_capacity;
+} vxk_spawn_scratch;
+
 typedef struct vxk_dynamics {
     vxk_world* world;
     vxk_dynamics_settings settings;
@@ -176,6 +189,7 @@ typedef struct vxk_dynamics {
     // Per-thread narrowphase scratch, one per scheduler thread.
     vxk_thread_scratch* threads;
     uint32_t thread_capacity;
+    vxk_spawn_scratch spawn;
     // Persistent per-step buffers (grown, never shrunk: a steady run stops allocating).
     void* scratch[8];
     size_t scratch_bytes[8];
@@ -195,24 +209,111 @@ vxk_obb vxk_body_obb(const vxk_body* body, const vxk_mat3* rot, uint32_t box);
 // VXK_ERR_OUT_OF_MEMORY leaves it as it was.
 vxk_status vxk_dynamics_reserve(void** buffer, size_t* capacity_bytes, size_t bytes);
 
-// The step's dynamics stages (contacts.c): candidates, narrowphase, solve (solver.c), positions
-// and events, with their times in stats. Nothing is changed on VXK_ERR_OUT_OF_MEMORY.
-vxk_status vxk_dynamics_step(vxk_world* world, vxk_arena* arena, float dt,
-                             vxk_world_step_stats* stats);
+// ---- the dynamics stages of a step ---------------------------------------------------------
+// vxk_world_step (step.c) runs them in order over one vxk_dynamics_frame: predict, candidates
+// (candidates.c), narrowphase (narrowphase.c), islands, solve, sleep (solver.c), continuous
+// (continuous.c) and events (contacts.c). Each fills the frame for the ones after it and its
+// figures in the step's stats. A stage that fails with VXK_ERR_OUT_OF_MEMORY before the solve has
+// moved nothing.
 
-// The soft-step solve (solver.c): bodies[0 .. count) are the body indices in index order that
-// move; contacts the step's manifolds. Integrates velocities and positions of the moving bodies
-// over dt in substeps and accumulates impulses into the contacts.
-typedef struct vxk_solve_input {
-    vxk_dynamics* dyn;
-    const uint32_t* moving; // body indices, ascending
-    uint32_t moving_count;
-    vxk_contact* contacts;
-    uint32_t contact_count;
+// Manifolds a narrowphase task may produce (one per normal cluster).
+#define VXK_TASK_MANIFOLDS 4
+// Tasks per narrowphase piece.
+#define VXK_NARROW_GRAIN 16
+// A manifold whose touching is not yet decided this step (the solver decides it for those it
+// solves; vxk_contact.touching is 0 or 1 once the step ends).
+#define VXK_TOUCHING_UNKNOWN 2
+// Normals within this cosine share a manifold.
+#define VXK_CLUSTER_COS 0.999f
+
+// One narrowphase task: a body against the terrain, or a pair of bodies. Tasks are numbered in
+// key order before they run (terrain tasks by body index, pairs by (a, b)).
+typedef struct vxk_narrow_task {
+    uint32_t a, b;               // pair: body indices; terrain: a = UINT32_MAX, b the body
+    uint32_t hit_begin, hit_end; // terrain: the body's chunks in the broadphase hits
+    float margin;
+    uint32_t prev_begin, prev_end; // the pair's contacts of the last step (the cache), or empty
+    uint32_t
+        carry; // nothing of it moves (sleeping bodies): its last manifolds are kept as they are
+} vxk_narrow_task;
+
+struct vxk_solve_state; // solver.c
+
+// What the dynamics stages of one step share (arena memory or the dynamics' persistent buffers).
+typedef struct vxk_dynamics_frame {
     float dt;
     vxk_arena* arena;
-    uint32_t* island_count; // out (may be NULL): islands of the moving dynamic bodies
-} vxk_solve_input;
-vxk_status vxk_solve(const vxk_solve_input* in);
+    uint32_t cap; // body slots (ids.count) at the step's start
+    // predict: live bodies in index order, the awake dynamic ones and the sleeping dynamic ones;
+    // per body index its velocity after this step's gravity and forces, the reach of its surface
+    // by rotation and the whole reach of its motion; the live bodies' boxes grown by their reach
+    // (by position in live) and the awake dynamic bodies' (by position in dynamic).
+    uint32_t *live, *dynamic, *asleep;
+    uint32_t live_count, dynamic_count, asleep_count;
+    vxk_vec3* vel;
+    float *spin, *reach;
+    vxk_aabb *fat, *dyn_boxes;
+    // candidates: the terrain chunks near each awake dynamic body (hits[offsets[d] ..
+    // offsets[d + 1])) and the narrowphase tasks in key order.
+    const vxk_broadphase_hit* hits;
+    uint32_t* offsets;
+    vxk_narrow_task* tasks;
+    uint32_t task_count;
+    // narrowphase: the step's manifolds in key order; then the bodies that move this step (body
+    // indices, ascending).
+    vxk_contact* now;
+    uint32_t now_count;
+    uint32_t* moving;
+    uint32_t moving_count;
+    // islands and solve (solver.c); the poses at the solve's start, by body index (continuous).
+    struct vxk_solve_state* solve;
+    vxk_transform* start;
+} vxk_dynamics_frame;
+
+// The published body edits and debris of the edit system become bodies and body grids (spawn.c,
+// spawn.h), in batch order; what came of each is written into the list.
+void vxk_dynamics_spawn(vxk_dynamics* dyn, vxk_spawn_list* list);
+void vxk_spawn_scratch_free(vxk_spawn_scratch* scratch); // freed and made empty
+uint64_t vxk_spawn_scratch_bytes(const vxk_spawn_scratch* scratch);
+
+// Bodies: their boxes at their poses, the motion the margins must cover, the candidate boxes.
+vxk_status vxk_dynamics_predict(vxk_dynamics* dyn, vxk_dynamics_frame* f);
+// Pairs from the body BVH, terrain chunks from the bit broadphase, the tasks in key order and
+// each task's contacts of the last step.
+vxk_status vxk_dynamics_candidates(vxk_dynamics* dyn, vxk_dynamics_frame* f,
+                                   vxk_world_step_stats* stats);
+// Manifolds of every task as jobs, warm started, in key order; the sleeping bodies a moving one
+// touches woken; the moving bodies listed.
+vxk_status vxk_dynamics_narrowphase(vxk_dynamics* dyn, vxk_dynamics_frame* f,
+                                    vxk_world_step_stats* stats);
+// Islands of the moving dynamic bodies over the manifolds, packed into the solver's bundles.
+vxk_status vxk_dynamics_islands(vxk_dynamics* dyn, vxk_dynamics_frame* f,
+                                vxk_world_step_stats* stats);
+// The soft-step solve of the bundles (velocities, positions, impulses), kinematic bodies moved.
+vxk_status vxk_dynamics_solve(vxk_dynamics* dyn, vxk_dynamics_frame* f);
+// The islands that came to rest fall asleep (before the continuous stage: they are not swept).
+void vxk_dynamics_sleep_islands(vxk_dynamics* dyn, vxk_dynamics_frame* f);
+// Contact begin/end events; the step's manifolds become the persistent ones; forces cleared.
+// VXK_ERR_OUT_OF_MEMORY: events are missing, the motion is kept.
+vxk_status vxk_dynamics_events(vxk_dynamics* dyn, vxk_dynamics_frame* f,
+                               vxk_world_step_stats* stats);
+
+// Whether a body moves this step and wakes the sleeping bodies it touches: an awake dynamic body,
+// or an awake kinematic one with a velocity.
+static inline bool vxk_body_active(const vxk_body* b)
+{
+    if (!b->awake || b->type == VXK_BODY_STATIC)
+        return false;
+    return b->type == VXK_BODY_DYNAMIC || vxk_v3_length_sq(b->v) > 0.0f ||
+           vxk_v3_length_sq(b->w) > 0.0f;
+}
+
+// Contact persistence (contacts.c). Group order: terrain contacts first, by body; then pairs by
+// (a, b).
+int vxk_contact_group_compare(const vxk_contact* x, const vxk_contact* y);
+// Carries the accumulated impulses of matching points from the previous step's group prev[pb,
+// pe) to now[nb, ne).
+void vxk_contact_warm_start(vxk_contact* now, uint32_t nb, uint32_t ne, const vxk_contact* prev,
+                            uint32_t pb, uint32_t pe);
 
 #endif

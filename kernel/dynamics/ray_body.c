@@ -606,8 +606,7 @@ vxk_status vxk_raycast_query_batch(const vxk_world* world, vxk_ray_result* resul
         status = tree_build(dyn, &tree);
     if (status == VXK_OK) {
         query_batch job = {dyn, queries, results, slots, hits, voxels, tree.usable ? &tree : NULL};
-        vxk_parallel_for(vxk_world_jobs(world), "raycast_query", count, RAY_BODY_GRAIN, batch_piece,
-                         &job);
+        vxk_parallel_for(world->jobs, "raycast_query", count, RAY_BODY_GRAIN, batch_piece, &job);
     }
     tree_free(&tree);
     vxk_free(block, bytes);

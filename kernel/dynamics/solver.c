@@ -643,20 +643,31 @@ static void solve_range(void* vctx, uint32_t begin, uint32_t end, uint32_t threa
 
 // ---- the solve -------------------------------------------------------------------------------
 
-vxk_status vxk_solve(const vxk_solve_input* in)
+// What the islands stage hands the solve and sleep stages (arena memory).
+struct vxk_solve_state {
+    solve_ctx x;
+    vxk_islands islands;
+    uint8_t* dynamic;
+    uint32_t* sleepers;
+    uint32_t nb;
+};
+
+vxk_status vxk_dynamics_islands(vxk_dynamics* dyn, vxk_dynamics_frame* f,
+                                vxk_world_step_stats* stats)
 {
-    vxk_dynamics* dyn = in->dyn;
     const vxk_dynamics_settings* set = &dyn->settings;
-    uint32_t nb = in->moving_count, nc = in->contact_count;
+    uint32_t nb = f->moving_count, nc = f->now_count;
+    struct vxk_solve_state* state =
+        (struct vxk_solve_state*)vxk_arena_alloc(f->arena, sizeof(struct vxk_solve_state));
     uint32_t* slot =
-        (uint32_t*)vxk_arena_alloc(in->arena, sizeof(uint32_t) * ((size_t)dyn->ids.count + 1));
-    uint8_t* dynamic = (uint8_t*)vxk_arena_alloc(in->arena, (size_t)nb + 1);
-    uint32_t* end_a = (uint32_t*)vxk_arena_alloc(in->arena, sizeof(uint32_t) * ((size_t)nc + 1));
-    uint32_t* end_b = (uint32_t*)vxk_arena_alloc(in->arena, sizeof(uint32_t) * ((size_t)nc + 1));
-    uint32_t* link_a = (uint32_t*)vxk_arena_alloc(in->arena, sizeof(uint32_t) * ((size_t)nc + 1));
-    uint32_t* link_b = (uint32_t*)vxk_arena_alloc(in->arena, sizeof(uint32_t) * ((size_t)nc + 1));
-    uint32_t* local_of = (uint32_t*)vxk_arena_alloc(in->arena, sizeof(uint32_t) * ((size_t)nb + 1));
-    if (!slot || !dynamic || !end_a || !end_b || !link_a || !link_b || !local_of)
+        (uint32_t*)vxk_arena_alloc(f->arena, sizeof(uint32_t) * ((size_t)dyn->ids.count + 1));
+    uint8_t* dynamic = (uint8_t*)vxk_arena_alloc(f->arena, (size_t)nb + 1);
+    uint32_t* end_a = (uint32_t*)vxk_arena_alloc(f->arena, sizeof(uint32_t) * ((size_t)nc + 1));
+    uint32_t* end_b = (uint32_t*)vxk_arena_alloc(f->arena, sizeof(uint32_t) * ((size_t)nc + 1));
+    uint32_t* link_a = (uint32_t*)vxk_arena_alloc(f->arena, sizeof(uint32_t) * ((size_t)nc + 1));
+    uint32_t* link_b = (uint32_t*)vxk_arena_alloc(f->arena, sizeof(uint32_t) * ((size_t)nc + 1));
+    uint32_t* local_of = (uint32_t*)vxk_arena_alloc(f->arena, sizeof(uint32_t) * ((size_t)nb + 1));
+    if (!state || !slot || !dynamic || !end_a || !end_b || !link_a || !link_b || !local_of)
         return VXK_ERR_OUT_OF_MEMORY;
     // Global slots: the moving bodies in index order, then one static slot.
     const uint32_t global_static = nb;
@@ -664,47 +675,53 @@ vxk_status vxk_solve(const vxk_solve_input* in)
     for (uint32_t i = 0; i < dyn->ids.count; ++i)
         slot[i] = global_static;
     for (uint32_t i = 0; i < nb; ++i) {
-        slot[in->moving[i]] = i;
-        dynamic[i] = dyn->bodies[in->moving[i]].type == VXK_BODY_DYNAMIC;
+        slot[f->moving[i]] = i;
+        dynamic[i] = dyn->bodies[f->moving[i]].type == VXK_BODY_DYNAMIC;
         kinematic_total += !dynamic[i];
     }
     for (uint32_t i = 0; i < nc; ++i) {
-        const vxk_contact* k = &in->contacts[i];
+        const vxk_contact* k = &f->now[i];
         end_a[i] = k->terrain ? global_static : slot[k->a];
         end_b[i] = slot[k->b];
         link_a[i] = end_a[i] != global_static && dynamic[end_a[i]] ? end_a[i] : VXK_ISLAND_NO_BODY;
         link_b[i] = end_b[i] != global_static && dynamic[end_b[i]] ? end_b[i] : VXK_ISLAND_NO_BODY;
     }
-    vxk_islands islands;
-    vxk_status status = vxk_islands_build(&islands, dynamic, nb, link_a, link_b, nc, in->arena);
+    // The poses at the solve's start, for the continuous stage's sweeps.
+    f->start =
+        (vxk_transform*)vxk_arena_alloc(f->arena, sizeof(vxk_transform) * (size_t)f->cap + 16);
+    if (!f->start)
+        return VXK_ERR_OUT_OF_MEMORY;
+    for (uint32_t i = 0; i < nb; ++i)
+        f->start[f->moving[i]] = dyn->bodies[f->moving[i]].pose;
+    vxk_islands* islands = &state->islands;
+    vxk_status status = vxk_islands_build(islands, dynamic, nb, link_a, link_b, nc, f->arena);
     if (status != VXK_OK)
         return status;
-    if (in->island_count)
-        *in->island_count = islands.count;
+    stats->islands = islands->count;
     // Bundles (phase A): islands in order; a large island alone.
     bundle* bundles =
-        (bundle*)vxk_arena_alloc(in->arena, sizeof(bundle) * ((size_t)islands.count + 1));
+        (bundle*)vxk_arena_alloc(f->arena, sizeof(bundle) * ((size_t)islands->count + 1));
     if (!bundles)
         return VXK_ERR_OUT_OF_MEMORY;
     uint32_t bundle_count = 0;
     size_t work_bytes = 0;
-    for (uint32_t i = 0; i < islands.count;) {
+    for (uint32_t i = 0; i < islands->count;) {
         bundle* k = &bundles[bundle_count++];
         memset(k, 0, sizeof(*k));
         k->island_begin = i;
         uint32_t e = i;
         do {
             e++;
-        } while (e < islands.count &&
-                 islands.manifold_start[i + 1] - islands.manifold_start[i] <= set->large_island &&
-                 islands.manifold_start[e + 1] - islands.manifold_start[e] <= set->large_island &&
-                 islands.manifold_start[e] - islands.manifold_start[i] < set->bundle_manifolds &&
-                 islands.body_start[e] - islands.body_start[i] < BUNDLE_BODIES);
+        } while (e < islands->count &&
+                 islands->manifold_start[i + 1] - islands->manifold_start[i] <= set->large_island &&
+                 islands->manifold_start[e + 1] - islands->manifold_start[e] <= set->large_island &&
+                 islands->manifold_start[e] - islands->manifold_start[i] < set->bundle_manifolds &&
+                 islands->body_start[e] - islands->body_start[i] < BUNDLE_BODIES);
         k->island_end = e;
-        k->body_begin = islands.body_start[i];
-        k->body_count = islands.body_start[e] - k->body_begin;
-        k->manifold_begin = islands.manifold_start[i];
-        k->manifold_count = islands.manifold_start[e] - k->manifold_begin;
+        k->body_begin = islands->body_start[i];
+        k->body_count = islands->body_start[e] - k->body_begin;
+        k->manifold_begin = islands->manifold_start[i];
+        k->manifold_count = islands->manifold_start[e] - k->manifold_begin;
         k->large = k->manifold_count > set->large_island;
         uint32_t kinematic_bound =
             2 * k->manifold_count < kinematic_total ? 2 * k->manifold_count : kinematic_total;
@@ -719,42 +736,54 @@ vxk_status vxk_solve(const vxk_solve_input* in)
                              &dyn->scratch_bytes[SOLVER_SCRATCH_WORK], work_bytes + 64) != VXK_OK)
         return VXK_ERR_OUT_OF_MEMORY;
     const uint32_t substeps = set->substeps;
-    const float h = in->dt / (float)substeps;
-    float hertz = fminf(set->contact_hertz, 0.25f * (float)substeps / fmaxf(in->dt, 1e-9f));
-    solve_ctx x;
-    memset(&x, 0, sizeof(x));
-    x.dyn = dyn;
-    x.contacts = in->contacts;
-    x.moving = in->moving;
-    x.end_a = end_a;
-    x.end_b = end_b;
-    x.local_of = local_of;
-    x.islands = &islands;
-    x.bundles = bundles;
-    x.bundle_count = bundle_count;
-    x.work = (uint8_t*)align64((size_t)dyn->scratch[SOLVER_SCRATCH_WORK]);
-    x.global_static = global_static;
-    x.substeps = substeps;
-    x.h = h;
-    x.inv_h = h > 0.0f ? 1.0f / h : 0.0f;
-    x.speculative_distance = SPECULATIVE_SLOPS * set->linear_slop;
-    x.slop = set->linear_slop;
-    x.restitution_threshold = set->restitution_threshold;
-    x.push_speed = set->contact_push_speed;
-    x.gravity = set->gravity;
-    x.soft = make_soft(hertz, set->contact_damping_ratio, h);
-    x.static_soft = make_soft(2.0f * hertz, set->contact_damping_ratio, h);
-    x.jobs = dyn->world ? dyn->world->jobs : NULL;
-    x.dt = in->dt;
-    x.sleepy = (uint8_t*)vxk_arena_alloc(in->arena, (size_t)islands.count + 1);
-    uint32_t* sleepers = (uint32_t*)vxk_arena_alloc(in->arena, sizeof(uint32_t) * ((size_t)nb + 1));
-    if (!x.sleepy || !sleepers)
+    const float h = f->dt / (float)substeps;
+    float hertz = fminf(set->contact_hertz, 0.25f * (float)substeps / fmaxf(f->dt, 1e-9f));
+    solve_ctx* x = &state->x;
+    memset(x, 0, sizeof(*x));
+    x->dyn = dyn;
+    x->contacts = f->now;
+    x->moving = f->moving;
+    x->end_a = end_a;
+    x->end_b = end_b;
+    x->local_of = local_of;
+    x->islands = islands;
+    x->bundles = bundles;
+    x->bundle_count = bundle_count;
+    x->work = (uint8_t*)align64((size_t)dyn->scratch[SOLVER_SCRATCH_WORK]);
+    x->global_static = global_static;
+    x->substeps = substeps;
+    x->h = h;
+    x->inv_h = h > 0.0f ? 1.0f / h : 0.0f;
+    x->speculative_distance = SPECULATIVE_SLOPS * set->linear_slop;
+    x->slop = set->linear_slop;
+    x->restitution_threshold = set->restitution_threshold;
+    x->push_speed = set->contact_push_speed;
+    x->gravity = set->gravity;
+    x->soft = make_soft(hertz, set->contact_damping_ratio, h);
+    x->static_soft = make_soft(2.0f * hertz, set->contact_damping_ratio, h);
+    x->jobs = dyn->world ? dyn->world->jobs : NULL;
+    x->dt = f->dt;
+    x->sleepy = (uint8_t*)vxk_arena_alloc(f->arena, (size_t)islands->count + 1);
+    state->sleepers = (uint32_t*)vxk_arena_alloc(f->arena, sizeof(uint32_t) * ((size_t)nb + 1));
+    if (!x->sleepy || !state->sleepers)
         return VXK_ERR_OUT_OF_MEMORY;
+    state->dynamic = dynamic;
+    state->nb = nb;
+    f->solve = state;
+    return VXK_OK;
+}
+
+vxk_status vxk_dynamics_solve(vxk_dynamics* dyn, vxk_dynamics_frame* f)
+{
+    struct vxk_solve_state* state = f->solve;
+    solve_ctx* x = &state->x;
+    bundle* bundles = x->bundles;
+    const uint32_t bundle_count = x->bundle_count;
     // Phase B: local slots and colours, per bundle in parallel.
-    if (x.jobs && bundle_count > 1)
-        vxk_parallel_for(x.jobs, "solve_setup", bundle_count, 4, setup_range, &x);
+    if (x->jobs && bundle_count > 1)
+        vxk_parallel_for(x->jobs, "solve_setup", bundle_count, 4, setup_range, x);
     else
-        setup_range(&x, 0, bundle_count, 0);
+        setup_range(x, 0, bundle_count, 0);
     // Phase C: the batches' places.
     uint32_t batch_count = 0;
     for (uint32_t i = 0; i < bundle_count; ++i) {
@@ -765,38 +794,44 @@ vxk_status vxk_solve(const vxk_solve_input* in)
                              &dyn->scratch_bytes[SOLVER_SCRATCH_BATCHES],
                              sizeof(vxk_wide_constraint) * ((size_t)batch_count + 1)) != VXK_OK)
         return VXK_ERR_OUT_OF_MEMORY;
-    x.batches = (vxk_wide_constraint*)dyn->scratch[SOLVER_SCRATCH_BATCHES];
+    x->batches = (vxk_wide_constraint*)dyn->scratch[SOLVER_SCRATCH_BATCHES];
     // Phase D: the small bundles as jobs, then each large island across the workers.
-    if (x.jobs && bundle_count > 1)
-        vxk_parallel_for(x.jobs, "solve_islands", bundle_count, 1, solve_range, &x);
+    if (x->jobs && bundle_count > 1)
+        vxk_parallel_for(x->jobs, "solve_islands", bundle_count, 1, solve_range, x);
     else
-        solve_range(&x, 0, bundle_count, 0);
+        solve_range(x, 0, bundle_count, 0);
     for (uint32_t i = 0; i < bundle_count; ++i)
         if (bundles[i].large)
-            solve_bundle(&x, &bundles[i], x.jobs);
-    // The islands that fell asleep, in island order.
-    for (uint32_t i = 0; i < islands.count; ++i) {
-        if (!x.sleepy[i])
-            continue;
-        uint32_t n = 0;
-        for (uint32_t j = islands.body_start[i]; j < islands.body_start[i + 1]; ++j)
-            sleepers[n++] = in->moving[islands.bodies[j]];
-        vxk_dynamics_sleep(dyn, sleepers, n);
-    }
+            solve_bundle(x, &bundles[i], x->jobs);
     // Kinematic bodies move by their velocities, substep by substep as their copies did.
-    for (uint32_t i = 0; i < nb; ++i) {
-        if (dynamic[i])
+    for (uint32_t i = 0; i < state->nb; ++i) {
+        if (state->dynamic[i])
             continue;
-        vxk_body* b = &dyn->bodies[in->moving[i]];
+        vxk_body* b = &dyn->bodies[f->moving[i]];
         vxk_solver_state st;
         solver_body s;
         vxk_mat3 inv_i;
-        init_slot(&x, &st, &s, &inv_i, b, in->moving[i]);
-        integrate_job job = {&st, &s, h, true};
-        for (uint32_t sub = 0; sub < substeps; ++sub)
+        init_slot(x, &st, &s, &inv_i, b, f->moving[i]);
+        integrate_job job = {&st, &s, x->h, true};
+        for (uint32_t sub = 0; sub < x->substeps; ++sub)
             integrate(&job, 0, 1);
         b->pose.p = vxk_v3_add(b->pose.p, st.dp);
         b->pose.q = s.q;
     }
     return VXK_OK;
+}
+
+void vxk_dynamics_sleep_islands(vxk_dynamics* dyn, vxk_dynamics_frame* f)
+{
+    struct vxk_solve_state* state = f->solve;
+    const vxk_islands* islands = &state->islands;
+    // The islands that fell asleep, in island order.
+    for (uint32_t i = 0; i < islands->count; ++i) {
+        if (!state->x.sleepy[i])
+            continue;
+        uint32_t n = 0;
+        for (uint32_t j = islands->body_start[i]; j < islands->body_start[i + 1]; ++j)
+            state->sleepers[n++] = f->moving[islands->bodies[j]];
+        vxk_dynamics_sleep(dyn, state->sleepers, n);
+    }
 }

@@ -13,7 +13,7 @@
 #include "split.h"
 #include "world_internal.h"
 
-#include <vxk/body.h>
+#include <vxk/voxel_grid.h>
 #include <vxk/simd_flood.h>
 
 #include <stdatomic.h>
@@ -52,13 +52,7 @@ struct vxk_edit_splitter {
     uint32_t removed_count;
     bool finish;
 
-    // The publish's: body splits and the list of bodies made.
-    vxk_split body_split;
-    vxk_split_result body_result;
-    uint64_t* body_rows;
-    size_t body_row_capacity;
-    vxk_int3* body_removed;
-    uint32_t body_removed_capacity;
+    // The publish's: the list of bodies made (filled by the spawn stage).
     vxk_edit_split_event* events;
     uint32_t event_count, event_capacity;
 
@@ -93,7 +87,6 @@ vxk_edit_splitter* vxk_edit_splitter_create(const vxk_edit_def* def)
     sp->floor_y = def->floor_y;
     sp->margin = def->split_margin;
     sp->budget = def->split_budget;
-    vxk_split_init(&sp->body_split);
     return sp;
 }
 
@@ -113,10 +106,6 @@ void vxk_edit_splitter_destroy(vxk_edit_splitter* sp)
         search_free(sp->searches[i]);
     vxk_free(sp->searches, (size_t)sp->search_capacity * sizeof(*sp->searches));
     vxk_free(sp->clusters, (size_t)sp->cluster_capacity * sizeof(*sp->clusters));
-    vxk_split_destroy(&sp->body_split);
-    vxk_split_result_free(&sp->body_result);
-    vxk_free(sp->body_rows, sp->body_row_capacity * sizeof(uint64_t));
-    vxk_free(sp->body_removed, (size_t)sp->body_removed_capacity * sizeof(*sp->body_removed));
     vxk_free(sp->events, (size_t)sp->event_capacity * sizeof(*sp->events));
     vxk_free(sp, sizeof(*sp));
 }
@@ -533,212 +522,26 @@ vxk_status vxk_edit_split_terrain(vxk_edit_splitter* sp, vxk_jobs* jobs, vxk_ter
 
 // ---- the publish ------------------------------------------------------------------------------
 
-void vxk_edit_split_events_clear(vxk_edit_splitter* sp)
+void vxk_edit_split_publish_begin(vxk_edit_splitter* sp, vxk_spawn_list* list)
 {
-    if (sp)
-        sp->event_count = 0;
+    list->split = sp != NULL;
+    if (!sp)
+        return;
+    sp->event_count = 0;
+    list->events = &sp->events;
+    list->event_count = &sp->event_count;
+    list->event_capacity = &sp->event_capacity;
 }
 
-static void publish_bytes_update(vxk_edit_splitter* sp)
+void vxk_edit_split_publish_end(vxk_edit_splitter* sp, const vxk_spawn_list* list)
 {
-    atomic_store_explicit(&sp->publish_bytes,
-                          sp->body_row_capacity * sizeof(uint64_t) +
-                              (uint64_t)sp->body_removed_capacity * sizeof(*sp->body_removed) +
-                              (uint64_t)sp->event_capacity * sizeof(*sp->events),
+    if (!sp)
+        return;
+    atomic_fetch_add_explicit(&sp->bodies_total, sp->event_count, memory_order_relaxed);
+    atomic_fetch_add_explicit(&sp->voxels_total, list->split_voxels, memory_order_relaxed);
+    atomic_fetch_add_explicit(&sp->lost_total, list->lost, memory_order_relaxed);
+    atomic_store_explicit(&sp->publish_bytes, (uint64_t)sp->event_capacity * sizeof(*sp->events),
                           memory_order_relaxed);
-}
-
-static void record(vxk_edit_splitter* sp, vxk_body_id body, vxk_body_id source, uint32_t count)
-{
-    atomic_fetch_add_explicit(&sp->bodies_total, 1, memory_order_relaxed);
-    if (vxk_grow_items((void**)&sp->events, &sp->event_capacity, (uint64_t)sp->event_count + 1,
-                       sizeof(*sp->events)))
-        sp->events[sp->event_count++] = (vxk_edit_split_event){body, source, count};
-    publish_bytes_update(sp);
-}
-
-// Creates a voxel body whose grid voxel (0, 0, 0) has its lowest corner at `corner` (world), with
-// rotation q and the velocity field (v, w) about point p.
-static vxk_status create_part(vxk_world* world, vxk_body_def* def, vxk_vec3 corner, vxk_vec3 p,
-                              vxk_vec3 v, vxk_vec3 w, vxk_body_id* out)
-{
-    vxk_status status = vxk_body_create(world, def, out);
-    if (status != VXK_OK)
-        return status;
-    vxk_body_info info;
-    status = vxk_body_get_info(world, *out, &info);
-    VXK_ASSERT(status == VXK_OK);
-    vxk_vec3 position = vxk_v3_sub(corner, vxk_quat_rotate(def->rotation, info.grid_origin));
-    status = vxk_body_set_transform(world, *out, position, def->rotation);
-    if (status == VXK_OK && def->type != VXK_BODY_STATIC)
-        status = vxk_body_set_velocity(world, *out,
-                                       vxk_v3_add(v, vxk_v3_cross(w, vxk_v3_sub(position, p))), w);
-    if (status != VXK_OK)
-        vxk_body_destroy(world, *out);
-    return status;
-}
-
-void vxk_edit_split_create_debris(vxk_edit_splitter* sp, vxk_world* world,
-                                  const vxk_edit_debris_list* debris)
-{
-    vxk_vec3 zero = {0.0f, 0.0f, 0.0f};
-    for (uint32_t i = 0; i < debris->count; ++i) {
-        const vxk_edit_debris* d = &debris->items[i];
-        vxk_body_def def = vxk_default_body_def();
-        def.shape = vxk_voxel_shape(&d->grid, 0.0f);
-        vxk_vec3 corner = {(float)d->origin.x * world->voxel_size,
-                           (float)d->origin.y * world->voxel_size,
-                           (float)d->origin.z * world->voxel_size};
-        vxk_body_id id;
-        if (create_part(world, &def, corner, zero, zero, zero, &id) == VXK_OK)
-            record(sp, id, (vxk_body_id){0, 0}, d->voxel_count);
-        else // out of memory: the part has left the terrain and cannot become a body
-            atomic_fetch_add_explicit(&sp->lost_total, 1, memory_order_relaxed);
-    }
-}
-
-// vxk_edit_split_body on the grid read: `now` the body's voxels, `rest` scratch of the same size.
-static void split_body_grid(vxk_edit_splitter* sp, vxk_world* world, vxk_body_id id,
-                            const uint8_t* before, const uint8_t* now, uint8_t* rest, vxk_int3 size,
-                            const vxk_body_info* info, vxk_transform pose, vxk_vec3 v, vxk_vec3 w,
-                            void* user_data)
-{
-    size_t n = (size_t)size.x * (size_t)size.y * (size_t)size.z;
-    uint32_t removed = 0;
-    for (size_t i = 0; i < n; ++i)
-        removed += before[i] && !now[i];
-    if (removed == 0)
-        return;
-    size_t words = vxk_split_grid_words(size);
-    uint32_t row_words = (uint32_t)((size.x + 63) / 64);
-    if (words > sp->body_row_capacity) {
-        uint64_t* rows = (uint64_t*)vxk_alloc(words * sizeof(uint64_t));
-        if (!rows)
-            return;
-        vxk_free(sp->body_rows, sp->body_row_capacity * sizeof(uint64_t));
-        sp->body_rows = rows;
-        sp->body_row_capacity = words;
-    }
-    bool grown = vxk_grow_items((void**)&sp->body_removed, &sp->body_removed_capacity, removed,
-                                sizeof(*sp->body_removed));
-    publish_bytes_update(sp);
-    if (!grown)
-        return;
-    memset(sp->body_rows, 0, words * sizeof(uint64_t));
-    uint32_t k = 0;
-    for (int32_t y = 0; y < size.y; ++y)
-        for (int32_t z = 0; z < size.z; ++z)
-            for (int32_t x = 0; x < size.x; ++x) {
-                size_t i = (size_t)x + (size_t)size.x * ((size_t)z + (size_t)size.z * (size_t)y);
-                if (now[i])
-                    sp->body_rows[((size_t)y * (size_t)size.z + (size_t)z) * row_words +
-                                  (size_t)(x >> 6)] |= 1ull << (x & 63);
-                else if (before[i])
-                    sp->body_removed[k++] = (vxk_int3){x, y, z};
-            }
-    vxk_split_grid grid = {size, sp->body_rows, NULL};
-    bool done = false;
-    if (vxk_split_begin(&sp->body_split, &grid, sp->body_removed, k, VXK_SPLIT_KEEP_LAST) !=
-            VXK_OK ||
-        vxk_split_run(&sp->body_split, 0, &done) != VXK_OK || !done ||
-        vxk_split_result_get(&sp->body_split, &sp->body_result) != VXK_OK)
-        return;
-    vxk_split_stats st;
-    vxk_split_stats_get(&sp->body_split, &st);
-    atomic_fetch_add_explicit(&sp->voxels_total, st.voxels_expanded, memory_order_relaxed);
-    const vxk_split_result* res = &sp->body_result;
-    // The part that keeps the id: the group left growing, else the largest part (the first of
-    // equals).
-    uint32_t keep = UINT32_MAX;
-    if (!st.kept_groups) {
-        keep = 0;
-        for (uint32_t c = 1; c < res->component_count; ++c)
-            if (res->components[c].voxel_count > res->components[keep].voxel_count)
-                keep = c;
-    }
-    if (res->component_count == 0 || (keep != UINT32_MAX && res->component_count == 1))
-        return;
-
-    // The original's settings for its parts, and its grid less the parts that leave.
-    vxk_vec3 origin = info->grid_origin;
-    float vs = info->voxel_size;
-    vxk_body_def def = vxk_default_body_def();
-    def.type = info->type;
-    def.rotation = pose.q;
-    def.linear_damping = info->linear_damping;
-    def.angular_damping = info->angular_damping;
-    def.gravity_scale = info->gravity_scale;
-    def.friction = info->friction;
-    def.restitution = info->restitution;
-    def.user_data = user_data;
-    def.is_bullet = info->is_bullet;
-    memcpy(rest, now, n);
-    uint32_t first_event = sp->event_count;
-    bool ok = true;
-    for (uint32_t c = 0; c < res->component_count && ok; ++c) {
-        if (c == keep)
-            continue;
-        const vxk_split_component* part = &res->components[c];
-        vxk_int_box b = part->bounds;
-        vxk_int3 ps = {b.max.x - b.min.x + 1, b.max.y - b.min.y + 1, b.max.z - b.min.z + 1};
-        vxk_voxel_grid g;
-        if (vxk_voxel_grid_create(&g, ps) != VXK_OK) {
-            ok = false;
-            break;
-        }
-        for (uint32_t r = 0; r < part->row_count; ++r) {
-            const vxk_split_row* row = &res->rows[part->first_row + r];
-            for (uint64_t bits = row->bits; bits; bits &= bits - 1) {
-                int32_t x = 64 * row->word + __builtin_ctzll(bits);
-                size_t i =
-                    (size_t)x + (size_t)size.x * ((size_t)row->z + (size_t)size.z * (size_t)row->y);
-                size_t j = (size_t)(x - b.min.x) +
-                           (size_t)ps.x * ((size_t)(row->z - b.min.z) +
-                                           (size_t)ps.z * (size_t)(row->y - b.min.y));
-                g.voxels[j] = now[i];
-                rest[i] = VXK_MAT_AIR;
-            }
-        }
-        def.shape = vxk_voxel_shape(&g, vs);
-        vxk_vec3 local = {origin.x + (float)b.min.x * vs, origin.y + (float)b.min.y * vs,
-                          origin.z + (float)b.min.z * vs};
-        vxk_vec3 corner = vxk_v3_add(pose.p, vxk_quat_rotate(pose.q, local));
-        vxk_body_id part_id;
-        ok = create_part(world, &def, corner, pose.p, v, w, &part_id) == VXK_OK;
-        if (ok)
-            record(sp, part_id, id, part->voxel_count);
-        vxk_voxel_grid_free(&g);
-    }
-    vxk_int_box all = {{0, 0, 0}, {size.x - 1, size.y - 1, size.z - 1}};
-    if (!ok || vxk_body_set_voxels(world, id, all, rest) != VXK_OK) {
-        // Whole again: the parts made are destroyed (out of memory).
-        for (uint32_t e = first_event; e < sp->event_count; ++e)
-            vxk_body_destroy(world, sp->events[e].body);
-        atomic_fetch_sub_explicit(&sp->bodies_total, sp->event_count - first_event,
-                                  memory_order_relaxed);
-        sp->event_count = first_event;
-    }
-}
-void vxk_edit_split_body(vxk_edit_splitter* sp, vxk_world* world, vxk_body_id id,
-                         const uint8_t* before, const uint8_t* now, vxk_int3 size)
-{
-    // The body through its public calls (the edit wing sits below the dynamics).
-    vxk_body_info info;
-    vxk_transform pose;
-    vxk_vec3 v, w;
-    void* user_data = NULL;
-    if (vxk_body_get_info(world, id, &info) != VXK_OK || info.shape != VXK_SHAPE_VOXELS ||
-        info.grid_size.x != size.x || info.grid_size.y != size.y || info.grid_size.z != size.z ||
-        vxk_body_get_transform(world, id, &pose) != VXK_OK ||
-        vxk_body_get_velocity(world, id, &v, &w) != VXK_OK ||
-        vxk_body_get_user_data(world, id, &user_data) != VXK_OK)
-        return;
-    size_t n = (size_t)size.x * (size_t)size.y * (size_t)size.z;
-    uint8_t* rest = (uint8_t*)vxk_alloc(n); // what the original keeps
-    if (!rest)
-        return;
-    split_body_grid(sp, world, id, before, now, rest, size, &info, pose, v, w, user_data);
-    vxk_free(rest, n);
 }
 
 void vxk_edit_split_stats(const vxk_edit_splitter* sp, vxk_edit_stats* out)

@@ -10,17 +10,14 @@
 #include <vxk/voxel_grid.h>
 
 #include "edit_thread.h"
+#include "spawn.h"
 #include "terrain.h"
 
 #include <vxk/jobs.h>
 
 // A terrain part cut loose, removed from the writer's terrain and waiting for its batch's publish
-// to become a body: its voxels (air outside the part) and where its grid's voxel (0, 0, 0) lies.
-typedef struct vxk_edit_debris {
-    vxk_int3 origin; // world voxel of grid voxel (0, 0, 0)
-    uint32_t voxel_count;
-    vxk_voxel_grid grid; // owned
-} vxk_edit_debris;
+// to become a body (spawn.h).
+typedef vxk_spawn_debris vxk_edit_debris;
 
 // The staged debris of one batch (owned by the batch).
 typedef struct vxk_edit_debris_list {
@@ -52,21 +49,12 @@ vxk_status vxk_edit_split_terrain(vxk_edit_splitter* splitter, vxk_jobs* jobs, v
                                   const vxk_edit_removed* removed, uint32_t removed_count,
                                   bool finish, vxk_edit_debris_list* debris);
 
-// The publish's part (the step's thread). Clears the list of bodies made by splitting (at each
-// publish's start).
-void vxk_edit_split_events_clear(vxk_edit_splitter* splitter);
-
-// Creates the bodies of a published batch's debris (dynamic, at rest, awake, the world's voxel
-// size, their voxels where the terrain had them), in list order, recording each.
-void vxk_edit_split_create_debris(vxk_edit_splitter* splitter, vxk_world* world,
-                                  const vxk_edit_debris_list* debris);
-
-// After body edits changed voxel body id from grid `before` to `now` (its voxels): splits off the
-// parts the removed voxels disconnected. The largest part keeps the id; each other becomes a new
-// body of the same type and settings, in the order of its smallest voxel (y, z, x), with the
-// velocity the original had at its centre of mass. Out of memory: the body stays whole.
-void vxk_edit_split_body(vxk_edit_splitter* splitter, vxk_world* world, vxk_body_id id,
-                         const uint8_t* before, const uint8_t* now, vxk_int3 size);
+// The publish's part (the step's thread). Begin: the spawn list's split settings and the
+// splitter's list of bodies made (cleared: it holds the bodies made by the last publish) for the
+// spawn stage to fill. End: the spawn's figures added to the splitter's. Both accept a NULL
+// splitter (splitting off: nothing is split).
+void vxk_edit_split_publish_begin(vxk_edit_splitter* splitter, vxk_spawn_list* list);
+void vxk_edit_split_publish_end(vxk_edit_splitter* splitter, const vxk_spawn_list* list);
 
 // Figures for vxk_edit_stats (read under the edit system's locks).
 void vxk_edit_split_stats(const vxk_edit_splitter* splitter, vxk_edit_stats* out);

@@ -29,8 +29,6 @@
 #include "edit_split.h"
 #include "world_internal.h"
 
-#include <vxk/body.h>
-
 #include <sched.h>
 #include <stdlib.h>
 #include <time.h>
@@ -38,13 +36,7 @@
 #define EDIT_DEF_COOKIE 0x564B4544u // "VKED"
 #define CUT_RING 8                  // the writer only ever needs the newest cut (see writer_cut)
 
-typedef struct staged_body_edit {
-    vxk_edit edit;
-    uint64_t position;
-    vxk_int_box bounds;
-    vxk_status status; // publish_bodies' working status
-    bool done;
-} staged_body_edit;
+typedef vxk_spawn_body_edit staged_body_edit; // spawn.h
 
 typedef struct edit_batch {
     uint64_t index;                   // batch k
@@ -102,6 +94,13 @@ typedef struct edit_system {
     bool writer_failed; // the thread's last batch completion ran out of memory
     bool thread_running;
     pthread_t* thread; // the writer thread's handle, allocated through the hook while it runs
+
+    // The publish's (the step's thread): the batches installed and not yet finished, the step
+    // their outcomes take, and the spawn list's batches.
+    edit_batch* publishing;
+    uint64_t publishing_step;
+    vxk_spawn_batch* spawn_batches;
+    uint32_t spawn_capacity;
 
     // Figures (under lock).
     uint64_t applied_total, rejected_total, stalls;
@@ -357,7 +356,7 @@ static void writer_apply(edit_system* es, uint64_t position, const vxk_edit* e)
     if (status == VXK_OK && !VXK_ID_IS_NULL(e->body)) {
         if (vxk_grow_items((void**)&b->bodies, &b->body_capacity, (uint64_t)b->body_count + 1,
                            sizeof(*b->bodies))) {
-            b->bodies[b->body_count++] = (staged_body_edit){*e, position, bounds, VXK_OK, false};
+            b->bodies[b->body_count++] = (staged_body_edit){*e, bounds, position, VXK_OK, false};
             write_outcome(es, position, VXK_EDIT_PENDING, VXK_OK, b->index);
             return;
         }
@@ -515,8 +514,8 @@ static uint64_t count_solid(const uint8_t* voxels, size_t n)
     return count;
 }
 
-// Applies one edit to a copy of a body's grid, refusing one that would leave it empty. *solid is
-// the grid's solid count, updated.
+// vxk_spawn_edit_fn: one staged edit applied to a copy of a body's grid, refusing one that would
+// leave it empty. *solid is the grid's solid count, updated.
 static vxk_status body_edit_on_grid(const staged_body_edit* s, uint8_t* grid, vxk_int3 size,
                                     uint64_t* solid)
 {
@@ -542,104 +541,22 @@ static vxk_status body_edit_on_grid(const staged_body_edit* s, uint8_t* grid, vx
     return status;
 }
 
-// Reads a voxel body's whole grid into a new buffer.
-static vxk_status read_grid(vxk_world* world, vxk_body_id id, vxk_int3* size, uint8_t** grid)
-{
-    vxk_body_info info;
-    vxk_status status = vxk_body_get_info(world, id, &info);
-    if (status != VXK_OK)
-        return status;
-    if (info.shape != VXK_SHAPE_VOXELS)
-        return VXK_ERR_INVALID_ARGUMENT;
-    *size = info.grid_size;
-    size_t n = (size_t)info.grid_size.x * (size_t)info.grid_size.y * (size_t)info.grid_size.z;
-    *grid = (uint8_t*)vxk_alloc(n);
-    if (!*grid)
-        return VXK_ERR_OUT_OF_MEMORY;
-    vxk_int_box all = {{0, 0, 0}, {size->x - 1, size->y - 1, size->z - 1}};
-    status = vxk_body_read_voxels(world, id, *grid, all);
-    VXK_ASSERT(status == VXK_OK);
-    return status;
-}
-
-// The staged edits of one body (those of b from `first` on naming the body of `first`): applied
-// in order to one copy of its grid, set once; if that set fails, each edit is set alone in order
-// (reading the grid anew each time), so each gets the status it would alone.
-static void publish_body(edit_system* es, edit_batch* b, uint32_t first)
-{
-    vxk_world* world = es->world;
-    vxk_body_id id = b->bodies[first].edit.body;
-    vxk_int3 size = {0, 0, 0};
-    uint8_t* grid = NULL;
-    vxk_status status = read_grid(world, id, &size, &grid);
-    vxk_int_box all = {{0, 0, 0}, {size.x - 1, size.y - 1, size.z - 1}};
-    size_t n = (size_t)size.x * (size_t)size.y * (size_t)size.z;
-    uint64_t solid = status == VXK_OK ? count_solid(grid, n) : 0;
-    // The grid before the edits, for splitting (without it the body is not split).
-    uint8_t* before = status == VXK_OK && es->splitter ? (uint8_t*)vxk_alloc(n) : NULL;
-    if (before)
-        memcpy(before, grid, n);
-    bool any = false;
-    for (uint32_t i = first; i < b->body_count; ++i) {
-        staged_body_edit* s = &b->bodies[i];
-        if (s->done || !VXK_ID_EQUAL(s->edit.body, id))
-            continue;
-        s->done = true;
-        s->status = status != VXK_OK ? status : body_edit_on_grid(s, grid, size, &solid);
-        any |= s->status == VXK_OK;
-    }
-    if (any && vxk_body_set_voxels(world, id, all, grid) != VXK_OK) {
-        for (uint32_t i = first; i < b->body_count; ++i) {
-            staged_body_edit* s = &b->bodies[i];
-            if (!VXK_ID_EQUAL(s->edit.body, id))
-                continue;
-            vxk_status st = vxk_body_read_voxels(world, id, grid, all);
-            uint64_t count = count_solid(grid, n);
-            if (st == VXK_OK)
-                st = body_edit_on_grid(s, grid, size, &count);
-            if (st == VXK_OK)
-                st = vxk_body_set_voxels(world, id, all, grid);
-            s->status = st;
-        }
-        if (vxk_body_read_voxels(world, id, grid, all) != VXK_OK) // what the edits left
-            any = false;
-    }
-    if (before && any)
-        vxk_edit_split_body(es->splitter, world, id, before, grid, size);
-    vxk_free(before, n);
-    vxk_free(grid, n);
-}
-
-// Applies a batch's body edits in ticket order (per body) and writes their outcomes.
-static void publish_bodies(edit_system* es, edit_batch* b, uint64_t step, uint64_t* applied,
-                           uint64_t* rejected)
-{
-    for (uint32_t i = 0; i < b->body_count; ++i)
-        if (!b->bodies[i].done)
-            publish_body(es, b, i);
-    for (uint32_t i = 0; i < b->body_count; ++i) {
-        const staged_body_edit* s = &b->bodies[i];
-        bool ok = s->status == VXK_OK;
-        vxk_edit_outcome_write(
-            &es->queue, s->position,
-            vxk_edit_outcome_info(ok ? VXK_EDIT_APPLIED : VXK_EDIT_REJECTED, s->status, step),
-            true);
-        ++*(ok ? applied : rejected);
-    }
-}
-
-// Detaches the sealed batches and reserves the world's terrain for them; on failure puts them
-// back.
+// Detaches the sealed batches and reserves the world's terrain and the spawn list for them; on
+// failure puts them back.
 static vxk_status take_sealed(edit_system* es, edit_batch** list)
 {
     pthread_mutex_lock(&es->lock);
     *list = es->sealed_head;
     es->sealed_head = es->sealed_tail = NULL;
     pthread_mutex_unlock(&es->lock);
-    uint64_t states = 0;
-    for (edit_batch* b = *list; b; b = b->next)
+    uint64_t states = 0, batches = 0;
+    for (edit_batch* b = *list; b; b = b->next) {
         states += b->state_count;
-    if (vxk_terrain_reserve_install(&es->world->terrain, states) == VXK_OK)
+        batches++;
+    }
+    if (vxk_terrain_reserve_install(&es->world->terrain, states) == VXK_OK &&
+        vxk_grow_items((void**)&es->spawn_batches, &es->spawn_capacity, batches,
+                       sizeof(*es->spawn_batches)))
         return VXK_OK;
     pthread_mutex_lock(&es->lock);
     edit_batch* last = *list;
@@ -655,35 +572,65 @@ static vxk_status take_sealed(edit_system* es, edit_batch** list)
     return VXK_ERR_OUT_OF_MEMORY;
 }
 
-// Installs detached batches (reserved by take_sealed) and frees them; outcomes take `step`.
-static void install_batches(edit_system* es, edit_batch* list, uint64_t step)
+// Installs detached batches (reserved by take_sealed) into the world's terrain and lists their
+// body edits and debris for the spawn stage; the batches stay with the edit system until
+// vxk_edit_publish_finish, whose outcomes take `step`.
+static void install_batches(edit_system* es, edit_batch* list, uint64_t step, vxk_spawn_list* out)
 {
-    vxk_edit_split_events_clear(es->splitter);
-    uint64_t applied = 0, rejected = 0;
+    memset(out, 0, sizeof(*out));
+    out->batches = es->spawn_batches;
+    out->apply = body_edit_on_grid;
+    vxk_edit_split_publish_begin(es->splitter, out);
     uint32_t chunks = 0;
-    while (list) {
-        edit_batch* b = list;
-        list = b->next;
+    for (edit_batch* b = list; b; b = b->next) {
         vxk_terrain_install(&es->world->terrain, b->states, b->state_count);
         chunks += b->state_count;
         b->state_count = 0; // the terrain holds the references now
+        out->batches[out->batch_count++] =
+            (vxk_spawn_batch){b->bodies, b->body_count, b->debris.items, b->debris.count};
+    }
+    es->publishing = list;
+    es->publishing_step = step;
+    pthread_mutex_lock(&es->lock);
+    es->published_chunks = chunks;
+    pthread_mutex_unlock(&es->lock);
+}
+
+void vxk_edit_publish_finish(vxk_world* world, const vxk_spawn_list* spawned)
+{
+    edit_system* es = system_of(world);
+    if (!es || !es->publishing)
+        return;
+    uint64_t applied = 0, rejected = 0;
+    edit_batch* list = es->publishing;
+    es->publishing = NULL;
+    while (list) {
+        edit_batch* b = list;
+        list = b->next;
         applied += b->applied;
         rejected += b->rejected;
-        publish_bodies(es, b, step, &applied, &rejected);
-        if (es->splitter)
-            vxk_edit_split_create_debris(es->splitter, es->world, &b->debris);
+        for (uint32_t i = 0; i < b->body_count; ++i) {
+            const staged_body_edit* s = &b->bodies[i];
+            bool ok = s->status == VXK_OK;
+            vxk_edit_outcome_write(&es->queue, s->position,
+                                   vxk_edit_outcome_info(ok ? VXK_EDIT_APPLIED : VXK_EDIT_REJECTED,
+                                                         s->status, es->publishing_step),
+                                   true);
+            ++*(ok ? &applied : &rejected);
+        }
         batch_free(b);
     }
+    vxk_edit_split_publish_end(es->splitter, spawned);
     pthread_mutex_lock(&es->lock);
     es->applied_total += applied;
     es->rejected_total += rejected;
-    es->published_chunks = chunks;
     es->published_edits = (uint32_t)VXK_MIN(applied + rejected, (uint64_t)UINT32_MAX);
     pthread_mutex_unlock(&es->lock);
 }
 
-vxk_status vxk_edit_publish(vxk_world* world)
+vxk_status vxk_edit_publish(vxk_world* world, vxk_spawn_list* out)
 {
+    memset(out, 0, sizeof(*out));
     edit_system* es = system_of(world);
     if (!es || !es->enabled)
         return VXK_OK;
@@ -712,7 +659,7 @@ vxk_status vxk_edit_publish(vxk_world* world)
         es->stall_seconds += stall;
     }
     pthread_mutex_unlock(&es->lock);
-    install_batches(es, list, es->step_base + p);
+    install_batches(es, list, es->step_base + p, out);
     atomic_store_explicit(&es->publishes, p, memory_order_release);
     double seconds = seconds_now() - start;
     pthread_mutex_lock(&es->lock);
@@ -774,6 +721,7 @@ static void edit_destroy(void* self)
     pthread_mutex_destroy(&es->lock);
     pthread_cond_destroy(&es->work_cond);
     pthread_cond_destroy(&es->sealed_cond);
+    vxk_free(es->spawn_batches, (size_t)es->spawn_capacity * sizeof(*es->spawn_batches));
     vxk_free(es, sizeof(*es));
 }
 
@@ -785,7 +733,8 @@ static uint64_t edit_bytes(edit_system* es)
     uint64_t bytes = vxk_edit_queue_bytes(&es->queue) + vxk_terrain_index_bytes(&es->work) +
                      vxk_chunk_map_bytes(&es->base_map) +
                      (uint64_t)(es->base_capacity + es->removed_capacity) * sizeof(*es->base) +
-                     batch_bytes(es->open) + vxk_edit_splitter_bytes(es->splitter);
+                     batch_bytes(es->open) + vxk_edit_splitter_bytes(es->splitter) +
+                     (uint64_t)es->spawn_capacity * sizeof(*es->spawn_batches);
     pthread_mutex_lock(&es->lock);
     for (const edit_batch* b = es->sealed_head; b; b = b->next)
         bytes += batch_bytes(b);
@@ -908,8 +857,9 @@ vxk_status vxk_edit_enable(vxk_world* world, const vxk_edit_def* def)
     return VXK_OK;
 }
 
-vxk_status vxk_edit_disable(vxk_world* world)
+vxk_status vxk_edit_disable_begin(vxk_world* world, vxk_spawn_list* out)
 {
+    memset(out, 0, sizeof(*out));
     edit_system* es = system_of(world);
     if (!es)
         return VXK_ERR_INVALID_ARGUMENT;
@@ -939,9 +889,15 @@ vxk_status vxk_edit_disable(vxk_world* world)
     if (status != VXK_OK)
         return status;
     uint64_t p = atomic_load_explicit(&es->publishes, memory_order_relaxed);
-    install_batches(es, list, es->step_base + p + 1);
-    release_enabled(es);
+    install_batches(es, list, es->step_base + p + 1, out);
     return VXK_OK;
+}
+
+void vxk_edit_disable_end(vxk_world* world)
+{
+    edit_system* es = system_of(world);
+    if (es && es->enabled)
+        release_enabled(es);
 }
 
 vxk_status vxk_edit_thread_start(vxk_world* world)

@@ -5,6 +5,7 @@
 
 #include <vxk/edit.h>
 
+#include "spawn.h"
 #include "terrain.h"
 
 // Attaches the (disabled) edit system to a new world (world.c). VXK_ERR_OUT_OF_MEMORY.
@@ -16,10 +17,21 @@ bool vxk_edit_enabled(const vxk_world* world);
 // The step's first stage (step.c): publishes the batches of the edits submitted before the
 // previous step began, waiting for the writer if it has not finished them (applying them on this
 // thread when no writer thread runs). Installs their chunk versions into the world's terrain (its
-// dirty list then holds them), applies their body edits and makes their outcomes final.
-// VXK_ERR_OUT_OF_MEMORY (nothing published; the next step tries again). VXK_OK at once when the
-// system is disabled.
-vxk_status vxk_edit_publish(vxk_world* world);
+// dirty list then holds them) and lists their body edits and debris in *out for the spawn stage
+// (spawn.h); vxk_edit_publish_finish, after the spawn, makes their outcomes final.
+// VXK_ERR_OUT_OF_MEMORY (nothing published; the next step tries again). VXK_OK with an empty list
+// at once when the system is disabled.
+vxk_status vxk_edit_publish(vxk_world* world, vxk_spawn_list* out);
+
+// After the spawn stage: writes the outcomes of the published body edits (from the list's
+// statuses), records the bodies made as split events and the figures, frees the batches.
+void vxk_edit_publish_finish(vxk_world* world, const vxk_spawn_list* spawned);
+
+// vxk_edit_disable in two halves around the spawn of its last batches (step.c): begin applies and
+// installs everything submitted and lists its spawn (statuses of vxk_edit_disable); after the
+// spawn and vxk_edit_publish_finish, end releases the enabled system.
+vxk_status vxk_edit_disable_begin(vxk_world* world, vxk_spawn_list* out);
+void vxk_edit_disable_end(vxk_world* world);
 
 // ---- the batch hook (connectivity splitting plugs in here) ------------------------------------
 

@@ -55,9 +55,6 @@ typedef enum vxk_shape_type {
     VXK_SHAPE_VOXELS = 3,
 } vxk_shape_type;
 
-// The largest voxel body grid per axis.
-#define VXK_BODY_MAX_GRID 256
-
 // A shape, made with vxk_sphere_shape, vxk_box_shape or vxk_voxel_shape.
 typedef struct vxk_shape_def {
     vxk_shape_type type;

@@ -9,6 +9,9 @@
 extern "C" {
 #endif
 
+// The largest voxel body grid per axis (vxk/body.h).
+#define VXK_BODY_MAX_GRID 256
+
 typedef struct vxk_voxel_grid {
     vxk_int3 size;
     uint8_t* voxels; // size.x * size.y * size.z material ids, 0 = air

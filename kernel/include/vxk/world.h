@@ -192,22 +192,33 @@ uint64_t vxk_world_terrain_hash(const vxk_world* world);
 
 // ---- the step ------------------------------------------------------------------------------
 
-// The stages of vxk_world_step, in order.
+// The stages of vxk_world_step, in order (docs/architecture.md, "One step").
 typedef enum vxk_step_stage {
-    VXK_STEP_TAKE_DIRTY = 0,  // the chunks written since the last step, taken once, and the
-                              // chunks within one chunk of them
-    VXK_STEP_MASKS = 1,       // broadphase masks of those chunks and their neighbours (jobs)
-    VXK_STEP_CACHES = 2,      // narrowphase cache entries those writes made stale, dropped
-    VXK_STEP_CANDIDATES = 3,  // body boxes swept over the step, the body BVH's pairs (jobs) and
-                              // the terrain chunks near each dynamic body (bit broadphase, jobs)
-    VXK_STEP_NARROWPHASE = 4, // contact manifolds of every candidate (jobs), warm started
-    VXK_STEP_SOLVE = 5,       // the soft step: substeps of velocity integration, contact solve,
-                              // position integration and relax; restitution
-    VXK_STEP_CONTINUOUS = 6,  // fast bodies swept to their first time of impact against the
+    VXK_STEP_PUBLISH = 0,     // the edit system's batches installed (vxk/edit.h): terrain chunk
+                              // versions by reference, the lists of bodies to spawn and edit
+    VXK_STEP_SPAWN = 1,       // the published body edits applied and split, terrain debris made
+                              // into bodies, the edits' outcomes final
+    VXK_STEP_MASKS = 2,       // the chunks written since the last step, taken once, and the
+                              // broadphase masks of them and their neighbours (jobs)
+    VXK_STEP_CACHES = 3,      // narrowphase cache entries those writes made stale, dropped; the
+                              // sleeping bodies near them woken
+    VXK_STEP_PREDICT = 4,     // each body's box at its pose and the motion of the step to come
+                              // (velocity after gravity and forces, reach of its spin)
+    VXK_STEP_CANDIDATES = 5,  // the body BVH's pairs over the swept boxes (jobs) and the terrain
+                              // chunks near each dynamic body (bit broadphase, jobs)
+    VXK_STEP_NARROWPHASE = 6, // contact manifolds of every candidate (jobs), warm started
+    VXK_STEP_ISLANDS = 7,     // islands of the moving dynamic bodies, packed for the solver
+    VXK_STEP_SOLVE = 8,       // the soft step: substeps of velocity integration, contact solve,
+                              // position integration and relax; restitution (jobs)
+    VXK_STEP_SLEEP = 9,       // the islands that came to rest fall asleep
+    VXK_STEP_CONTINUOUS = 10, // fast bodies swept to their first time of impact against the
                               // terrain and static bodies (jobs)
-    VXK_STEP_EVENTS = 7,      // contact begin/end events; the contacts kept for the next step
+    VXK_STEP_EVENTS = 11,     // contact begin/end events; the contacts kept for the next step
     VXK_STEP_STAGE_COUNT
 } vxk_step_stage;
+
+// The stage's name ("publish", "masks", ..., "events"); "unknown" past VXK_STEP_STAGE_COUNT.
+const char* vxk_step_stage_name(vxk_step_stage stage);
 
 typedef struct vxk_world_step_stats {
     uint64_t steps;                             // steps run so far
