@@ -32,7 +32,7 @@ extern "C" {
 #define VXK_KD16_MAX_VERTICES 65535u
 // Up to 16 quads per leaf (two 8-lane tests): a terrain chunk's tree is then a few nodes deep,
 // and a ray takes fewer of the traversal's hard-to-predict branches (measured against 6, 8, 12,
-// 24 and 32 on world rays: docs/benchmarks.md).
+// 24 and 32 on world rays: docs/benchmarks.md at commit c502146).
 #define VXK_KD16_QUAD_LEAF_MAX 16u
 
 // One node, 6 bytes. info: bits 0-1 axis (3 = leaf). Branch: info bits 2-15 pair index p, the
