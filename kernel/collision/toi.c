@@ -90,6 +90,35 @@ vxk_toi_obstacle vxk_toi_face_obstacle(const vxk_face* face, vxk_vec3 origin)
     return o;
 }
 
+vxk_toi_obstacle vxk_toi_piece_obstacle(const vxk_toi_piece* piece, vxk_transform pose,
+                                        vxk_vec3 origin, vxk_aabb* world, vxk_aabb* local)
+{
+    vxk_mat3 rot = vxk_mat3_from_quat(pose.q);
+    vxk_vec3 c = vxk_v3_add(pose.p, vxk_mat3_mul_v(&rot, piece->center));
+    vxk_vec3 e = vxk_v3(piece->radius, piece->radius, piece->radius);
+    if (piece->shape == VXK_TOI_CUSTOM) {
+        e = piece->custom->extent(piece, &rot);
+    } else if (piece->shape != VXK_TOI_SPHERE) {
+        vxk_mat3 abs_rot = {vxk_v3_abs(rot.cx), vxk_v3_abs(rot.cy), vxk_v3_abs(rot.cz)};
+        e = vxk_mat3_mul_v(&abs_rot, piece->half);
+    }
+    vxk_vec3 shifted = vxk_v3_sub(c, origin);
+    *world = (vxk_aabb){vxk_v3_sub(c, e), vxk_v3_add(c, e)};
+    *local = (vxk_aabb){vxk_v3_sub(shifted, e), vxk_v3_add(shifted, e)};
+    if (piece->shape == VXK_TOI_SPHERE)
+        return vxk_toi_sphere_obstacle(shifted, piece->radius);
+    vxk_obb box = {shifted, rot, piece->half};
+    vxk_toi_obstacle o = vxk_toi_box_obstacle(&box);
+    if (piece->shape == VXK_TOI_CUSTOM) {
+        // The piece about its own centre, at the pose (shifted, rot).
+        o.shape = VXK_TOI_CUSTOM;
+        o.piece = *piece;
+        o.piece.center = vxk_v3(0, 0, 0);
+        o.pose = (vxk_transform){shifted, pose.q};
+    }
+    return o;
+}
+
 // ---- separation ------------------------------------------------------------------------------
 
 // Half the box's extent along unit n.
@@ -205,8 +234,26 @@ static float separation_boxes(vxk_vec3* normal, const vxk_obb* m, const vxk_obb*
 float vxk_toi_separation(vxk_vec3* normal, const vxk_toi_piece* piece, vxk_transform pose,
                          const vxk_toi_obstacle* obstacle)
 {
+    if (piece->shape == VXK_TOI_CUSTOM)
+        return piece->custom->separation(normal, piece, pose, obstacle);
     vxk_mat3 r = vxk_mat3_from_quat(pose.q);
     vxk_vec3 c = vxk_v3_add(pose.p, vxk_mat3_mul_v(&r, piece->center));
+    if (obstacle->shape == VXK_TOI_CUSTOM) {
+        // The custom obstacle as the piece, this piece as the obstacle: the same separation, the
+        // axis reversed.
+        vxk_toi_obstacle swapped;
+        if (piece->shape == VXK_TOI_SPHERE) {
+            swapped = vxk_toi_sphere_obstacle(c, piece->radius);
+        } else {
+            vxk_obb box = {c, r, piece->half};
+            swapped = vxk_toi_box_obstacle(&box);
+        }
+        const vxk_toi_piece* other = &obstacle->piece;
+        vxk_vec3 n;
+        float d = other->custom->separation(&n, other, obstacle->pose, &swapped);
+        *normal = vxk_v3_neg(n);
+        return d;
+    }
     if (piece->shape == VXK_TOI_SPHERE) {
         if (obstacle->shape == VXK_TOI_SPHERE) {
             vxk_vec3 d = vxk_v3_sub(c, obstacle->box.center);
@@ -231,6 +278,8 @@ float vxk_toi_separation(vxk_vec3* normal, const vxk_toi_piece* piece, vxk_trans
 // The largest distance of a point of the piece from the body's centre (what rotation moves).
 static float piece_reach(const vxk_toi_piece* piece)
 {
+    if (piece->shape == VXK_TOI_CUSTOM)
+        return piece->custom->reach(piece);
     float c = vxk_v3_length(piece->center);
     return piece->shape == VXK_TOI_SPHERE ? c : c + vxk_v3_length(piece->half);
 }
@@ -286,6 +335,8 @@ void vxk_toi(vxk_toi_output* out, const vxk_sweep* sweep, const vxk_toi_piece* p
 
 float vxk_toi_core_radius(const vxk_toi_piece* piece)
 {
+    if (piece->shape == VXK_TOI_CUSTOM)
+        return piece->custom->core_radius(piece);
     if (piece->shape == VXK_TOI_SPHERE)
         return 0.5f * piece->radius;
     return 0.5f * fminf(piece->half.x, fminf(piece->half.y, piece->half.z));
@@ -328,7 +379,7 @@ void vxk_toi_guarded(vxk_toi_output* out, const vxk_sweep* sweep, const vxk_toi_
     // less, so that it starts clear by at least half the clearance and the centre can close at
     // most half its gap per step: it never crosses.
     uint32_t iterations = out->iterations;
-    vxk_toi_piece c = {piece->center, vxk_v3(0, 0, 0), 0.0f, VXK_TOI_SPHERE};
+    vxk_toi_piece c = {piece->center, vxk_v3(0, 0, 0), 0.0f, VXK_TOI_SPHERE, NULL};
     vxk_vec3 n;
     float clearance = vxk_toi_separation(&n, &c, vxk_sweep_pose(sweep, 0.0f), obstacle);
     out->core = 1;
@@ -353,7 +404,9 @@ bool vxk_toi_may_reach(const vxk_sweep* sweep, const vxk_toi_piece* piece, vxk_v
 {
     vxk_mat3 r0 = vxk_mat3_from_quat(sweep->q0);
     vxk_vec3 c0 = vxk_v3_add(sweep->p0, vxk_mat3_mul_v(&r0, piece->center));
-    float radius = piece->shape == VXK_TOI_SPHERE ? piece->radius : vxk_v3_length(piece->half);
+    float radius = piece->shape == VXK_TOI_CUSTOM   ? piece->custom->bound_radius(piece)
+                   : piece->shape == VXK_TOI_SPHERE ? piece->radius
+                                                    : vxk_v3_length(piece->half);
     float grow = radius + sweep->spin_chord * vxk_v3_length(piece->center) + reach;
     // Slab test of the segment c0 + t delta, t in [0, 1], against the grown box.
     float t0 = 0.0f, t1 = 1.0f;

@@ -48,20 +48,26 @@ vxk_transform vxk_sweep_pose(const vxk_sweep* sweep, float t);
 typedef enum vxk_toi_shape {
     VXK_TOI_SPHERE = 0,
     VXK_TOI_BOX = 1,
+    VXK_TOI_CUSTOM = 2, // a shape of the piece's `custom` functions
 } vxk_toi_shape;
 
-// A convex piece of a moving body in its body frame: a sphere (centre, radius) or a box (centre,
-// half extents, axes those of the body).
+typedef struct vxk_toi_custom vxk_toi_custom;
+
+// A convex piece of a moving body in its body frame: a sphere (centre, radius), a box (centre,
+// half extents, axes those of the body), or a custom shape (centre, half and radius as its
+// functions read them).
 typedef struct vxk_toi_piece {
     vxk_vec3 center;
     vxk_vec3 half; // box
     float radius;  // sphere
     uint8_t shape; // vxk_toi_shape
+    const vxk_toi_custom* custom;
 } vxk_toi_piece;
 
-// A static obstacle in world coordinates: a sphere (box.center, radius) or an oriented box (a
-// terrain face is a box of zero thickness along its normal). A face is one-sided for
-// vxk_toi_guarded: normal points out of the solid, plane = normal . (any point of the face).
+// A static obstacle in world coordinates: a sphere (box.center, radius), an oriented box (a
+// terrain face is a box of zero thickness along its normal) or a custom piece (`piece` at `pose`;
+// box.center and box.axes the same pose). A face is one-sided for vxk_toi_guarded: normal points
+// out of the solid, plane = normal . (any point of the face).
 typedef struct vxk_toi_obstacle {
     vxk_obb box;
     float radius;
@@ -69,12 +75,35 @@ typedef struct vxk_toi_obstacle {
     uint8_t one_sided; // 1: a terrain face
     vxk_vec3 normal;   // one-sided: outward unit normal
     float plane;
+    vxk_toi_piece piece; // custom: about its own centre
+    vxk_transform pose;  // custom: the piece's centre and rotation
 } vxk_toi_obstacle;
+
+// A shape of its own for time of impact (a shape file's, e.g. the capsule's): what vxk_toi needs
+// of its pieces.
+struct vxk_toi_custom {
+    // The exact separation of the piece at pose and an obstacle that is a sphere, a box or a piece
+    // of the same custom shape, as vxk_toi_separation (normal from the obstacle to the piece).
+    float (*separation)(vxk_vec3* normal, const vxk_toi_piece* piece, vxk_transform pose,
+                        const vxk_toi_obstacle* obstacle);
+    // The largest distance from the body's centre of a point whose motion moves the piece's
+    // surface (what rotation moves), its core sphere's radius, and the radius about its centre
+    // that bounds it.
+    float (*reach)(const vxk_toi_piece* piece);
+    float (*core_radius)(const vxk_toi_piece* piece);
+    float (*bound_radius)(const vxk_toi_piece* piece);
+    // Half the extents of its world box at rotation rot.
+    vxk_vec3 (*extent)(const vxk_toi_piece* piece, const vxk_mat3* rot);
+};
 
 vxk_toi_obstacle vxk_toi_sphere_obstacle(vxk_vec3 center, float radius);
 vxk_toi_obstacle vxk_toi_box_obstacle(const vxk_obb* box);
 // The face's rectangle, shifted by -origin (the frame a sweep is expressed in), one-sided.
 vxk_toi_obstacle vxk_toi_face_obstacle(const vxk_face* face, vxk_vec3 origin);
+// A piece of a static body at pose as an obstacle, shifted by -origin; *world its world box and
+// *local that box in the shifted frame.
+vxk_toi_obstacle vxk_toi_piece_obstacle(const vxk_toi_piece* piece, vxk_transform pose,
+                                        vxk_vec3 origin, vxk_aabb* world, vxk_aabb* local);
 
 typedef enum vxk_toi_state {
     VXK_TOI_SEPARATED = 0, // the separation stays above target up to t_max (t = t_max)

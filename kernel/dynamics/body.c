@@ -1,6 +1,7 @@
 // body.c: the public body API (vxk/body.h): defs, validation, shapes and their mass, the body
 // array by id index, getters and setters, iteration, memory and the world hash.
 #include "dynamics.h"
+#include "shape.h"
 #include "sleep.h"
 
 #include <vxk/boxes.h>
@@ -155,6 +156,7 @@ vxk_status vxk_dynamics_attach(vxk_world* world, const vxk_world_def* def)
         return VXK_ERR_OUT_OF_MEMORY;
     dyn->world = world;
     vxk_split_init(&dyn->spawn.split);
+    vxk_shapes_register();
     dyn->settings = (vxk_dynamics_settings){def->gravity,
                                             def->substeps,
                                             def->contact_hertz,
@@ -346,32 +348,9 @@ static void body_set_mass(vxk_body* body, const vxk_mass_properties* mp)
     }
 }
 
-static float voxel_bound_radius(const vxk_voxel_data* vs)
-{
-    float r2 = 0.0f;
-    for (uint32_t i = 0; i < vs->box_count; ++i) {
-        vxk_vec3 far = vxk_v3_add(vxk_v3_abs(vs->box_center[i]), vs->box_half[i]);
-        r2 = fmaxf(r2, vxk_v3_length_sq(far));
-    }
-    return sqrtf(r2);
-}
-
 vxk_aabb vxk_body_compute_aabb(const vxk_body* body)
 {
-    vxk_vec3 c = body->pose.p, e;
-    if (body->shape == VXK_SHAPE_SPHERE) {
-        e = vxk_v3(body->radius, body->radius, body->radius);
-    } else {
-        vxk_mat3 r = vxk_mat3_from_quat(body->pose.q);
-        vxk_vec3 half = body->half;
-        if (body->voxels) {
-            half = body->voxels->local_half;
-            c = vxk_v3_add(c, vxk_mat3_mul_v(&r, body->voxels->local_mid));
-        }
-        vxk_mat3 a = {vxk_v3_abs(r.cx), vxk_v3_abs(r.cy), vxk_v3_abs(r.cz)};
-        e = vxk_mat3_mul_v(&a, half);
-    }
-    return (vxk_aabb){vxk_v3_sub(c, e), vxk_v3_add(c, e)};
+    return vxk_body_class(body)->aabb(body);
 }
 
 vxk_obb vxk_body_obb(const vxk_body* body, const vxk_mat3* rot, uint32_t box)
@@ -397,7 +376,8 @@ static vxk_status validate_def(const vxk_world* world, const vxk_body_def* def)
     if ((unsigned)def->type > VXK_BODY_DYNAMIC)
         return VXK_ERR_INVALID_ARGUMENT;
     const vxk_shape_def* s = &def->shape;
-    if (s->type != VXK_SHAPE_SPHERE && s->type != VXK_SHAPE_BOX && s->type != VXK_SHAPE_VOXELS)
+    const vxk_shape_class* cls = vxk_shape_class_of((uint32_t)s->type);
+    if (!cls)
         return VXK_ERR_INVALID_ARGUMENT;
     if (!vxk_vec3_is_finite(def->position) || !quat_finite(def->rotation) ||
         !vxk_vec3_is_finite(def->linear_velocity) || !vxk_vec3_is_finite(def->angular_velocity) ||
@@ -412,22 +392,9 @@ static vxk_status validate_def(const vxk_world* world, const vxk_body_def* def)
     if (def->type == VXK_BODY_STATIC && (vxk_v3_length_sq(def->linear_velocity) > 0.0f ||
                                          vxk_v3_length_sq(def->angular_velocity) > 0.0f))
         return VXK_ERR_OUT_OF_RANGE;
-    if (s->type == VXK_SHAPE_SPHERE) {
-        if (!(s->radius > 0.0f))
-            return VXK_ERR_OUT_OF_RANGE;
-    } else if (s->type == VXK_SHAPE_BOX) {
-        if (!(s->half_extents.x > 0.0f) || !(s->half_extents.y > 0.0f) ||
-            !(s->half_extents.z > 0.0f))
-            return VXK_ERR_OUT_OF_RANGE;
-    } else {
-        if (!s->grid || !s->grid->voxels)
-            return VXK_ERR_INVALID_ARGUMENT;
-        if (s->voxel_size < 0.0f || s->grid->size.x < 1 || s->grid->size.y < 1 ||
-            s->grid->size.z < 1 || s->grid->size.x > VXK_BODY_MAX_GRID ||
-            s->grid->size.y > VXK_BODY_MAX_GRID || s->grid->size.z > VXK_BODY_MAX_GRID)
-            return VXK_ERR_OUT_OF_RANGE;
-        return VXK_OK; // materials are checked while the shape is built
-    }
+    vxk_status status = cls->validate(s);
+    if (status != VXK_OK || !cls->mass) // a grid's materials are checked while it is built
+        return status;
     if (!material_usable(world, s->material))
         return VXK_ERR_BAD_MATERIAL;
     return VXK_OK;
@@ -462,7 +429,8 @@ vxk_status vxk_body_create(vxk_world* world, const vxk_body_def* def, vxk_body_i
     vxk_mass_properties mp;
     vxk_voxel_data* vs = NULL;
     uint8_t material = s->material;
-    if (s->type == VXK_SHAPE_VOXELS) {
+    const vxk_shape_class* cls = vxk_shape_class_of((uint32_t)s->type);
+    if (!cls->mass) {
         float vsize = s->voxel_size > 0.0f ? s->voxel_size : world->voxel_size;
         status = voxel_shape_create(world, s->grid, vsize, def->type == VXK_BODY_DYNAMIC, &vs, &mp);
         if (status != VXK_OK)
@@ -472,9 +440,7 @@ vxk_status vxk_body_create(vxk_world* world, const vxk_body_def* def, vxk_body_i
         float density = world->materials.materials[material].density;
         if (def->type == VXK_BODY_DYNAMIC && !(density > 0.0f))
             return VXK_ERR_OUT_OF_RANGE;
-        status = s->type == VXK_SHAPE_SPHERE
-                     ? vxk_mass_sphere(&mp, s->radius, density > 0.0f ? density : 1.0f)
-                     : vxk_mass_box(&mp, s->half_extents, density > 0.0f ? density : 1.0f);
+        status = cls->mass(&mp, s, density > 0.0f ? density : 1.0f);
         if (status != VXK_OK)
             return status;
     }
@@ -517,12 +483,7 @@ vxk_status vxk_body_create(vxk_world* world, const vxk_body_def* def, vxk_body_i
     b->half = s->half_extents;
     b->voxels = vs;
     body_set_mass(b, &mp);
-    if (s->type == VXK_SHAPE_SPHERE)
-        b->bound_radius = s->radius;
-    else if (s->type == VXK_SHAPE_BOX)
-        b->bound_radius = vxk_v3_length(s->half_extents);
-    else
-        b->bound_radius = voxel_bound_radius(vs);
+    cls->init(b, s);
     b->aabb = vxk_body_compute_aabb(b);
     dyn->bodies_changed = true;
     *out = (vxk_body_id){index, generation};
@@ -905,7 +866,7 @@ vxk_status vxk_body_set_voxels(vxk_world* world, vxk_body_id id, vxk_int_box box
     b->material = vs->material;
     b->shape_serial++;
     body_set_mass(b, &mp);
-    b->bound_radius = voxel_bound_radius(vs);
+    vxk_voxel_shape_bound(b);
     b->aabb = vxk_body_compute_aabb(b);
     body_wake(world, b);
     return VXK_OK;

@@ -6,6 +6,7 @@
 // step's start, so the advancement works on small coordinates wherever the body is.
 #include "continuous.h"
 #include "narrow_cache.h"
+#include "shape.h"
 #include "toi.h"
 
 #include <vxk/broadphase.h>
@@ -48,22 +49,12 @@ typedef struct bullet_sweep {
 
 static uint32_t piece_count(const vxk_body* b)
 {
-    return b->voxels ? b->voxels->box_count : 1;
+    return vxk_body_class(b)->piece_count(b);
 }
 
 static vxk_toi_piece body_piece(const vxk_body* b, uint32_t i)
 {
-    vxk_toi_piece p;
-    memset(&p, 0, sizeof(p));
-    if (b->shape == VXK_SHAPE_SPHERE) {
-        p.radius = b->radius;
-        p.shape = VXK_TOI_SPHERE;
-    } else {
-        p.center = b->voxels ? b->voxels->box_center[i] : vxk_v3(0, 0, 0);
-        p.half = b->voxels ? b->voxels->box_half[i] : b->half;
-        p.shape = VXK_TOI_BOX;
-    }
-    return p;
+    return vxk_body_class(b)->piece(b, i);
 }
 
 // Sweeps every piece of the bullet against one obstacle whose box (sweep frame) is [lo, hi].
@@ -129,27 +120,18 @@ static bool boxes_overlap(const vxk_aabb* a, const vxk_aabb* b)
            b->min.x <= a->max.x && b->min.y <= a->max.y && b->min.z <= a->max.z;
 }
 
+// Every piece of a static body whose box meets the sweep's, as an obstacle.
 static void sweep_static(bullet_sweep* s, const vxk_aabb* swept, const vxk_body* b)
 {
     if (!boxes_overlap(swept, &b->aabb))
         return;
-    if (b->shape == VXK_SHAPE_SPHERE) {
-        vxk_toi_obstacle o = vxk_toi_sphere_obstacle(vxk_v3_sub(b->pose.p, s->origin), b->radius);
-        vxk_vec3 r = vxk_v3(b->radius, b->radius, b->radius);
-        sweep_obstacle(s, &o, vxk_v3_sub(o.box.center, r), vxk_v3_add(o.box.center, r));
-        return;
-    }
-    vxk_mat3 rot = vxk_mat3_from_quat(b->pose.q);
-    vxk_mat3 abs_rot = {vxk_v3_abs(rot.cx), vxk_v3_abs(rot.cy), vxk_v3_abs(rot.cz)};
     for (uint32_t i = 0; i < piece_count(b); ++i) {
-        vxk_obb box = vxk_body_obb(b, &rot, i);
-        vxk_vec3 e = vxk_mat3_mul_v(&abs_rot, box.half);
-        vxk_aabb world = {vxk_v3_sub(box.center, e), vxk_v3_add(box.center, e)};
+        vxk_toi_piece piece = body_piece(b, i);
+        vxk_aabb world, local;
+        vxk_toi_obstacle o = vxk_toi_piece_obstacle(&piece, b->pose, s->origin, &world, &local);
         if (!boxes_overlap(swept, &world))
             continue;
-        box.center = vxk_v3_sub(box.center, s->origin);
-        vxk_toi_obstacle o = vxk_toi_box_obstacle(&box);
-        sweep_obstacle(s, &o, vxk_v3_sub(box.center, e), vxk_v3_add(box.center, e));
+        sweep_obstacle(s, &o, local.min, local.max);
     }
 }
 
@@ -187,15 +169,6 @@ static void bullet_range(void* vctx, uint32_t begin, uint32_t end, uint32_t thre
         sweep_bullet(ctx, k);
 }
 
-// The smallest half extent of a body's shape (a voxel body's bounds).
-static float min_extent(const vxk_body* b)
-{
-    if (b->shape == VXK_SHAPE_SPHERE)
-        return b->radius;
-    vxk_vec3 h = b->voxels ? b->voxels->local_half : b->half;
-    return fminf(fminf(h.x, h.y), h.z);
-}
-
 // An awake dynamic body that moved this step to a finite pose (a body whose motion blew up to
 // NaN or infinity is not swept): a bullet always, another body when its surface may have moved
 // more than half its smallest extent (Box3D's rule for fast bodies: slower ones cannot pass a
@@ -216,7 +189,7 @@ static bool to_sweep(const vxk_body* b, const vxk_transform* start)
     vxk_quat dq = vxk_quat_mul(b->pose.q, vxk_quat_conj(start->q));
     float arc = 2.0f * sqrtf(dq.x * dq.x + dq.y * dq.y + dq.z * dq.z) * b->bound_radius;
     float moved = vxk_v3_length(vxk_v3_sub(b->pose.p, start->p)) + arc;
-    return moved > 0.5f * min_extent(b);
+    return moved > 0.5f * vxk_body_class(b)->min_extent(b);
 }
 
 // The broadphase answers boxes inside the int32 voxel range; beyond it there is no terrain, so

@@ -9,6 +9,7 @@
 // every event are bit-identical for any worker count.
 #include "dynamics.h"
 #include "narrow_cache.h"
+#include "shape.h"
 #include "sleep.h"
 
 #include <vxk/broadphase.h>
@@ -131,40 +132,20 @@ static float manifold_deepest(const vxk_manifold* m)
     return d;
 }
 
-// Collides the body's shape with one terrain face and gathers the points; returns the deepest
-// separation it found (FLT_MAX for none).
-static float collide_face(gatherer* g, const vxk_body* body, const vxk_mat3* rot, const vxk_face* f,
-                          uint32_t key, float margin)
+// The sink a task's shape functions write into: the task's gatherer, and the deepest separation
+// seen (FLT_MAX for none), which names the chunk of a terrain task's manifolds.
+typedef struct gather_sink {
+    vxk_contact_sink base;
+    gatherer* g;
+    float deepest;
+} gather_sink;
+
+static void gather_add(vxk_contact_sink* sink, const vxk_manifold* m, uint32_t key,
+                       uint8_t material)
 {
-    vxk_manifold m;
-    if (body->shape == VXK_SHAPE_SPHERE) {
-        vxk_collide_face_sphere(&m, f, body->pose.p, body->radius, margin);
-        gather(g, &m, key, f->material);
-        return manifold_deepest(&m);
-    }
-    uint32_t boxes = body->voxels ? body->voxels->box_count : 1;
-    // Face bounds, for the compound's box cull.
-    vxk_vec3 lo = f->min, hi = f->min;
-    uint32_t u = f->axis == 0 ? 2u : 0u, v = f->axis == 1 ? 2u : 1u;
-    vxk_v3_set(&hi, u, vxk_v3_get(hi, u) + f->size_u);
-    vxk_v3_set(&hi, v, vxk_v3_get(hi, v) + f->size_v);
-    const vxk_mat3 abs_rot = {vxk_v3_abs(rot->cx), vxk_v3_abs(rot->cy), vxk_v3_abs(rot->cz)};
-    float deepest = FLT_MAX;
-    for (uint32_t i = 0; i < boxes; ++i) {
-        vxk_obb o = vxk_body_obb(body, rot, i);
-        if (body->voxels) {
-            vxk_vec3 e =
-                vxk_v3_add(vxk_mat3_mul_v(&abs_rot, o.half), vxk_v3(margin, margin, margin));
-            vxk_vec3 bl = vxk_v3_sub(o.center, e), bh = vxk_v3_add(o.center, e);
-            if (bl.x > hi.x || bl.y > hi.y || bl.z > hi.z || bh.x < lo.x || bh.y < lo.y ||
-                bh.z < lo.z)
-                continue;
-        }
-        vxk_collide_face_box(&m, f, &o, margin);
-        gather(g, &m, key * 0x01000193u + i, f->material);
-        deepest = fminf(deepest, manifold_deepest(&m));
-    }
-    return deepest;
+    gather_sink* s = (gather_sink*)sink;
+    gather(s->g, m, key, material);
+    s->deepest = fminf(s->deepest, manifold_deepest(m));
 }
 
 static void terrain_chunk(narrow_ctx* ctx, const vxk_narrow_task* t, vxk_int3 coord, gatherer* g,
@@ -200,6 +181,7 @@ static void terrain_chunk(narrow_ctx* ctx, const vxk_narrow_task* t, vxk_int3 co
         hits[j] = x;
     }
     vxk_mat3 rot = vxk_mat3_from_quat(body->pose.q);
+    const vxk_shape_class* cls = vxk_body_class(body);
     // Feature keys name the face by chunk and quad origin and normal, so they stay unique across
     // the body's chunks and stable while the chunk is unchanged.
     uint32_t chunk_key = (uint32_t)coord.x * 0x9E3779B1u ^ (uint32_t)coord.y * 0x85EBCA77u ^
@@ -210,7 +192,9 @@ static void terrain_chunk(narrow_ctx* ctx, const vxk_narrow_task* t, vxk_int3 co
         vxk_face_from_quad(&f, q, coord, ctx->voxel_size);
         uint32_t key = chunk_key ^ ((uint32_t)q.x | (uint32_t)q.y << 3 | (uint32_t)q.z << 6 |
                                     (uint32_t)q.normal << 9);
-        float d = collide_face(g, body, &rot, &f, key, t->margin);
+        gather_sink sink = {{gather_add}, g, FLT_MAX};
+        cls->collide_face(&sink.base, body, &rot, &f, key, t->margin);
+        float d = sink.deepest;
         if (d < *deepest) {
             *deepest = d;
             *deepest_chunk = coord;
@@ -349,7 +333,7 @@ static void voxel_terrain_task(narrow_ctx* ctx, const vxk_narrow_task* t, gather
 static void terrain_task(narrow_ctx* ctx, const vxk_narrow_task* t, gatherer* g, vxk_int3* chunk,
                          vxk_thread_scratch* ts)
 {
-    if (ctx->dyn->bodies[t->b].voxels) {
+    if (!vxk_body_class(&ctx->dyn->bodies[t->b])->collide_face) {
         voxel_terrain_task(ctx, t, g, chunk, ts);
         return;
     }
@@ -359,85 +343,12 @@ static void terrain_task(narrow_ctx* ctx, const vxk_narrow_task* t, gatherer* g,
             terrain_chunk(ctx, t, ctx->hits[h].chunk, g, chunk, &deepest);
 }
 
-static uint32_t shape_boxes(const vxk_body* b)
-{
-    return b->voxels ? b->voxels->box_count : 1;
-}
-
-// A pair with a voxel body, by seed 003's voxel contacts (collision/contact_voxel.h).
-static void voxel_pair(const vxk_body* a, const vxk_body* b, gatherer* g, float margin,
-                       vxk_thread_scratch* ts)
-{
-    vxk_voxel_manifolds vm;
-    bool flip = false;
-    if (a->voxels && b->voxels) {
-        vxk_collide_voxels(&vm, &ts->voxel, &a->voxels->view, &b->voxels->view, margin, 0);
-    } else {
-        flip = !a->voxels; // the voxel shape is A of the collide call
-        const vxk_body* v = flip ? b : a;
-        const vxk_body* o = flip ? a : b;
-        if (o->shape == VXK_SHAPE_SPHERE) {
-            vxk_collide_voxel_sphere(&vm, &ts->voxel, &v->voxels->view, o->pose.p, o->radius,
-                                     margin, 0);
-        } else {
-            vxk_mat3 r = vxk_mat3_from_quat(o->pose.q);
-            vxk_obb box = vxk_body_obb(o, &r, 0);
-            vxk_collide_voxel_box(&vm, &ts->voxel, &v->voxels->view, &box, margin, 0);
-        }
-    }
-    for (uint32_t k = 0; k < vm.count; ++k) {
-        if (flip)
-            vxk_manifold_flip(&vm.manifolds[k]);
-        gather(g, &vm.manifolds[k], 0, 0);
-    }
-}
-
 static void pair_task(narrow_ctx* ctx, const vxk_narrow_task* t, gatherer* g,
                       vxk_thread_scratch* ts)
 {
-    const vxk_body* a = &ctx->dyn->bodies[t->a];
-    const vxk_body* b = &ctx->dyn->bodies[t->b];
-    vxk_manifold m;
-    float margin = t->margin;
-    if (a->voxels || b->voxels) {
-        voxel_pair(a, b, g, margin, ts);
-        return;
-    }
-    if (a->shape == VXK_SHAPE_SPHERE && b->shape == VXK_SHAPE_SPHERE) {
-        vxk_collide_spheres(&m, a->pose.p, a->radius, b->pose.p, b->radius, margin);
-        gather(g, &m, 0, 0);
-        return;
-    }
-    vxk_mat3 ra = vxk_mat3_from_quat(a->pose.q), rb = vxk_mat3_from_quat(b->pose.q);
-    if (a->shape == VXK_SHAPE_SPHERE || b->shape == VXK_SHAPE_SPHERE) {
-        bool flip = a->shape == VXK_SHAPE_SPHERE;
-        const vxk_body* boxy = flip ? b : a;
-        const vxk_body* ball = flip ? a : b;
-        const vxk_mat3* r = flip ? &rb : &ra;
-        for (uint32_t i = 0; i < shape_boxes(boxy); ++i) {
-            vxk_obb o = vxk_body_obb(boxy, r, i);
-            vxk_collide_box_sphere(&m, &o, ball->pose.p, ball->radius, margin);
-            if (flip)
-                vxk_manifold_flip(&m);
-            gather(g, &m, i, 0);
-        }
-        return;
-    }
-    uint32_t na = shape_boxes(a), nb = shape_boxes(b);
-    for (uint32_t i = 0; i < na; ++i) {
-        vxk_obb oa = vxk_body_obb(a, &ra, i);
-        for (uint32_t j = 0; j < nb; ++j) {
-            vxk_obb ob = vxk_body_obb(b, &rb, j);
-            if (na * nb > 1) {
-                // Bounding-sphere cull between compound boxes.
-                float r = vxk_v3_length(oa.half) + vxk_v3_length(ob.half) + margin;
-                if (vxk_v3_length_sq(vxk_v3_sub(oa.center, ob.center)) > r * r)
-                    continue;
-            }
-            vxk_collide_boxes(&m, &oa, &ob, margin);
-            gather(g, &m, i * 0x9E3779B1u + j, 0);
-        }
-    }
+    gather_sink sink = {{gather_add}, g, FLT_MAX};
+    vxk_collide_bodies(&sink.base, &ctx->dyn->bodies[t->a], &ctx->dyn->bodies[t->b], t->margin,
+                       &ts->voxel);
 }
 
 static void mix_material(const vxk_dynamics* dyn, vxk_contact* c, uint8_t face_material)
@@ -466,16 +377,6 @@ static vxk_transform relative_pose(const vxk_body* a, const vxk_body* b)
                            vxk_quat_mul(ia, b->pose.q)};
 }
 
-// The largest distance of the shape from the centre of mass along each body axis.
-static vxk_vec3 body_extent(const vxk_body* b)
-{
-    if (b->shape == VXK_SHAPE_SPHERE)
-        return vxk_v3(b->radius, b->radius, b->radius);
-    if (b->voxels)
-        return vxk_v3_add(vxk_v3_abs(b->voxels->local_mid), b->voxels->local_half);
-    return b->half;
-}
-
 static float quat_dot(vxk_quat a, vxk_quat b)
 {
     return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w;
@@ -495,9 +396,9 @@ static bool recycle_usable(const narrow_ctx* ctx, const vxk_narrow_task* t, cons
           : c->epoch != ctx->epoch)
         return false;
     const float slop = ctx->dyn->settings.linear_slop;
-    vxk_vec3 extent = body_extent(b);
+    vxk_vec3 extent = vxk_body_class(b)->extent(b);
     if (a) {
-        extent = vxk_v3_max(extent, body_extent(a));
+        extent = vxk_v3_max(extent, vxk_body_class(a)->extent(a));
     } else {
         // A fast body against the terrain meets new faces: collide (Box3D recycles fast bodies
         // against convex shapes only).

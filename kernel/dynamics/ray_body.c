@@ -22,6 +22,8 @@
 
 #include "body_bvh.h"
 #include "dynamics.h"
+#include "ray_body.h"
+#include "shape.h"
 #include "ray_terrain.h"
 
 _Static_assert(sizeof(vxk_ray_filter) == 16, "vxk_ray_filter is 16 bytes");
@@ -39,32 +41,13 @@ _Static_assert(sizeof(vxk_ray_result) == 52, "vxk_ray_result is 52 bytes");
 // Deepest hierarchy walked with the fixed stack; a deeper one (degenerate boxes) is not walked:
 // the batch tests every box instead.
 #define RAY_BODY_STACK 128
-#define NO_BODY UINT32_MAX
 
 vxk_ray_filter vxk_default_ray_filter(void)
 {
     return (vxk_ray_filter){VXK_RAY_HIT_ALL, 0, {0, 0}};
 }
 
-// A ray in double: origin, unit direction and its reciprocals (infinite on flat axes).
-typedef struct body_ray {
-    double o[3], d[3], inv[3];
-    double tmax; // max_distance; INFINITY for no limit
-    vxk_ray_filter filter;
-} body_ray;
-
-// The best body hit so far. A hit at t is taken when t < t_best, or at t == t_best when the
-// best is a body of higher index (or, before any body, when the limit itself may be hit).
-typedef struct body_hit {
-    double t;
-    uint32_t index; // NO_BODY: none yet
-    bool inclusive; // with index NO_BODY: t itself is allowed (max_distance, not a terrain hit)
-    double n[3];    // world normal
-    uint8_t material;
-    vxk_int3 voxel;
-} body_hit;
-
-static void ray_prepare(const vxk_ray_query* q, body_ray* r)
+static void ray_prepare(const vxk_ray_query* q, vxk_body_ray* r)
 {
     const vxk_ray* ray = &q->ray;
     double d[3] = {ray->direction.x, ray->direction.y, ray->direction.z};
@@ -80,16 +63,9 @@ static void ray_prepare(const vxk_ray_query* q, body_ray* r)
     r->filter = q->filter;
 }
 
-static inline bool takes(const body_hit* best, double t, uint32_t index)
-{
-    if (t != best->t)
-        return t < best->t;
-    return best->index == NO_BODY ? best->inclusive : index < best->index;
-}
-
 // The segment [0, limit] against a box: its entry time (0 for an origin inside), or false.
-static bool slab_box(const body_ray* r, const double lo[3], const double hi[3], double limit,
-                     double* t_enter, int* axis)
+bool vxk_ray_slab_box(const vxk_body_ray* r, const double lo[3], const double hi[3], double limit,
+                      double* t_enter, int* axis)
 {
     double t0 = 0.0, t1 = limit;
     int enter = -1;
@@ -120,24 +96,19 @@ static bool slab_box(const body_ray* r, const double lo[3], const double hi[3], 
     return true;
 }
 
-static bool cull_box(const body_ray* r, const vxk_aabb* box, double limit, double* t_enter)
+static bool cull_box(const vxk_body_ray* r, const vxk_aabb* box, double limit, double* t_enter)
 {
     const double lo[3] = {box->min.x, box->min.y, box->min.z};
     const double hi[3] = {box->max.x, box->max.y, box->max.z};
-    return slab_box(r, lo, hi, limit, t_enter, NULL);
+    return vxk_ray_slab_box(r, lo, hi, limit, t_enter, NULL);
 }
 
 // ---- exact shapes --------------------------------------------------------------------------
 
-// The body's rotation as a double matrix, column c = the body's axis c in world.
-typedef struct rot3 {
-    double m[3][3]; // m[c][row]
-} rot3;
-
-static rot3 rotation_of(vxk_quat q)
+vxk_ray_rot3 vxk_ray_rotation(vxk_quat q)
 {
     double x = q.x, y = q.y, z = q.z, w = q.w;
-    rot3 r;
+    vxk_ray_rot3 r;
     r.m[0][0] = 1.0 - 2.0 * (y * y + z * z);
     r.m[0][1] = 2.0 * (x * y + w * z);
     r.m[0][2] = 2.0 * (x * z - w * y);
@@ -150,11 +121,10 @@ static rot3 rotation_of(vxk_quat q)
     return r;
 }
 
-// The ray in the body's frame (origin relative to the centre of mass, direction rotated back).
-static body_ray to_local(const body_ray* r, const vxk_body* b, const rot3* rot)
+vxk_body_ray vxk_ray_to_local(const vxk_body_ray* r, const vxk_body* b, const vxk_ray_rot3* rot)
 {
     double rel[3] = {r->o[0] - b->pose.p.x, r->o[1] - b->pose.p.y, r->o[2] - b->pose.p.z};
-    body_ray l = *r;
+    vxk_body_ray l = *r;
     for (int c = 0; c < 3; ++c) {
         l.o[c] = rot->m[c][0] * rel[0] + rot->m[c][1] * rel[1] + rot->m[c][2] * rel[2];
         l.d[c] = rot->m[c][0] * r->d[0] + rot->m[c][1] * r->d[1] + rot->m[c][2] * r->d[2];
@@ -163,14 +133,13 @@ static body_ray to_local(const body_ray* r, const vxk_body* b, const rot3* rot)
     return l;
 }
 
-// A local axis direction (sign along axis) in world.
-static void world_axis(const rot3* rot, int axis, double sign, double out[3])
+void vxk_ray_world_axis(const vxk_ray_rot3* rot, int axis, double sign, double out[3])
 {
     for (int k = 0; k < 3; ++k)
         out[k] = sign * rot->m[axis][k];
 }
 
-static void hit_inside(const body_ray* r, body_hit* h, uint32_t index)
+void vxk_ray_hit_inside(const vxk_body_ray* r, vxk_body_hit* h, uint32_t index)
 {
     h->t = 0.0;
     h->index = index;
@@ -178,7 +147,7 @@ static void hit_inside(const body_ray* r, body_hit* h, uint32_t index)
         h->n[k] = -r->d[k];
 }
 
-static void ray_sphere(const body_ray* r, const vxk_body* b, uint32_t index, body_hit* best)
+void vxk_ray_sphere(const vxk_body_ray* r, const vxk_body* b, uint32_t index, vxk_body_hit* best)
 {
     double c[3] = {b->pose.p.x, b->pose.p.y, b->pose.p.z};
     double oc[3] = {r->o[0] - c[0], r->o[1] - c[1], r->o[2] - c[2]};
@@ -186,8 +155,8 @@ static void ray_sphere(const body_ray* r, const vxk_body* b, uint32_t index, bod
     double bq = oc[0] * r->d[0] + oc[1] * r->d[1] + oc[2] * r->d[2];
     double cq = (oc[0] * oc[0] + oc[1] * oc[1] + oc[2] * oc[2]) - radius * radius;
     if (cq <= 0.0) {
-        if (takes(best, 0.0, index)) {
-            hit_inside(r, best, index);
+        if (vxk_ray_takes(best, 0.0, index)) {
+            vxk_ray_hit_inside(r, best, index);
             best->material = b->material;
             best->voxel = (vxk_int3){0, 0, 0};
         }
@@ -197,7 +166,7 @@ static void ray_sphere(const body_ray* r, const vxk_body* b, uint32_t index, bod
     if (bq >= 0.0 || disc < 0.0)
         return;
     double t = cq / (-bq + sqrt(disc)); // the nearer root, without cancellation
-    if (t > r->tmax || !takes(best, t, index))
+    if (t > r->tmax || !vxk_ray_takes(best, t, index))
         return;
     best->t = t;
     best->index = index;
@@ -207,22 +176,23 @@ static void ray_sphere(const body_ray* r, const vxk_body* b, uint32_t index, bod
     best->voxel = (vxk_int3){0, 0, 0};
 }
 
-static void ray_box(const body_ray* r, const vxk_body* b, uint32_t index, body_hit* best)
+void vxk_ray_box(const vxk_body_ray* r, const vxk_body* b, uint32_t index, vxk_body_hit* best)
 {
-    rot3 rot = rotation_of(b->pose.q);
-    body_ray l = to_local(r, b, &rot);
+    vxk_ray_rot3 rot = vxk_ray_rotation(b->pose.q);
+    vxk_body_ray l = vxk_ray_to_local(r, b, &rot);
     double hi[3] = {b->half.x, b->half.y, b->half.z};
     double lo[3] = {-hi[0], -hi[1], -hi[2]};
     double t = 0.0;
     int axis = -1;
-    if (!slab_box(&l, lo, hi, fmin(r->tmax, best->t), &t, &axis) || !takes(best, t, index))
+    if (!vxk_ray_slab_box(&l, lo, hi, fmin(r->tmax, best->t), &t, &axis) ||
+        !vxk_ray_takes(best, t, index))
         return;
     if (axis < 0) {
-        hit_inside(r, best, index);
+        vxk_ray_hit_inside(r, best, index);
     } else {
         best->t = t;
         best->index = index;
-        world_axis(&rot, axis, l.d[axis] > 0.0 ? -1.0 : 1.0, best->n);
+        vxk_ray_world_axis(&rot, axis, l.d[axis] > 0.0 ? -1.0 : 1.0, best->n);
     }
     best->material = b->material;
     best->voxel = (vxk_int3){0, 0, 0};
@@ -234,7 +204,8 @@ static inline bool grid_solid(const vxk_voxel_grid* g, const int32_t v[3])
                      (size_t)g->size.x * ((size_t)v[2] + (size_t)g->size.z * (size_t)v[1])] != 0;
 }
 
-static void voxel_hit(body_hit* best, const vxk_voxel_grid* g, const int32_t v[3], uint32_t index)
+static void voxel_hit(vxk_body_hit* best, const vxk_voxel_grid* g, const int32_t v[3],
+                      uint32_t index)
 {
     best->index = index;
     best->material = vxk_voxel_grid_get(g, (vxk_int3){v[0], v[1], v[2]});
@@ -242,16 +213,16 @@ static void voxel_hit(body_hit* best, const vxk_voxel_grid* g, const int32_t v[3
 }
 
 // The DDA over the grid in voxel units: position(t) = g + t * gd for t in world units.
-static void ray_voxels(const body_ray* r, const vxk_body* b, uint32_t index, body_hit* best)
+void vxk_ray_voxels(const vxk_body_ray* r, const vxk_body* b, uint32_t index, vxk_body_hit* best)
 {
     const vxk_voxel_data* vd = b->voxels;
     const vxk_voxel_grid* grid = &vd->grid;
-    rot3 rot = rotation_of(b->pose.q);
-    body_ray l = to_local(r, b, &rot);
+    vxk_ray_rot3 rot = vxk_ray_rotation(b->pose.q);
+    vxk_body_ray l = vxk_ray_to_local(r, b, &rot);
     double inv_vs = 1.0 / (double)vd->voxel_size;
     const double origin[3] = {vd->origin.x, vd->origin.y, vd->origin.z};
     const int32_t n[3] = {grid->size.x, grid->size.y, grid->size.z};
-    body_ray g = l; // in voxel units
+    vxk_body_ray g = l; // in voxel units
     for (int a = 0; a < 3; ++a) {
         g.o[a] = (l.o[a] - origin[a]) * inv_vs;
         g.d[a] = l.d[a] * inv_vs;
@@ -260,7 +231,7 @@ static void ray_voxels(const body_ray* r, const vxk_body* b, uint32_t index, bod
     const double lo[3] = {0.0, 0.0, 0.0}, hi[3] = {n[0], n[1], n[2]};
     double limit = fmin(r->tmax, best->t), t = 0.0;
     int axis = -1;
-    if (!slab_box(&g, lo, hi, limit, &t, &axis))
+    if (!vxk_ray_slab_box(&g, lo, hi, limit, &t, &axis))
         return;
     // The first voxel: the origin's (inside the grid's box), or the one entered through the face
     // of axis `axis`.
@@ -278,13 +249,13 @@ static void ray_voxels(const body_ray* r, const vxk_body* b, uint32_t index, bod
     }
     for (;;) {
         if (grid_solid(grid, v)) {
-            if (!takes(best, t, index))
+            if (!vxk_ray_takes(best, t, index))
                 return;
             if (axis < 0) {
-                hit_inside(r, best, index);
+                vxk_ray_hit_inside(r, best, index);
             } else {
                 best->t = t;
-                world_axis(&rot, axis, -(double)step[axis], best->n);
+                vxk_ray_world_axis(&rot, axis, -(double)step[axis], best->n);
             }
             voxel_hit(best, grid, v, index);
             return;
@@ -317,14 +288,9 @@ static bool body_passes(const vxk_dynamics* dyn, uint32_t index, const vxk_ray_f
              dyn->ids.generations[index] == f->exclude.generation);
 }
 
-static void ray_body(const body_ray* r, const vxk_body* b, uint32_t index, body_hit* best)
+static void ray_body(const vxk_body_ray* r, const vxk_body* b, uint32_t index, vxk_body_hit* best)
 {
-    if (b->shape == VXK_SHAPE_SPHERE)
-        ray_sphere(r, b, index, best);
-    else if (b->shape == VXK_SHAPE_BOX)
-        ray_box(r, b, index, best);
-    else
-        ray_voxels(r, b, index, best);
+    vxk_body_class(b)->raycast(r, b, index, best);
 }
 
 static vxk_aabb cull_box_of(const vxk_body* b)
@@ -340,7 +306,7 @@ static vxk_aabb cull_box_of(const vxk_body* b)
 }
 
 // Every live body, box first (single queries, and batches without a usable hierarchy).
-static void bodies_all(const vxk_dynamics* dyn, const body_ray* r, body_hit* best)
+static void bodies_all(const vxk_dynamics* dyn, const vxk_body_ray* r, vxk_body_hit* best)
 {
     for (uint32_t i = 0; i < dyn->ids.count; ++i) {
         if (!body_passes(dyn, i, &r->filter))
@@ -361,8 +327,8 @@ typedef struct body_tree {
     bool usable;
 } body_tree;
 
-static void bodies_tree(const vxk_dynamics* dyn, const body_tree* tree, const body_ray* r,
-                        body_hit* best)
+static void bodies_tree(const vxk_dynamics* dyn, const body_tree* tree, const vxk_body_ray* r,
+                        vxk_body_hit* best)
 {
     const vxk_bvh* bvh = &tree->bvh;
     uint32_t stack[RAY_BODY_STACK];
@@ -424,11 +390,11 @@ static vxk_status query_check(const vxk_world* world, const vxk_ray_query* q)
 
 // The starting best of a query's body pass: its terrain hit (which bodies must beat), or its
 // max_distance.
-static body_hit best_start(const body_ray* r, const vxk_ray_hit* terrain)
+static vxk_body_hit best_start(const vxk_body_ray* r, const vxk_ray_hit* terrain)
 {
-    body_hit best;
+    vxk_body_hit best;
     memset(&best, 0, sizeof(best));
-    best.index = NO_BODY;
+    best.index = VXK_RAY_NO_BODY;
     if (terrain && terrain->hit) {
         best.t = terrain->distance;
         best.inclusive = false;
@@ -439,12 +405,12 @@ static body_hit best_start(const body_ray* r, const vxk_ray_hit* terrain)
     return best;
 }
 
-static void write_result(const vxk_dynamics* dyn, const body_ray* r, const body_hit* best,
+static void write_result(const vxk_dynamics* dyn, const vxk_body_ray* r, const vxk_body_hit* best,
                          const vxk_ray_hit* terrain, const vxk_int3* terrain_voxel,
                          vxk_ray_result* out)
 {
     memset(out, 0, sizeof(*out));
-    if (best->index != NO_BODY) {
+    if (best->index != VXK_RAY_NO_BODY) {
         out->target = VXK_RAY_TARGET_BODY;
         out->distance = (float)best->t;
         out->point =
@@ -479,9 +445,9 @@ vxk_status vxk_raycast_query(const vxk_world* world, vxk_ray_result* result,
         if (status != VXK_OK)
             return status;
     }
-    body_ray r;
+    vxk_body_ray r;
     ray_prepare(query, &r);
-    body_hit best = best_start(&r, &terrain);
+    vxk_body_hit best = best_start(&r, &terrain);
     const vxk_dynamics* dyn = vxk_dynamics_get(world);
     if (query->filter.hit & VXK_RAY_HIT_BODIES)
         bodies_all(dyn, &r, &best);
@@ -493,7 +459,7 @@ typedef struct query_batch {
     const vxk_dynamics* dyn;
     const vxk_ray_query* queries;
     vxk_ray_result* results;
-    const uint32_t* terrain_slot; // per query: its slot in hits/voxels, or NO_BODY
+    const uint32_t* terrain_slot; // per query: its slot in hits/voxels, or VXK_RAY_NO_BODY
     const vxk_ray_hit* hits;
     const vxk_int3* voxels;
     const body_tree* tree; // NULL: every body's box is tested
@@ -506,11 +472,11 @@ static void batch_piece(void* user, uint32_t begin, uint32_t end, uint32_t threa
     for (uint32_t i = begin; i < end; ++i) {
         const vxk_ray_query* q = &job->queries[i];
         uint32_t slot = job->terrain_slot[i];
-        const vxk_ray_hit* terrain = slot != NO_BODY ? &job->hits[slot] : NULL;
-        const vxk_int3* voxel = slot != NO_BODY ? &job->voxels[slot] : NULL;
-        body_ray r;
+        const vxk_ray_hit* terrain = slot != VXK_RAY_NO_BODY ? &job->hits[slot] : NULL;
+        const vxk_int3* voxel = slot != VXK_RAY_NO_BODY ? &job->voxels[slot] : NULL;
+        vxk_body_ray r;
         ray_prepare(q, &r);
-        body_hit best = best_start(&r, terrain);
+        vxk_body_hit best = best_start(&r, terrain);
         if (q->filter.hit & VXK_RAY_HIT_BODIES) {
             if (job->tree)
                 bodies_tree(job->dyn, job->tree, &r, &best);
@@ -593,7 +559,7 @@ vxk_status vxk_raycast_query_batch(const vxk_world* world, vxk_ray_result* resul
     vxk_int3* voxels = (vxk_int3*)(block + slot_bytes + ray_bytes + hit_bytes);
     uint32_t k = 0;
     for (uint32_t i = 0; i < count; ++i) {
-        slots[i] = NO_BODY;
+        slots[i] = VXK_RAY_NO_BODY;
         if (queries[i].filter.hit & VXK_RAY_HIT_TERRAIN) {
             rays[k] = queries[i].ray;
             slots[i] = k++;
