@@ -223,4 +223,11 @@ static inline void vxk_test_plain_free(void* pointer, size_t size, void* user)
     free(pointer);
 }
 
+// Installs an allocator that refuses everything; vxk_set_allocator(NULL) ends it.
+static inline void vxk_test_refuse_allocations(void)
+{
+    static const vxk_allocator refuse = {vxk_test_refuse_alloc, vxk_test_plain_free, NULL};
+    vxk_set_allocator(&refuse);
+}
+
 #endif

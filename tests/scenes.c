@@ -36,6 +36,14 @@ static const scene_fill k_edge_fills[] = {
 };
 enum { EDGE_NEAR_COUNT = 4, EDGE_COUNT = sizeof(k_edge_fills) / sizeof(k_edge_fills[0]) };
 
+// The status tests' terrain: stone, with dirt and water on it, near the origin.
+static const scene_fill k_status_fills[] = {
+    {{{-12, 0, -9}, {20, 5, 14}}, VXK_MAT_STONE},
+    {{{0, 6, 0}, {5, 9, 5}}, VXK_MAT_DIRT},
+    {{{-4, 6, 8}, {3, 8, 12}}, VXK_MAT_WATER},
+};
+enum { STATUS_FILL_COUNT = sizeof(k_status_fills) / sizeof(k_status_fills[0]) };
+
 static vxk_status fill_all(vxk_world* world, const scene_fill* fills, int count)
 {
     for (int i = 0; i < count; ++i) {
@@ -74,6 +82,16 @@ vxk_world* vxk_scene_edge_world(void)
 vxk_world* vxk_scene_edge_world_near(void)
 {
     return world_with_terrain(vxk_scene_edge_terrain_near);
+}
+
+static vxk_status status_terrain(vxk_world* world)
+{
+    return fill_all(world, k_status_fills, STATUS_FILL_COUNT);
+}
+
+vxk_world* vxk_scene_status_world(void)
+{
+    return world_with_terrain(status_terrain);
 }
 
 vxk_status vxk_scene_edge_chunk_quads(vxk_quad* quads, uint32_t* count)

@@ -1,6 +1,7 @@
 // scenes.h: the worlds that tests and perf/ build, in one place (as Box2D's shared/ serves its
 // tests, benchmark and samples): a world made from the default def, the terrain the edge and
-// out-of-memory tests share, and the generator defs of test worlds and of the benchmark world.
+// out-of-memory tests share, the status tests' terrain, and the generator defs of test worlds and
+// of the benchmark world.
 // A scene is fixed by its arguments (seeds included) and never reads VXK_TEST_SEED: a test that
 // wants its seed mixed passes vxk_test_seed(literal). Built as the static library vxk_scenes.
 #ifndef VXK_SCENES_H
@@ -35,6 +36,11 @@ vxk_status vxk_scene_edge_terrain_near(vxk_world* world);
 // NULL when either step fails.
 vxk_world* vxk_scene_edge_world(void);
 vxk_world* vxk_scene_edge_world_near(void);
+
+// A world of vxk_scene_world holding the terrain the status tests call into: stone from
+// (-12, 0, -9) to (20, 5, 14), dirt (0, 6, 0)..(5, 9, 5) and water (-4, 6, 8)..(3, 8, 12) on it;
+// NULL when a step fails.
+vxk_world* vxk_scene_status_world(void);
 
 // The quads of chunk (0, 0, 0) of vxk_scene_edge_terrain (quads holds VXK_MESHER_MAX_QUADS), made
 // in a world of its own: a mesher mesh for the mesh and kD tree tests.

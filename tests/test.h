@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int vxk_test_passed, vxk_test_failed;
+static int vxk_test_passed __attribute__((unused)), vxk_test_failed __attribute__((unused));
 
 #define VXK_CHECK(cond)                                                              \
     do {                                                                             \

@@ -1,5 +1,7 @@
 // test_base.c: vxk/base.h: every status (and values past the last) has a text, the version
 // string, and an allocator missing a function is not installed (the default serves instead).
+// The public headers' status lists read cleanly, each status function owned by a test program
+// (status_lists.h).
 #include <string.h>
 
 #include <vxk/vxk.h>
@@ -7,6 +9,7 @@
 #include "harness.h"
 #include "scenes.h"
 #include "test.h"
+#include "status_lists.h"
 
 // ---- base ---------------------------------------------------------------------------------------
 
@@ -31,10 +34,22 @@ static int test_base(void)
     return 0;
 }
 
+// ---- statuses: the headers' lists (status_lists.h) ----------------------------------------------
+
+// The status lists of the public headers read cleanly: a comment above every status function,
+// only known status names, errors taken only from status functions, and a test program that owns
+// each function's statuses.
+static int test_statuses_lists(void)
+{
+    VXK_CHECK_EQ_INT(vxk_test_status_lists_problems(), 0);
+    return 0;
+}
+
 int main(void)
 {
     vxk_edge_tests_begin();
     VXK_RUN(test_base);
     vxk_edge_tests_end();
+    VXK_RUN(test_statuses_lists);
     return vxk_test_finish();
 }

@@ -9,6 +9,7 @@
 #include "harness.h"
 #include "scenes.h"
 #include "test.h"
+#include "status_lists.h"
 
 #include <vxk/body.h>
 #include <vxk/mass.h>
@@ -1976,6 +1977,167 @@ static int test_vox_body(void)
     return 0;
 }
 
+// ---- statuses: each call returns the status its header lists for its input (status_lists.h) ----
+
+// Each function of vxk/body.h for each status it lists, with the world def's dynamics fields
+// and steps of a world with bodies.
+static int test_statuses_body(void)
+{
+    vxk_status_group start = vxk_status_group_begin();
+    vxk_world_def wdef = vxk_default_world_def(), wd = wdef;
+    vxk_world* w = NULL;
+    wd.substeps = 0;
+    EXPECT_STATUS(VXK_ERR_OUT_OF_RANGE, vxk_world_create(&wd, &w));
+    wd = wdef;
+    wd.gravity.y = NAN;
+    EXPECT_STATUS(VXK_ERR_NOT_FINITE, vxk_world_create(&wd, &w));
+    EXPECT_STATUS(VXK_OK, vxk_world_create(&wdef, &w));
+    EXPECT_STATUS(VXK_OK,
+                  vxk_world_fill_box(w, (vxk_int_box){{-8, -8, -8}, {7, -1, 7}}, VXK_MAT_STONE));
+
+    vxk_body_def def = vxk_default_body_def(), d = def;
+    vxk_body_id id, box_id, voxel_id, stat_id;
+    def.position = (vxk_vec3){0, 0.4f, 0};
+    EXPECT_STATUS(VXK_OK, vxk_body_create(w, &def, &id));
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_body_create(w, NULL, &id));
+    d = def;
+    d.cookie = 0;
+    EXPECT_STATUS(VXK_ERR_BAD_DEF, vxk_body_create(w, &d, &id));
+    d = def;
+    d.linear_velocity.x = INFINITY;
+    EXPECT_STATUS(VXK_ERR_NOT_FINITE, vxk_body_create(w, &d, &id));
+    d = def;
+    d.rotation.w = 0.9f;
+    EXPECT_STATUS(VXK_ERR_OUT_OF_RANGE, vxk_body_create(w, &d, &id));
+    d = def;
+    d.shape = vxk_box_shape((vxk_vec3){0.5f, 0.5f, 0.5f}, 200);
+    EXPECT_STATUS(VXK_ERR_BAD_MATERIAL, vxk_body_create(w, &d, &id));
+    d.shape.material = VXK_MAT_WOOD;
+    d.position = (vxk_vec3){2, 0.5f, 0};
+    EXPECT_STATUS(VXK_OK, vxk_body_create(w, &d, &box_id));
+    d = def;
+    d.type = VXK_BODY_STATIC;
+    d.position = (vxk_vec3){-3, 1, 0};
+    EXPECT_STATUS(VXK_OK, vxk_body_create(w, &d, &stat_id));
+    static uint8_t cells[4 * 4 * 4];
+    memset(cells, VXK_MAT_STONE, sizeof(cells));
+    vxk_voxel_grid grid = {{4, 4, 4}, cells};
+    d = def;
+    d.position = (vxk_vec3){0, 5, 4};
+    d.shape = vxk_voxel_shape(&grid, 0.25f);
+    EXPECT_STATUS(VXK_OK, vxk_body_create(w, &d, &voxel_id));
+    EXPECT_NO_MEMORY(vxk_body_create(w, &d, &id));
+    // id is the sphere made first (index 0): the failed creates left it alone.
+    id = (vxk_body_id){0, 1};
+    VXK_CHECK(vxk_body_is_valid(w, id));
+
+    vxk_transform tf;
+    vxk_vec3 v, av;
+    void* user;
+    vxk_aabb aabb;
+    vxk_body_info info;
+    const vxk_body_id stale = {id.index, id.generation + 2};
+    EXPECT_STATUS(VXK_OK, vxk_body_get_transform(w, id, &tf));
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_body_get_transform(w, id, NULL));
+    EXPECT_STATUS(VXK_ERR_STALE_ID, vxk_body_get_transform(w, stale, &tf));
+    EXPECT_STATUS(VXK_OK, vxk_body_get_velocity(w, id, &v, &av));
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_body_get_velocity(w, id, &v, NULL));
+    EXPECT_STATUS(VXK_ERR_STALE_ID, vxk_body_get_velocity(w, stale, &v, &av));
+    EXPECT_STATUS(VXK_OK, vxk_body_get_user_data(w, id, &user));
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_body_get_user_data(NULL, id, &user));
+    EXPECT_STATUS(VXK_ERR_STALE_ID, vxk_body_get_user_data(w, stale, &user));
+    EXPECT_STATUS(VXK_OK, vxk_body_get_aabb(w, id, &aabb));
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_body_get_aabb(w, id, NULL));
+    EXPECT_STATUS(VXK_ERR_STALE_ID, vxk_body_get_aabb(w, stale, &aabb));
+    EXPECT_STATUS(VXK_OK, vxk_body_get_info(w, id, &info));
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_body_get_info(w, id, NULL));
+    EXPECT_STATUS(VXK_ERR_STALE_ID, vxk_body_get_info(w, stale, &info));
+
+    const vxk_vec3 zero = {0, 0, 0}, one = {1, 0, 0}, bad = {0, NAN, 0};
+    const vxk_quat unit = {0, 0, 0, 1}, off = {0, 0, 0, 1.1f}, nan_q = {0, 0, NAN, 1};
+    EXPECT_STATUS(VXK_OK, vxk_body_set_transform(w, id, (vxk_vec3){0, 0.6f, 0}, unit));
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_body_set_transform(NULL, id, zero, unit));
+    EXPECT_STATUS(VXK_ERR_STALE_ID, vxk_body_set_transform(w, stale, zero, unit));
+    EXPECT_STATUS(VXK_ERR_NOT_FINITE, vxk_body_set_transform(w, id, zero, nan_q));
+    EXPECT_STATUS(VXK_ERR_OUT_OF_RANGE, vxk_body_set_transform(w, id, zero, off));
+    EXPECT_STATUS(VXK_OK, vxk_body_set_velocity(w, id, one, zero));
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_body_set_velocity(NULL, id, one, zero));
+    EXPECT_STATUS(VXK_ERR_STALE_ID, vxk_body_set_velocity(w, stale, one, zero));
+    EXPECT_STATUS(VXK_ERR_NOT_FINITE, vxk_body_set_velocity(w, id, bad, zero));
+    EXPECT_STATUS(VXK_ERR_OUT_OF_RANGE, vxk_body_set_velocity(w, stat_id, one, zero));
+    EXPECT_STATUS(VXK_OK, vxk_body_set_awake(w, id, false));
+    EXPECT_STATUS(VXK_OK, vxk_body_set_awake(w, id, true));
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_body_set_awake(NULL, id, true));
+    EXPECT_STATUS(VXK_ERR_STALE_ID, vxk_body_set_awake(w, stale, true));
+    EXPECT_STATUS(VXK_OK, vxk_body_set_user_data(w, id, &info));
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_body_set_user_data(NULL, id, &info));
+    EXPECT_STATUS(VXK_ERR_STALE_ID, vxk_body_set_user_data(w, stale, &info));
+
+    EXPECT_STATUS(VXK_OK, vxk_body_apply_force(w, id, one, zero));
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_body_apply_force(NULL, id, one, zero));
+    EXPECT_STATUS(VXK_ERR_STALE_ID, vxk_body_apply_force(w, stale, one, zero));
+    EXPECT_STATUS(VXK_ERR_NOT_FINITE, vxk_body_apply_force(w, id, one, bad));
+    EXPECT_STATUS(VXK_OK, vxk_body_apply_force_to_center(w, id, one));
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_body_apply_force_to_center(NULL, id, one));
+    EXPECT_STATUS(VXK_ERR_STALE_ID, vxk_body_apply_force_to_center(w, stale, one));
+    EXPECT_STATUS(VXK_ERR_NOT_FINITE, vxk_body_apply_force_to_center(w, id, bad));
+    EXPECT_STATUS(VXK_OK, vxk_body_apply_torque(w, id, one));
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_body_apply_torque(NULL, id, one));
+    EXPECT_STATUS(VXK_ERR_STALE_ID, vxk_body_apply_torque(w, stale, one));
+    EXPECT_STATUS(VXK_ERR_NOT_FINITE, vxk_body_apply_torque(w, id, bad));
+    EXPECT_STATUS(VXK_OK, vxk_body_apply_impulse(w, id, one, zero));
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_body_apply_impulse(NULL, id, one, zero));
+    EXPECT_STATUS(VXK_ERR_STALE_ID, vxk_body_apply_impulse(w, stale, one, zero));
+    EXPECT_STATUS(VXK_ERR_NOT_FINITE, vxk_body_apply_impulse(w, id, bad, zero));
+    EXPECT_STATUS(VXK_OK, vxk_body_apply_angular_impulse(w, id, one));
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_body_apply_angular_impulse(NULL, id, one));
+    EXPECT_STATUS(VXK_ERR_STALE_ID, vxk_body_apply_angular_impulse(w, stale, one));
+    EXPECT_STATUS(VXK_ERR_NOT_FINITE, vxk_body_apply_angular_impulse(w, id, bad));
+
+    uint8_t ids[8], out[8];
+    memset(ids, VXK_MAT_WOOD, sizeof(ids));
+    const vxk_int_box corner = {{0, 0, 0}, {1, 1, 1}}, past = {{3, 3, 3}, {4, 4, 4}},
+                      flipped = {{1, 0, 0}, {0, 1, 1}};
+    EXPECT_STATUS(VXK_OK, vxk_body_set_voxels(w, voxel_id, corner, ids));
+    EXPECT_STATUS(VXK_ERR_STALE_ID, vxk_body_set_voxels(w, stale, corner, ids));
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_body_set_voxels(w, id, corner, ids)); // a sphere
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_body_set_voxels(w, voxel_id, flipped, ids));
+    EXPECT_STATUS(VXK_ERR_OUT_OF_RANGE, vxk_body_set_voxels(w, voxel_id, past, ids));
+    ids[3] = 199;
+    EXPECT_STATUS(VXK_ERR_BAD_MATERIAL, vxk_body_set_voxels(w, voxel_id, corner, ids));
+    ids[3] = VXK_MAT_WOOD;
+    EXPECT_NO_MEMORY(vxk_body_set_voxels(w, voxel_id, corner, ids));
+    static uint8_t air[4 * 4 * 4];
+    EXPECT_STATUS(VXK_ERR_OUT_OF_RANGE,
+                  vxk_body_set_voxels(w, voxel_id, (vxk_int_box){{0, 0, 0}, {3, 3, 3}}, air));
+    EXPECT_STATUS(VXK_OK, vxk_body_read_voxels(w, voxel_id, out, corner));
+    EXPECT_STATUS(VXK_ERR_STALE_ID, vxk_body_read_voxels(w, stale, out, corner));
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_body_read_voxels(w, voxel_id, NULL, corner));
+    EXPECT_STATUS(VXK_ERR_OUT_OF_RANGE, vxk_body_read_voxels(w, voxel_id, out, past));
+    EXPECT_STATUS(VXK_OK, vxk_body_read_voxel_types(w, voxel_id, out, corner));
+    EXPECT_STATUS(VXK_ERR_STALE_ID, vxk_body_read_voxel_types(w, stale, out, corner));
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_body_read_voxel_types(w, box_id, out, corner));
+    EXPECT_STATUS(VXK_ERR_OUT_OF_RANGE, vxk_body_read_voxel_types(w, voxel_id, out, past));
+
+    EXPECT_STATUS(VXK_OK, vxk_world_step(w, 1.0f / 60.0f));
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_world_step(NULL, 1.0f / 60.0f));
+    EXPECT_STATUS(VXK_ERR_NOT_FINITE, vxk_world_step(w, NAN));
+    EXPECT_STATUS(VXK_ERR_OUT_OF_RANGE, vxk_world_step(w, -1.0f));
+    EXPECT_NO_MEMORY(vxk_world_step(w, 1.0f / 60.0f));
+
+    EXPECT_STATUS(VXK_OK, vxk_body_destroy(w, box_id));
+    EXPECT_STATUS(VXK_ERR_STALE_ID, vxk_body_destroy(w, box_id));
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_body_destroy(NULL, id));
+    vxk_world_destroy(w);
+    return vxk_status_group_end(start);
+}
+
+// The functions status_lists.c gives this program produced every status their headers list.
+static int test_statuses_all_produced(void)
+{
+    return vxk_test_statuses_all_produced(__FILE__);
+}
+
 int main(void)
 {
     VXK_RUN(test_defaults);
@@ -2003,5 +2165,7 @@ int main(void)
     VXK_RUN_SWEEP(test_oom_step);
     vxk_oom_tests_end();
     vxk_edge_tests_end();
+    VXK_RUN(test_statuses_body);
+    VXK_RUN(test_statuses_all_produced);
     return vxk_test_finish();
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "test.h"
+#include "status_lists.h"
 #include "harness.h"
 #include "scenes.h"
 
@@ -583,6 +584,66 @@ static int test_oom_boxes(void)
     return 0;
 }
 
+// ---- statuses: each call returns the status its header lists for its input (status_lists.h) ----
+
+// vxk_voxel_grid_create for each status vxk/voxel_grid.h lists.
+static int test_statuses_voxel_grid(void)
+{
+    vxk_status_group start = vxk_status_group_begin();
+    vxk_voxel_grid grid;
+    EXPECT_STATUS(VXK_OK, vxk_voxel_grid_create(&grid, (vxk_int3){3, 4, 5}));
+    vxk_voxel_grid_free(&grid);
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_voxel_grid_create(NULL, (vxk_int3){3, 4, 5}));
+    EXPECT_STATUS(VXK_ERR_OUT_OF_RANGE, vxk_voxel_grid_create(&grid, (vxk_int3){3, 4097, 5}));
+    EXPECT_NO_MEMORY(vxk_voxel_grid_create(&grid, (vxk_int3){3, 4, 5}));
+    return vxk_status_group_end(start);
+}
+
+// vxk_boxes_chunk, vxk_chunk_boxes (on the status terrain) and vxk_boxes_grid for each status
+// their headers list.
+static int test_statuses_boxes(void)
+{
+    vxk_status_group start = vxk_status_group_begin();
+    uint32_t count = 0;
+    vxk_world* w = vxk_scene_status_world();
+    VXK_CHECK(w != NULL);
+    vxk_voxel_box boxes[VXK_BOXES_CHUNK_MAX];
+    uint8_t voxels[512] = {0};
+    voxels[0] = voxels[9] = VXK_MAT_STONE; // two separate voxels: two boxes
+    EXPECT_STATUS(VXK_OK, vxk_boxes_chunk(boxes, 512, &count, voxels, NULL, VXK_BOXES_ANY_SOLID));
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT,
+                  vxk_boxes_chunk(boxes, 512, &count, voxels, NULL, (vxk_boxes_mode)7));
+    EXPECT_STATUS(VXK_ERR_CAPACITY,
+                  vxk_boxes_chunk(boxes, 1, &count, voxels, NULL, VXK_BOXES_ANY_SOLID));
+    EXPECT_STATUS(VXK_OK, vxk_chunk_boxes(w, boxes, 512, &count, (vxk_int3){0, 0, 0},
+                                          VXK_BOXES_PER_MATERIAL));
+    EXPECT_STATUS(
+        VXK_ERR_INVALID_ARGUMENT,
+        vxk_chunk_boxes(w, NULL, 512, &count, (vxk_int3){0, 0, 0}, VXK_BOXES_PER_MATERIAL));
+    EXPECT_STATUS(
+        VXK_ERR_OUT_OF_RANGE,
+        vxk_chunk_boxes(w, boxes, 512, &count, (vxk_int3){1 << 28, 0, 0}, VXK_BOXES_ANY_SOLID));
+    EXPECT_STATUS(VXK_ERR_CAPACITY, vxk_chunk_boxes(w, boxes, 0, &count, (vxk_int3){0, 0, 0},
+                                                    VXK_BOXES_PER_MATERIAL));
+    vxk_world_destroy(w);
+
+    vxk_box_list list = {0};
+    vxk_voxel_grid grid = {{8, 8, 8}, voxels};
+    EXPECT_STATUS(VXK_OK, vxk_boxes_grid(&list, &grid, NULL, VXK_BOXES_ANY_SOLID));
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_boxes_grid(NULL, &grid, NULL, VXK_BOXES_ANY_SOLID));
+    vxk_voxel_grid wide = {{65536, 1, 1}, voxels}; // refused before its voxels are read
+    EXPECT_STATUS(VXK_ERR_OUT_OF_RANGE, vxk_boxes_grid(&list, &wide, NULL, VXK_BOXES_ANY_SOLID));
+    vxk_box_list_free(&list);
+    EXPECT_NO_MEMORY(vxk_boxes_grid(&list, &grid, NULL, VXK_BOXES_ANY_SOLID));
+    return vxk_status_group_end(start);
+}
+
+// The functions status_lists.c gives this program produced every status their headers list.
+static int test_statuses_all_produced(void)
+{
+    return vxk_test_statuses_all_produced(__FILE__);
+}
+
 int main(void)
 {
     VXK_RUN(test_errors);
@@ -596,5 +657,8 @@ int main(void)
     VXK_RUN_SWEEP(test_oom_boxes);
     vxk_oom_tests_end();
     vxk_edge_tests_end();
+    VXK_RUN(test_statuses_voxel_grid);
+    VXK_RUN(test_statuses_boxes);
+    VXK_RUN(test_statuses_all_produced);
     return vxk_test_finish();
 }

@@ -5,6 +5,7 @@
 // tests (harness.h): chunks beyond int32, special floats in every box component, capacities, one
 // bad box in a batch; build, update, list and batch queries out of memory.
 #include "test.h"
+#include "status_lists.h"
 #include "harness.h"
 #include "scenes.h"
 
@@ -998,6 +999,74 @@ static int test_oom_queries(void)
     return 0;
 }
 
+// ---- statuses: each call returns the status its header lists for its input (status_lists.h) ----
+
+// Each function of vxk/broadphase.h on the status terrain, for each status it lists.
+static int test_statuses_broadphase(void)
+{
+    vxk_status_group start = vxk_status_group_begin();
+    vxk_world* w = vxk_scene_status_world();
+    VXK_CHECK(w != NULL);
+    EXPECT_NO_MEMORY(vxk_broadphase_build(w));
+    EXPECT_STATUS(VXK_OK, vxk_broadphase_build(w));
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_broadphase_build(NULL));
+
+    const vxk_int3 chunk = {0, 0, 0}, beyond = {1 << 28, 0, 0};
+    EXPECT_STATUS(VXK_OK, vxk_broadphase_update(w, &chunk, 1));
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_broadphase_update(w, NULL, 1));
+    EXPECT_STATUS(VXK_ERR_OUT_OF_RANGE, vxk_broadphase_update(w, &beyond, 1));
+    EXPECT_NO_MEMORY(vxk_broadphase_update(w, &chunk, 1));
+
+    vxk_broadphase_entry entry;
+    EXPECT_STATUS(VXK_OK, vxk_broadphase_compute(w, &chunk, 1, &entry));
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_broadphase_compute(w, &chunk, 1, NULL));
+    EXPECT_STATUS(VXK_ERR_OUT_OF_RANGE, vxk_broadphase_compute(w, &beyond, 1, &entry));
+    EXPECT_STATUS(VXK_OK, vxk_broadphase_get(w, chunk, &entry));
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_broadphase_get(w, chunk, NULL));
+
+    vxk_int3 coords[256];
+    uint32_t count = 0;
+    EXPECT_STATUS(VXK_OK, vxk_broadphase_list(w, coords, 256, &count));
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_broadphase_list(w, coords, 256, NULL));
+    EXPECT_STATUS(VXK_ERR_CAPACITY, vxk_broadphase_list(w, NULL, 0, &count));
+    EXPECT_NO_MEMORY(vxk_broadphase_list(w, coords, 256, &count));
+
+    vxk_broadphase_hit hits[256];
+    const vxk_aabb near = {{-1, 0, -1}, {2, 3, 2}};
+    const vxk_aabb huge = {{-1e6f, -1e6f, -1e6f}, {1e6f, 1e6f, 1e6f}};
+    const vxk_aabb bad[] = {
+        {{nanf(""), 0, 0}, {1, 1, 1}}, {{2, 0, 0}, {1, 1, 1}}, {{0, 0, 0}, {1e10f, 1, 1}}};
+    const vxk_status bad_status[] = {VXK_ERR_NOT_FINITE, VXK_ERR_INVALID_ARGUMENT,
+                                     VXK_ERR_OUT_OF_RANGE};
+    EXPECT_STATUS(VXK_OK, vxk_broadphase_query_aabb(w, near, hits, 256, &count));
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_broadphase_query_aabb(w, near, hits, 256, NULL));
+    EXPECT_STATUS(VXK_ERR_CAPACITY, vxk_broadphase_query_aabb(w, near, hits, 0, &count));
+    EXPECT_NO_MEMORY(vxk_broadphase_query_aabb(w, huge, hits, 256, &count));
+    uint32_t offsets[2];
+    EXPECT_STATUS(VXK_OK, vxk_broadphase_query_batch(w, hits, 256, offsets, &near, 1));
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT,
+                  vxk_broadphase_query_batch(w, hits, 256, NULL, &near, 1));
+    EXPECT_STATUS(VXK_ERR_CAPACITY, vxk_broadphase_query_batch(w, NULL, 0, offsets, &near, 1));
+    // The batch keeps its scratch for the next one: a batch of more pieces has to grow it.
+    static vxk_aabb many[200];
+    static uint32_t many_offsets[201];
+    for (int i = 0; i < 200; ++i)
+        many[i] = near;
+    EXPECT_NO_MEMORY(vxk_broadphase_query_batch(w, hits, 256, many_offsets, many, 200));
+    for (int i = 0; i < 3; ++i) {
+        EXPECT_STATUS(bad_status[i], vxk_broadphase_query_aabb(w, bad[i], hits, 256, &count));
+        EXPECT_STATUS(bad_status[i], vxk_broadphase_query_batch(w, hits, 256, offsets, &bad[i], 1));
+    }
+    vxk_world_destroy(w);
+    return vxk_status_group_end(start);
+}
+
+// The functions status_lists.c gives this program produced every status their headers list.
+static int test_statuses_all_produced(void)
+{
+    return vxk_test_statuses_all_produced(__FILE__);
+}
+
 int main(void)
 {
     VXK_RUN(test_random_world_masks_and_queries);
@@ -1014,5 +1083,7 @@ int main(void)
     VXK_RUN_SWEEP(test_oom_queries);
     vxk_oom_tests_end();
     vxk_edge_tests_end();
+    VXK_RUN(test_statuses_broadphase);
+    VXK_RUN(test_statuses_all_produced);
     return vxk_test_finish();
 }

@@ -19,6 +19,7 @@
 #include "harness.h"
 #include "scenes.h"
 #include "test.h"
+#include "status_lists.h"
 
 #include <vxk/edit.h>
 #include <vxk/vxk.h>
@@ -1332,6 +1333,92 @@ static int test_edit_oom(void)
     return 0;
 }
 
+// ---- statuses: each call returns the status its header lists for its input (status_lists.h) ----
+
+// Each function of vxk/edit.h for each status it lists: before the system is on, its def, the
+// queue, the outcomes, the caller-driven writer and the thread.
+static int test_statuses_edit(void)
+{
+    vxk_status_group start = vxk_status_group_begin();
+    vxk_world* w = NULL;
+    vxk_world_def wd = vxk_default_world_def();
+    VXK_CHECK_EQ_INT(vxk_world_create(&wd, &w), VXK_OK);
+    vxk_edit_def def = vxk_default_edit_def();
+    vxk_edit_def bad_def = def;
+    bad_def.cookie = 0;
+    vxk_edit_def bad_range = def;
+    bad_range.queue_capacity = 3; // not a power of two
+    vxk_edit fill = vxk_edit_fill_box((vxk_int_box){{0, 0, 0}, {3, 3, 3}}, VXK_MAT_STONE);
+    uint64_t ticket = 0;
+    vxk_edit_outcome outcome;
+    uint32_t applied = 0;
+    // Not enabled yet.
+    EXPECT_STATUS(VXK_ERR_UNSUPPORTED, vxk_edit_disable(w));
+    EXPECT_STATUS(VXK_ERR_UNSUPPORTED, vxk_edit_thread_start(w));
+    EXPECT_STATUS(VXK_ERR_UNSUPPORTED, vxk_edit_thread_stop(w));
+    EXPECT_STATUS(VXK_ERR_UNSUPPORTED, vxk_edit_run(w, 0, &applied));
+    EXPECT_STATUS(VXK_ERR_UNSUPPORTED, vxk_edit_submit(w, &ticket, &fill, 0));
+    EXPECT_STATUS(VXK_ERR_UNSUPPORTED, vxk_edit_get_outcome(w, &outcome, 1));
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_edit_enable(NULL, &def));
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_edit_enable(w, NULL));
+    EXPECT_STATUS(VXK_ERR_BAD_DEF, vxk_edit_enable(w, &bad_def));
+    EXPECT_STATUS(VXK_ERR_OUT_OF_RANGE, vxk_edit_enable(w, &bad_range));
+    EXPECT_NO_MEMORY(vxk_edit_enable(w, &def));
+    EXPECT_STATUS(VXK_OK, vxk_edit_enable(w, &def));
+    EXPECT_STATUS(VXK_ERR_UNSUPPORTED, vxk_edit_enable(w, &def));
+    // Submit and outcomes.
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_edit_submit(NULL, &ticket, &fill, 0));
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_edit_submit(w, NULL, &fill, 0));
+    EXPECT_STATUS(VXK_OK, vxk_edit_submit(w, &ticket, &fill, 0));
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_edit_get_outcome(NULL, &outcome, ticket));
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_edit_get_outcome(w, NULL, ticket));
+    EXPECT_STATUS(VXK_ERR_OUT_OF_RANGE, vxk_edit_get_outcome(w, &outcome, ticket + 100));
+    EXPECT_STATUS(VXK_OK, vxk_edit_get_outcome(w, &outcome, ticket));
+    // The caller-driven writer (out of memory: a step's cut ends the batch, whose chunk versions
+    // cannot be made).
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_edit_run(NULL, 0, &applied));
+    VXK_CHECK_EQ_INT(vxk_world_step(w, 1.0f / 60.0f), VXK_OK);
+    EXPECT_NO_MEMORY(vxk_edit_run(w, 0, &applied));
+    EXPECT_STATUS(VXK_OK, vxk_edit_run(w, 0, &applied));
+    // The thread.
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_edit_thread_start(NULL));
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_edit_thread_stop(NULL));
+    EXPECT_NO_MEMORY(vxk_edit_thread_start(w));
+    EXPECT_STATUS(VXK_OK, vxk_edit_thread_start(w));
+    EXPECT_STATUS(VXK_ERR_UNSUPPORTED, vxk_edit_thread_start(w));
+    EXPECT_STATUS(VXK_OK, vxk_edit_thread_stop(w));
+    // A full queue (the smallest) with no writer, refused at once.
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_edit_disable(NULL));
+    EXPECT_STATUS(VXK_OK, vxk_edit_disable(w));
+    vxk_edit_def small = def;
+    small.queue_capacity = 2;
+    small.outcome_capacity = 2;
+    EXPECT_STATUS(VXK_OK, vxk_edit_enable(w, &small));
+    uint64_t first = 0;
+    EXPECT_STATUS(VXK_OK, vxk_edit_submit(w, &first, &fill, 0));
+    EXPECT_STATUS(VXK_OK, vxk_edit_submit(w, &ticket, &fill, 0));
+    EXPECT_STATUS(VXK_ERR_CAPACITY, vxk_edit_submit(w, &ticket, &fill, 0));
+    // Outcomes past the kept ones: applying these and two more forgets the first.
+    EXPECT_STATUS(VXK_OK, vxk_edit_run(w, 0, &applied));
+    EXPECT_STATUS(VXK_OK, vxk_edit_submit(w, &ticket, &fill, 0));
+    EXPECT_STATUS(VXK_OK, vxk_edit_submit(w, &ticket, &fill, 0));
+    EXPECT_STATUS(VXK_OK, vxk_edit_run(w, 0, &applied));
+    EXPECT_STATUS(VXK_ERR_STALE_ID, vxk_edit_get_outcome(w, &outcome, first));
+    // Disable out of memory: a pending edit cannot be published; the system stays on.
+    vxk_edit far = vxk_edit_fill_box((vxk_int_box){{800, 0, 800}, {803, 3, 803}}, VXK_MAT_SAND);
+    EXPECT_STATUS(VXK_OK, vxk_edit_submit(w, &ticket, &far, 0));
+    EXPECT_NO_MEMORY(vxk_edit_disable(w));
+    EXPECT_STATUS(VXK_OK, vxk_edit_disable(w));
+    vxk_world_destroy(w);
+    return vxk_status_group_end(start);
+}
+
+// The functions status_lists.c gives this program produced every status their headers list.
+static int test_statuses_all_produced(void)
+{
+    return vxk_test_statuses_all_produced(__FILE__);
+}
+
 int main(void)
 {
     VXK_RUN(test_edit_api_errors);
@@ -1349,5 +1436,7 @@ int main(void)
     VXK_RUN_SWEEP(test_edit_oom);
     vxk_oom_tests_end();
     vxk_edge_tests_end();
+    VXK_RUN(test_statuses_edit);
+    VXK_RUN(test_statuses_all_produced);
     return vxk_test_finish();
 }

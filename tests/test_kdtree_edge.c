@@ -11,6 +11,7 @@
 #include "harness.h"
 #include "scenes.h"
 #include "test.h"
+#include "status_lists.h"
 
 // ---- bad input and out of memory ----------------------------------------------------------------
 
@@ -175,6 +176,110 @@ static int test_oom_kdtree(void)
     return 0;
 }
 
+// ---- statuses: each call returns the status its header lists for its input (status_lists.h) ----
+
+// Builder 0 (vxk_kdtree_build), 1 (vxk_kdtree_build_in) or 2 (vxk_kdtree16_build) on a mesh; the
+// tree it builds is released.
+static vxk_status kd_build(int builder, const vxk_mesh* mesh, void* scratch, size_t scratch_size)
+{
+    vxk_kdtree tree;
+    vxk_kdtree16 tree16;
+    vxk_kdtree_node storage[8];
+    vxk_status st;
+    if (builder == 0)
+        st = vxk_kdtree_build(&tree, mesh, scratch, scratch_size);
+    else if (builder == 1)
+        st = vxk_kdtree_build_in(&tree, mesh, storage, 8, scratch, scratch_size);
+    else
+        st = vxk_kdtree16_build(&tree16, mesh, scratch, scratch_size);
+    if (st == VXK_OK && builder == 2)
+        vxk_kdtree16_free(&tree16);
+    else if (st == VXK_OK)
+        vxk_kdtree_free(&tree);
+    return st;
+}
+
+// The builders, validators and the dequantizer of vxk/kdtree.h and vxk/kdtree16.h for each
+// status they list.
+static int test_statuses_kdtree(void)
+{
+    vxk_status_group start = vxk_status_group_begin();
+    vxk_vec3 vertices[4] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}};
+    uint32_t indices[6] = {0, 1, 2, 0, 2, 3};
+    const vxk_mesh good = {vertices, 4, indices, NULL, 2, 3};
+    vxk_mesh five = good, beyond = good;
+    five.corners = 5;
+    beyond.primitive_count = VXK_KD_MAX_PRIMITIVES + 1; // refused before its indices are read
+    uint64_t scratch[64];
+    // The float builders and the quantized one share these checks.
+    static const char* const builders[3] = {"vxk_kdtree_build", "vxk_kdtree_build_in",
+                                            "vxk_kdtree16_build"};
+    for (int b = 0; b < 3; ++b) {
+        const char* fn = builders[b];
+        EXPECT_STATUS_OF(fn, VXK_OK, kd_build(b, &good, NULL, 0), "two triangles");
+        EXPECT_STATUS_OF(fn, VXK_ERR_INVALID_ARGUMENT, kd_build(b, NULL, NULL, 0), "NULL mesh");
+        EXPECT_STATUS_OF(fn, VXK_ERR_INVALID_ARGUMENT, kd_build(b, &five, NULL, 0), "corners 5");
+        EXPECT_STATUS_OF(fn, VXK_ERR_OUT_OF_RANGE, kd_build(b, &beyond, NULL, 0),
+                         "2^28 + 1 primitives");
+        indices[4] = 4;
+        EXPECT_STATUS_OF(fn, VXK_ERR_OUT_OF_RANGE, kd_build(b, &good, NULL, 0), "index 4 of 4");
+        indices[4] = 2;
+        vertices[2].y = INFINITY;
+        EXPECT_STATUS_OF(fn, VXK_ERR_NOT_FINITE, kd_build(b, &good, NULL, 0), "infinite vertex");
+        vertices[2].y = 1;
+        EXPECT_STATUS_OF(fn, VXK_ERR_CAPACITY, kd_build(b, &good, scratch, 8),
+                         "8 bytes of scratch");
+        vxk_test_refuse_allocations();
+        vxk_status st = kd_build(b, &good, NULL, 0);
+        vxk_set_allocator(NULL);
+        EXPECT_STATUS_OF(fn, VXK_ERR_OUT_OF_MEMORY, st, "no memory");
+    }
+    vxk_kdtree tree;
+    vxk_kdtree_node storage[8];
+    vxk_kdtree16 tree16;
+    vxk_mesh out;
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_kdtree_build(NULL, &good, NULL, 0));
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_kdtree_build_in(&tree, &good, NULL, 8, NULL, 0));
+    EXPECT_STATUS(VXK_ERR_CAPACITY, vxk_kdtree_build_in(&tree, &good, storage, 2, NULL, 0));
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_kdtree16_build(NULL, &good, NULL, 0));
+    // Past the quantized tree's primitive limit.
+    uint32_t many = VXK_KD16_MAX_PRIMITIVES + 1;
+    uint32_t* zeros = (uint32_t*)calloc(3 * (size_t)many, sizeof(uint32_t));
+    VXK_CHECK(zeros != NULL);
+    const vxk_mesh crowded = {vertices, 1, zeros, NULL, many, 3};
+    EXPECT_STATUS(VXK_ERR_UNSUPPORTED, vxk_kdtree16_build(&tree16, &crowded, NULL, 0));
+    free(zeros);
+
+    VXK_CHECK_EQ_INT(vxk_kdtree_build(&tree, &good, NULL, 0), VXK_OK);
+    EXPECT_STATUS(VXK_OK, vxk_kdtree_validate(&tree));
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_kdtree_validate(NULL));
+    EXPECT_NO_MEMORY(vxk_kdtree_validate(&tree));
+    vxk_kdtree deeper = tree;
+    deeper.depth += 1;
+    EXPECT_STATUS(VXK_ERR_MALFORMED, vxk_kdtree_validate(&deeper));
+    vxk_kdtree_free(&tree);
+
+    VXK_CHECK_EQ_INT(vxk_kdtree16_build(&tree16, &good, NULL, 0), VXK_OK);
+    EXPECT_STATUS(VXK_OK, vxk_kdtree16_validate(&tree16));
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_kdtree16_validate(NULL));
+    EXPECT_NO_MEMORY(vxk_kdtree16_validate(&tree16));
+    vxk_kdtree16 deeper16 = tree16;
+    deeper16.depth += 1;
+    EXPECT_STATUS(VXK_ERR_MALFORMED, vxk_kdtree16_validate(&deeper16));
+    EXPECT_STATUS(VXK_OK, vxk_kdtree16_dequantize(&tree16, &out));
+    vxk_mesh_free(&out);
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_kdtree16_dequantize(&tree16, NULL));
+    EXPECT_NO_MEMORY(vxk_kdtree16_dequantize(&tree16, &out));
+    vxk_kdtree16_free(&tree16);
+    return vxk_status_group_end(start);
+}
+
+// The functions status_lists.c gives this program produced every status their headers list.
+static int test_statuses_all_produced(void)
+{
+    return vxk_test_statuses_all_produced(__FILE__);
+}
+
 int main(void)
 {
     vxk_edge_tests_begin();
@@ -183,5 +288,7 @@ int main(void)
     VXK_RUN_SWEEP(test_oom_kdtree);
     vxk_oom_tests_end();
     vxk_edge_tests_end();
+    VXK_RUN(test_statuses_kdtree);
+    VXK_RUN(test_statuses_all_produced);
     return vxk_test_finish();
 }

@@ -5,6 +5,7 @@
 // Edge tests (harness.h): every error status with the output untouched, out of memory.
 #include "harness.h"
 #include "test.h"
+#include "status_lists.h"
 
 #include <vxk/mass.h>
 
@@ -641,6 +642,45 @@ static int test_oom(void)
     return 0;
 }
 
+// ---- statuses: each call returns the status its header lists for its input (status_lists.h) ----
+
+// Each function of vxk/mass.h for each status it lists.
+static int test_statuses_mass(void)
+{
+    vxk_status_group start = vxk_status_group_begin();
+    vxk_mass_properties p;
+    float density[256] = {0};
+    density[VXK_MAT_STONE] = 2.5f;
+    uint8_t voxels[8] = {VXK_MAT_STONE};
+    vxk_voxel_grid grid = {{2, 2, 2}, voxels}, wide = {{257, 1, 1}, voxels};
+    EXPECT_STATUS(VXK_OK, vxk_mass_from_grid(&p, &grid, density, 0.5f));
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_mass_from_grid(&p, &grid, NULL, 0.5f));
+    EXPECT_STATUS(VXK_ERR_NOT_FINITE, vxk_mass_from_grid(&p, &grid, density, INFINITY));
+    EXPECT_STATUS(VXK_ERR_OUT_OF_RANGE, vxk_mass_from_grid(&p, &grid, density, 0.0f));
+    EXPECT_STATUS(VXK_ERR_OUT_OF_RANGE, vxk_mass_from_grid(&p, &wide, density, 0.5f));
+    EXPECT_NO_MEMORY(vxk_mass_from_grid(&p, &grid, density, 0.5f));
+    density[VXK_MAT_STONE] = nanf("");
+    EXPECT_STATUS(VXK_ERR_NOT_FINITE, vxk_mass_from_grid(&p, &grid, density, 0.5f));
+    density[VXK_MAT_STONE] = 0.0f; // zero total mass
+    EXPECT_STATUS(VXK_ERR_OUT_OF_RANGE, vxk_mass_from_grid(&p, &grid, density, 0.5f));
+    const vxk_vec3 half = {1, 2, 3}, flat = {1, 0, 3}, bad = {1, INFINITY, 3};
+    EXPECT_STATUS(VXK_OK, vxk_mass_box(&p, half, 1.0f));
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_mass_box(NULL, half, 1.0f));
+    EXPECT_STATUS(VXK_ERR_NOT_FINITE, vxk_mass_box(&p, bad, 1.0f));
+    EXPECT_STATUS(VXK_ERR_OUT_OF_RANGE, vxk_mass_box(&p, flat, 1.0f));
+    EXPECT_STATUS(VXK_OK, vxk_mass_sphere(&p, 2.0f, 1.0f));
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_mass_sphere(NULL, 2.0f, 1.0f));
+    EXPECT_STATUS(VXK_ERR_NOT_FINITE, vxk_mass_sphere(&p, 2.0f, nanf("")));
+    EXPECT_STATUS(VXK_ERR_OUT_OF_RANGE, vxk_mass_sphere(&p, 2.0f, -1.0f));
+    return vxk_status_group_end(start);
+}
+
+// The functions status_lists.c gives this program produced every status their headers list.
+static int test_statuses_all_produced(void)
+{
+    return vxk_test_statuses_all_produced(__FILE__);
+}
+
 int main(void)
 {
     VXK_RUN(test_primitives);
@@ -657,5 +697,7 @@ int main(void)
     VXK_RUN_SWEEP(test_oom);
     vxk_oom_tests_end();
     vxk_edge_tests_end();
+    VXK_RUN(test_statuses_mass);
+    VXK_RUN(test_statuses_all_produced);
     return vxk_test_finish();
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "test.h"
+#include "status_lists.h"
 #include "harness.h"
 #include "scenes.h"
 
@@ -621,6 +622,55 @@ static int test_oom_meshes(void)
     return 0;
 }
 
+// ---- statuses: each call returns the status its header lists for its input (status_lists.h) ----
+
+// vxk_chunk_solid_table, vxk_quad_mesh_chunk, vxk_chunk_mesh (on the status terrain) and
+// vxk_quad_to_mesh for each status their headers list.
+static int test_statuses_mesher(void)
+{
+    vxk_status_group start = vxk_status_group_begin();
+    static vxk_material_table table;
+    vxk_default_material_table(&table);
+    uint8_t solid[256];
+    EXPECT_STATUS(VXK_OK, vxk_chunk_solid_table(solid, &table));
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_chunk_solid_table(solid, NULL));
+
+    static vxk_quad quads[VXK_MESHER_MAX_QUADS];
+    uint32_t count = 0;
+    uint8_t box[VXK_MESHER_BOX_VOXELS] = {0};
+    box[1 + 10 * (1 + 10 * 1)] = VXK_MAT_STONE; // chunk voxel (0, 0, 0): six faces
+    EXPECT_STATUS(VXK_OK, vxk_quad_mesh_chunk(quads, VXK_MESHER_MAX_QUADS, &count, box, solid));
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_quad_mesh_chunk(quads, 8, NULL, box, solid));
+    EXPECT_STATUS(VXK_ERR_CAPACITY, vxk_quad_mesh_chunk(quads, 5, &count, box, solid));
+
+    vxk_world* w = vxk_scene_status_world();
+    VXK_CHECK(w != NULL);
+    EXPECT_STATUS(VXK_OK,
+                  vxk_chunk_mesh(w, quads, VXK_MESHER_MAX_QUADS, &count, (vxk_int3){0, 0, 0}));
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT,
+                  vxk_chunk_mesh(NULL, quads, 8, &count, (vxk_int3){0, 0, 0}));
+    EXPECT_STATUS(VXK_ERR_OUT_OF_RANGE,
+                  vxk_chunk_mesh(w, quads, 8, &count, (vxk_int3){1 << 28, 0, 0}));
+    EXPECT_STATUS(VXK_ERR_CAPACITY, vxk_chunk_mesh(w, quads, 0, &count, (vxk_int3){0, 0, 0}));
+
+    vxk_mesh mesh;
+    const vxk_vec3 zero = {0, 0, 0};
+    EXPECT_STATUS(VXK_OK, vxk_quad_to_mesh(&mesh, quads, 1, 4, zero, 1.0f));
+    vxk_mesh_free(&mesh);
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_quad_to_mesh(&mesh, quads, 1, 5, zero, 1.0f));
+    EXPECT_STATUS(VXK_ERR_NOT_FINITE, vxk_quad_to_mesh(&mesh, quads, 1, 3, zero, nanf("")));
+    EXPECT_STATUS(VXK_ERR_OUT_OF_RANGE, vxk_quad_to_mesh(&mesh, quads, 1, 3, zero, 0.0f));
+    EXPECT_NO_MEMORY(vxk_quad_to_mesh(&mesh, quads, 1, 3, zero, 1.0f));
+    vxk_world_destroy(w);
+    return vxk_status_group_end(start);
+}
+
+// The functions status_lists.c gives this program produced every status their headers list.
+static int test_statuses_all_produced(void)
+{
+    return vxk_test_statuses_all_produced(__FILE__);
+}
+
 int main(void)
 {
     VXK_RUN(test_worst_case_and_errors);
@@ -634,5 +684,7 @@ int main(void)
     VXK_RUN_SWEEP(test_oom_meshes);
     vxk_oom_tests_end();
     vxk_edge_tests_end();
+    VXK_RUN(test_statuses_mesher);
+    VXK_RUN(test_statuses_all_produced);
     return vxk_test_finish();
 }

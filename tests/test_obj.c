@@ -7,6 +7,7 @@
 
 #include "core.h"
 #include "test.h"
+#include "status_lists.h"
 #include "harness.h"
 #include "scenes.h"
 
@@ -434,6 +435,74 @@ static int test_oom_obj(void)
     return 0;
 }
 
+// ---- statuses: each call returns the status its header lists for its input (status_lists.h) ----
+
+// Writes text to the file at path; false when it cannot.
+static bool write_text_file(const char* path, const char* text)
+{
+    FILE* f = fopen(path, "wb");
+    if (!f)
+        return false;
+    bool ok = fwrite(text, 1, strlen(text), f) == strlen(text);
+    return fclose(f) == 0 && ok;
+}
+
+// Each function of vxk/obj.h for each status it lists.
+static int test_statuses_obj(void)
+{
+    vxk_status_group start = vxk_status_group_begin();
+    static const char good[] = "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n";
+    static const char bad[] = "v 0 0 0\nf 1 2 3\n";
+    vxk_mesh mesh;
+    EXPECT_STATUS(VXK_OK, vxk_obj_read(&mesh, good, sizeof(good) - 1, 3, NULL));
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_obj_read(&mesh, good, sizeof(good) - 1, 5, NULL));
+    EXPECT_STATUS(VXK_ERR_MALFORMED, vxk_obj_read(&mesh, bad, sizeof(bad) - 1, 3, NULL));
+    EXPECT_NO_MEMORY(vxk_obj_read(&mesh, good, sizeof(good) - 1, 3, NULL));
+
+    char* text = NULL;
+    size_t size = 0;
+    EXPECT_STATUS(VXK_OK, vxk_obj_write(&text, &size, &mesh));
+    vxk_obj_free_text(text, size);
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_obj_write(&text, &size, NULL));
+    EXPECT_NO_MEMORY(vxk_obj_write(&text, &size, &mesh));
+    mesh.indices[1] = 3;
+    EXPECT_STATUS(VXK_ERR_OUT_OF_RANGE, vxk_obj_write(&text, &size, &mesh));
+    EXPECT_STATUS(VXK_ERR_OUT_OF_RANGE, vxk_obj_save("test_obj_statuses_never.obj", &mesh));
+    mesh.indices[1] = 1;
+    mesh.vertices[2].z = nanf("");
+    EXPECT_STATUS(VXK_ERR_NOT_FINITE, vxk_obj_write(&text, &size, &mesh));
+    EXPECT_STATUS(VXK_ERR_NOT_FINITE, vxk_obj_save("test_obj_statuses_never.obj", &mesh));
+    mesh.vertices[2].z = 0;
+
+    // Files live in the test's working directory (the build tree).
+    const char* saved = "test_obj_statuses.obj";
+    const char* malformed = "test_obj_statuses_malformed.obj";
+    EXPECT_STATUS(VXK_OK, vxk_obj_save(saved, &mesh));
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_obj_save(NULL, &mesh));
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_obj_save(saved, NULL));
+    EXPECT_STATUS(VXK_ERR_IO, vxk_obj_save("/nonexistent/dir/x.obj", &mesh));
+    EXPECT_NO_MEMORY(vxk_obj_save(saved, &mesh));
+    vxk_mesh_free(&mesh);
+
+    VXK_CHECK(write_text_file(malformed, bad));
+    EXPECT_STATUS(VXK_OK, vxk_obj_load(&mesh, saved, 3, NULL));
+    vxk_mesh_free(&mesh);
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_obj_load(&mesh, NULL, 3, NULL));
+    EXPECT_STATUS(VXK_ERR_MALFORMED, vxk_obj_load(&mesh, malformed, 3, NULL));
+    EXPECT_STATUS(VXK_ERR_IO, vxk_obj_load(&mesh, "/nonexistent/x.obj", 3, NULL));
+    EXPECT_STATUS(VXK_ERR_IO, vxk_obj_load(&mesh, ".", 3, NULL)); // a directory
+    EXPECT_NO_MEMORY(vxk_obj_load(&mesh, saved, 3, NULL));
+    remove(saved);
+    remove(malformed);
+    return vxk_status_group_end(start);
+}
+
+// The functions status_lists.c gives this program produced every status their headers list.
+static int test_statuses_all_produced(void)
+{
+    return vxk_test_statuses_all_produced(__FILE__);
+}
+
 int main(void)
 {
     VXK_RUN(test_round_trip);
@@ -446,5 +515,7 @@ int main(void)
     VXK_RUN_SWEEP(test_oom_obj);
     vxk_oom_tests_end();
     vxk_edge_tests_end();
+    VXK_RUN(test_statuses_obj);
+    VXK_RUN(test_statuses_all_produced);
     return vxk_test_finish();
 }

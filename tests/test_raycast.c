@@ -26,6 +26,7 @@
 
 #include "narrow_cache.h"
 #include "test.h"
+#include "status_lists.h"
 #include "harness.h"
 #include "scenes.h"
 
@@ -1775,6 +1776,72 @@ static int test_oom_rays(void)
     return 0;
 }
 
+// ---- statuses: each call returns the status its header lists for its input (status_lists.h) ----
+
+// Each function of vxk/raycast.h on the status terrain, for each status it lists (out of memory:
+// a fresh world's ray cache cannot be made).
+static int test_statuses_raycast(void)
+{
+    vxk_status_group start = vxk_status_group_begin();
+    vxk_world* w = vxk_scene_status_world();
+    vxk_world* fresh = vxk_scene_status_world(); // its ray cache is created by its first ray
+    VXK_CHECK(w != NULL && fresh != NULL);
+    VXK_CHECK_EQ_INT(vxk_broadphase_build(w), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_broadphase_build(fresh), VXK_OK);
+    const vxk_ray down = {{2.5f, 20.0f, 2.5f}, {0, -1, 0}, INFINITY};
+    vxk_ray rays[4] = {down, down, down, down};
+    rays[0].origin.x = nanf("");
+    rays[1].direction.y = 0;
+    rays[2].max_distance = -1;
+    rays[3].origin.x = 3e9f; // past the int32 voxel range
+    const vxk_status bad_status[4] = {VXK_ERR_NOT_FINITE, VXK_ERR_OUT_OF_RANGE,
+                                      VXK_ERR_OUT_OF_RANGE, VXK_ERR_OUT_OF_RANGE};
+    vxk_ray_hit hit;
+    bool any = false;
+    EXPECT_NO_MEMORY(vxk_raycast(fresh, &hit, &down));
+    EXPECT_NO_MEMORY(vxk_raycast_any(fresh, &any, &down));
+    EXPECT_NO_MEMORY(vxk_raycast_batch(fresh, &hit, &down, 1));
+    EXPECT_STATUS(VXK_OK, vxk_raycast(w, &hit, &down));
+    VXK_CHECK(hit.hit);
+    EXPECT_STATUS(VXK_OK, vxk_raycast_any(w, &any, &down));
+    EXPECT_STATUS(VXK_OK, vxk_raycast_batch(w, &hit, &down, 1));
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_raycast(w, NULL, &down));
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_raycast_any(w, &any, NULL));
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_raycast_batch(w, NULL, &down, 1));
+    for (int i = 0; i < 4; ++i) {
+        EXPECT_STATUS(bad_status[i], vxk_raycast(w, &hit, &rays[i]));
+        EXPECT_STATUS(bad_status[i], vxk_raycast_any(w, &any, &rays[i]));
+        EXPECT_STATUS(bad_status[i], vxk_raycast_batch(w, &hit, &rays[i], 1));
+    }
+    // Queries that hit bodies: a zero filter is refused, then the ray's own errors.
+    vxk_ray_query query = {down, vxk_default_ray_filter()};
+    vxk_ray_query no_filter = {down, {0, 0, {0, 0}}};
+    vxk_ray_result result;
+    EXPECT_NO_MEMORY(vxk_raycast_query(fresh, &result, &query));
+    EXPECT_NO_MEMORY(vxk_raycast_query_batch(fresh, &result, &query, 1));
+    EXPECT_STATUS(VXK_OK, vxk_raycast_query(w, &result, &query));
+    VXK_CHECK_EQ_INT(result.target, VXK_RAY_TARGET_TERRAIN);
+    EXPECT_STATUS(VXK_OK, vxk_raycast_query_batch(w, &result, &query, 1));
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_raycast_query(w, NULL, &query));
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_raycast_query(w, &result, &no_filter));
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_raycast_query_batch(w, NULL, &query, 1));
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_raycast_query_batch(w, &result, &no_filter, 1));
+    for (int i = 0; i < 4; ++i) {
+        vxk_ray_query bad = {rays[i], vxk_default_ray_filter()};
+        EXPECT_STATUS(bad_status[i], vxk_raycast_query(w, &result, &bad));
+        EXPECT_STATUS(bad_status[i], vxk_raycast_query_batch(w, &result, &bad, 1));
+    }
+    vxk_world_destroy(fresh);
+    vxk_world_destroy(w);
+    return vxk_status_group_end(start);
+}
+
+// The functions status_lists.c gives this program produced every status their headers list.
+static int test_statuses_all_produced(void)
+{
+    return vxk_test_statuses_all_produced(__FILE__);
+}
+
 int main(void)
 {
     VXK_RUN(test_bad_input);
@@ -1796,5 +1863,7 @@ int main(void)
     VXK_RUN_SWEEP(test_oom_rays);
     vxk_oom_tests_end();
     vxk_edge_tests_end();
+    VXK_RUN(test_statuses_raycast);
+    VXK_RUN(test_statuses_all_produced);
     return vxk_test_finish();
 }

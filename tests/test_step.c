@@ -5,6 +5,7 @@
 // changes nothing.
 #include "scenes.h"
 #include "test.h"
+#include "status_lists.h"
 
 #include <vxk/vxk.h>
 
@@ -217,10 +218,40 @@ static int test_stage_trace(void)
     return 0;
 }
 
+// ---- statuses: each call returns the status its header lists for its input (status_lists.h) ----
+
+// vxk_world_step for each status vxk/world.h lists for it: out of memory while the broadphase
+// takes a written chunk, bad dt and no world.
+static int test_statuses_step(void)
+{
+    vxk_status_group start = vxk_status_group_begin();
+    vxk_world* w = vxk_scene_status_world();
+    VXK_CHECK(w != NULL);
+    VXK_CHECK_EQ_INT(vxk_broadphase_build(w), VXK_OK);
+    const vxk_int_box stone = {{30, 0, 0}, {33, 3, 3}};
+    VXK_CHECK_EQ_INT(vxk_world_fill_box(w, stone, VXK_MAT_STONE), VXK_OK);
+    EXPECT_NO_MEMORY(vxk_world_step(w, 0.0f));
+    EXPECT_STATUS(VXK_OK, vxk_world_step(w, 0.0f));
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_world_step(NULL, 0.0f));
+    EXPECT_STATUS(VXK_ERR_NOT_FINITE, vxk_world_step(w, nanf("")));
+    EXPECT_STATUS(VXK_ERR_NOT_FINITE, vxk_world_step(w, INFINITY));
+    EXPECT_STATUS(VXK_ERR_OUT_OF_RANGE, vxk_world_step(w, -1.0f));
+    vxk_world_destroy(w);
+    return vxk_status_group_end(start);
+}
+
+// The functions status_lists.c gives this program produced every status their headers list.
+static int test_statuses_all_produced(void)
+{
+    return vxk_test_statuses_all_produced(__FILE__);
+}
+
 int main(void)
 {
     VXK_RUN(test_step_follows_writes);
     VXK_RUN(test_cache_stage_drops_neighbourhood);
     VXK_RUN(test_stage_trace);
+    VXK_RUN(test_statuses_step);
+    VXK_RUN(test_statuses_all_produced);
     return vxk_test_finish();
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "test.h"
+#include "status_lists.h"
 #include "harness.h"
 #include "scenes.h"
 
@@ -1518,6 +1519,166 @@ static int test_oom_vox(void)
     return 0;
 }
 
+// ---- statuses: each call returns the status its header lists for its input (status_lists.h) ----
+
+// A file of the committed .vox corpus (tests/data/vox), NULL-terminated path in *path.
+static uint8_t* read_corpus(const char* name, char* path, size_t path_size, size_t* size)
+{
+    snprintf(path, path_size, "%s/tests/data/vox/%s", VXK_SOURCE_DIR, name);
+    uint8_t* data = vxk_test_read_file(path, size);
+    if (!data)
+        fprintf(stderr, "cannot read %s\n", path);
+    return data;
+}
+
+typedef enum vox_entry {
+    VOX_GRIDS,
+    VOX_GRIDS_FILE,
+    VOX_FLAT,
+    VOX_INTO_WORLD,
+    VOX_INTO_WORLD_FILE,
+    VOX_ENTRY_COUNT
+} vox_entry;
+
+static const char* const g_vox_entry_names[VOX_ENTRY_COUNT] = {
+    "vxk_vox_load_grids", "vxk_vox_load_grids_file", "vxk_vox_load_flat", "vxk_vox_load_into_world",
+    "vxk_vox_load_into_world_file"};
+
+// One loader entry point on a buffer (and its file), releasing what it made.
+static vxk_status vox_load(vox_entry entry, vxk_world* world, const uint8_t* data, size_t size,
+                           const char* path, const vxk_vox_options* opts)
+{
+    vxk_vox_scene scene;
+    vxk_voxel_grid grid;
+    vxk_status st = VXK_OK;
+    switch (entry) {
+    case VOX_GRIDS: st = vxk_vox_load_grids(data, size, opts, &scene); break;
+    case VOX_GRIDS_FILE: st = vxk_vox_load_grids_file(path, opts, &scene); break;
+    case VOX_FLAT: st = vxk_vox_load_flat(data, size, opts, &grid, NULL); break;
+    case VOX_INTO_WORLD:
+        st = vxk_vox_load_into_world(world, data, size, (vxk_int3){0, 0, 0}, opts);
+        break;
+    default: st = vxk_vox_load_into_world_file(world, path, (vxk_int3){0, 0, 0}, opts); break;
+    }
+    if (st == VXK_OK && (entry == VOX_GRIDS || entry == VOX_GRIDS_FILE))
+        vxk_vox_scene_free(&scene);
+    if (st == VXK_OK && entry == VOX_FLAT)
+        vxk_voxel_grid_free(&grid);
+    return st;
+}
+
+// Every loader of vxk/vox.h on files of the corpus and on inputs built for each other status
+// it lists, and flattening a loaded scene.
+static int test_statuses_vox(void)
+{
+    vxk_status_group start = vxk_status_group_begin();
+    // Files of the corpus and what every loader makes of them (the scene of graph_empty_group
+    // loads, then has no instance to flatten).
+    static const struct {
+        const char* file;
+        vxk_status grids, placed;
+    } corpus[] = {
+        {"ok_base.vox", VXK_OK, VXK_OK},
+        {"empty.vox", VXK_ERR_TRUNCATED, VXK_ERR_TRUNCATED},
+        {"bad_magic.vox", VXK_ERR_MALFORMED, VXK_ERR_MALFORMED},
+        {"size_257.vox", VXK_ERR_OUT_OF_RANGE, VXK_ERR_OUT_OF_RANGE},
+        {"chunk_nesting_too_deep.vox", VXK_ERR_UNSUPPORTED, VXK_ERR_UNSUPPORTED},
+        {"graph_empty_group.vox", VXK_OK, VXK_ERR_OUT_OF_RANGE},
+    };
+    vxk_world* w = vxk_scene_world();
+    VXK_CHECK(w != NULL);
+    vxk_vox_options opts = vxk_default_vox_options(), forged = opts, no_limit = opts;
+    vxk_vox_options unmapped = opts, small_files = opts;
+    forged.cookie = 0;
+    no_limit.max_bytes = 0;
+    unmapped.use_palette_to_material = true;
+    memset(unmapped.palette_to_material, 200, sizeof(unmapped.palette_to_material));
+    small_files.max_file_bytes = 16;
+    char path[1024], dir[1024];
+    snprintf(dir, sizeof(dir), "%s/tests/data/vox", VXK_SOURCE_DIR);
+    for (int e = 0; e < VOX_ENTRY_COUNT; ++e) {
+        const char* fn = g_vox_entry_names[e];
+        bool file = e == VOX_GRIDS_FILE || e == VOX_INTO_WORLD_FILE;
+        for (size_t i = 0; i < sizeof(corpus) / sizeof(corpus[0]); ++i) {
+            size_t size = 0;
+            uint8_t* data = read_corpus(corpus[i].file, path, sizeof(path), &size);
+            VXK_CHECK(data != NULL);
+            vxk_status want = e <= VOX_GRIDS_FILE ? corpus[i].grids : corpus[i].placed;
+            EXPECT_STATUS_OF(fn, want, vox_load(e, w, data, size, path, NULL), corpus[i].file);
+            if (i == 0) {
+                EXPECT_STATUS_OF(fn, VXK_ERR_BAD_DEF, vox_load(e, w, data, size, path, &forged),
+                                 "forged options");
+                EXPECT_STATUS_OF(fn, VXK_ERR_INVALID_ARGUMENT,
+                                 vox_load(e, w, data, size, path, &no_limit), "max_bytes 0");
+                EXPECT_STATUS_OF(fn, VXK_ERR_BAD_MATERIAL,
+                                 vox_load(e, w, data, size, path, &unmapped), "undefined mapping");
+                vxk_test_refuse_allocations();
+                vxk_status st = vox_load(e, w, data, size, path, NULL);
+                vxk_set_allocator(NULL);
+                EXPECT_STATUS_OF(fn, VXK_ERR_OUT_OF_MEMORY, st, "no memory");
+                if (e == VOX_INTO_WORLD || e == VOX_INTO_WORLD_FILE)
+                    EXPECT_STATUS_OF(fn, VXK_ERR_OUT_OF_RANGE,
+                                     e == VOX_INTO_WORLD
+                                         ? vxk_vox_load_into_world(
+                                               w, data, size, (vxk_int3){INT32_MAX, 0, 0}, NULL)
+                                         : vxk_vox_load_into_world_file(
+                                               w, path, (vxk_int3){INT32_MAX, 0, 0}, NULL),
+                                     "box beyond int32");
+                if (file) {
+                    EXPECT_STATUS_OF(fn, VXK_ERR_OUT_OF_RANGE,
+                                     vox_load(e, w, data, size, path, &small_files),
+                                     "file beyond max_file_bytes");
+                    EXPECT_STATUS_OF(fn, VXK_ERR_IO,
+                                     vox_load(e, w, data, size, "/nonexistent/x.vox", NULL),
+                                     "missing file");
+                    EXPECT_STATUS_OF(fn, VXK_ERR_IO, vox_load(e, w, data, size, dir, NULL),
+                                     "a directory");
+                    EXPECT_STATUS_OF(fn, VXK_ERR_INVALID_ARGUMENT,
+                                     vox_load(e, w, data, size, NULL, NULL), "NULL path");
+                } else if (e == VOX_GRIDS) {
+                    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT,
+                                  vxk_vox_load_grids(data, size, NULL, NULL));
+                } else if (e == VOX_FLAT) {
+                    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT,
+                                  vxk_vox_load_flat(data, size, NULL, NULL, NULL));
+                } else {
+                    EXPECT_STATUS(
+                        VXK_ERR_INVALID_ARGUMENT,
+                        vxk_vox_load_into_world(NULL, data, size, (vxk_int3){0, 0, 0}, NULL));
+                }
+            }
+            free(data);
+        }
+    }
+    // Flattening a loaded scene.
+    size_t size = 0;
+    uint8_t* data = read_corpus("ok_base.vox", path, sizeof(path), &size);
+    VXK_CHECK(data != NULL);
+    vxk_vox_scene scene;
+    vxk_voxel_grid grid;
+    VXK_CHECK_EQ_INT(vxk_vox_load_grids(data, size, NULL, &scene), VXK_OK);
+    free(data);
+    EXPECT_STATUS(VXK_OK, vxk_vox_scene_flatten(&scene, &grid, NULL));
+    vxk_voxel_grid_free(&grid);
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_vox_scene_flatten(NULL, &grid, NULL));
+    EXPECT_NO_MEMORY(vxk_vox_scene_flatten(&scene, &grid, NULL));
+    vxk_vox_scene_free(&scene);
+    data = read_corpus("graph_empty_group.vox", path, sizeof(path), &size);
+    VXK_CHECK(data != NULL);
+    VXK_CHECK_EQ_INT(vxk_vox_load_grids(data, size, NULL, &scene), VXK_OK);
+    free(data);
+    EXPECT_STATUS(VXK_ERR_OUT_OF_RANGE, vxk_vox_scene_flatten(&scene, &grid, NULL));
+    vxk_vox_scene_free(&scene);
+    vxk_world_destroy(w);
+    return vxk_status_group_end(start);
+}
+
+// The functions status_lists.c gives this program produced every status their headers list.
+static int test_statuses_all_produced(void)
+{
+    return vxk_test_statuses_all_produced(__FILE__);
+}
+
 int main(void)
 {
     VXK_RUN(test_default_palette);
@@ -1536,5 +1697,7 @@ int main(void)
     VXK_RUN_SWEEP(test_oom_vox);
     vxk_oom_tests_end();
     vxk_edge_tests_end();
+    VXK_RUN(test_statuses_vox);
+    VXK_RUN(test_statuses_all_produced);
     return vxk_test_finish();
 }

@@ -9,6 +9,7 @@
 
 #include "harness.h"
 #include "test.h"
+#include "status_lists.h"
 
 // The article's normal_lut, in its order.
 static const int ref_dirs[26][3] = {
@@ -454,6 +455,38 @@ static int test_oom_voxel_types(void)
     return 0;
 }
 
+// ---- statuses: each call returns the status its header lists for its input (status_lists.h) ----
+
+// Each function of vxk/voxel_types.h for each status it lists.
+static int test_statuses_voxel_types(void)
+{
+    vxk_status_group start = vxk_status_group_begin();
+    uint8_t solid[256] = {0};
+    solid[1] = 1;
+    static uint8_t voxels[4 * 4 * 4], types[4 * 4 * 4];
+    memset(voxels, 1, sizeof(voxels)); // a full cube: an inside too
+    vxk_voxel_grid grid = {{4, 4, 4}, voxels}, wide = {{257, 1, 1}, voxels};
+    const vxk_int_box box = {{1, 1, 1}, {2, 2, 2}};
+    EXPECT_STATUS(VXK_OK, vxk_voxel_types_compute(types, &grid, solid));
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_voxel_types_compute(NULL, &grid, solid));
+    EXPECT_STATUS(VXK_ERR_OUT_OF_RANGE, vxk_voxel_types_compute(types, &wide, solid));
+    EXPECT_NO_MEMORY(vxk_voxel_types_compute(types, &grid, solid));
+    EXPECT_STATUS(VXK_OK, vxk_voxel_types_update(types, &grid, solid, box));
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_voxel_types_update(types, &grid, NULL, box));
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT,
+                  vxk_voxel_types_update(types, &grid, solid, (vxk_int_box){{2, 0, 0}, {1, 0, 0}}));
+    EXPECT_STATUS(VXK_ERR_OUT_OF_RANGE,
+                  vxk_voxel_types_update(types, &grid, solid, (vxk_int_box){{0, 0, 0}, {4, 0, 0}}));
+    EXPECT_NO_MEMORY(vxk_voxel_types_update(types, &grid, solid, box));
+    return vxk_status_group_end(start);
+}
+
+// The functions status_lists.c gives this program produced every status their headers list.
+static int test_statuses_all_produced(void)
+{
+    return vxk_test_statuses_all_produced(__FILE__);
+}
+
 int main(void)
 {
     init_solid();
@@ -468,5 +501,7 @@ int main(void)
     VXK_RUN_SWEEP(test_oom_voxel_types);
     vxk_oom_tests_end();
     vxk_edge_tests_end();
+    VXK_RUN(test_statuses_voxel_types);
+    VXK_RUN(test_statuses_all_produced);
     return vxk_test_finish();
 }

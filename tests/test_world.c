@@ -9,6 +9,7 @@
 
 #include "chunk_map.h"
 #include "test.h"
+#include "status_lists.h"
 #include "harness.h"
 #include "scenes.h"
 #include "world_internal.h"
@@ -1188,6 +1189,99 @@ static int test_oom_sorted_view(void)
     return 0;
 }
 
+// ---- statuses: each call returns the status its header lists for its input (status_lists.h) ----
+
+// Each function of vxk/world.h but the step (test_step's), for each status it lists: the
+// material table, world creation, reading, filling and writing boxes (refused while the
+// edit system is on).
+static int test_statuses_world(void)
+{
+    vxk_status_group start = vxk_status_group_begin();
+    static vxk_material_table base, t;
+    vxk_default_material_table(&base);
+    EXPECT_STATUS(VXK_OK, vxk_material_table_validate(&base));
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_material_table_validate(NULL));
+    t = base;
+    t.materials[0].kind = VXK_MATERIAL_SOLID;
+    EXPECT_STATUS(VXK_ERR_BAD_MATERIAL, vxk_material_table_validate(&t));
+    t = base;
+    t.materials[VXK_MAT_STONE].friction = nanf("");
+    EXPECT_STATUS(VXK_ERR_NOT_FINITE, vxk_material_table_validate(&t));
+    t = base;
+    t.materials[VXK_MAT_STONE].restitution = 1.5f;
+    EXPECT_STATUS(VXK_ERR_OUT_OF_RANGE, vxk_material_table_validate(&t));
+    t = base;
+    t.materials[VXK_MAT_STONE].friction = -1.0f;
+    EXPECT_STATUS(VXK_ERR_OUT_OF_RANGE, vxk_material_table_validate(&t));
+    t = base;
+    memset(t.materials[VXK_MAT_STONE].name, 'x', sizeof(t.materials[0].name));
+    EXPECT_STATUS(VXK_ERR_MALFORMED, vxk_material_table_validate(&t));
+
+    vxk_world_def def = vxk_default_world_def(), d = def;
+    vxk_world* w = NULL;
+    EXPECT_STATUS(VXK_OK, vxk_world_create(&def, &w));
+    vxk_world_destroy(w);
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_world_create(NULL, &w));
+    d.cookie = 0;
+    EXPECT_STATUS(VXK_ERR_BAD_DEF, vxk_world_create(&d, &w));
+    d = def;
+    d.voxel_size = INFINITY;
+    EXPECT_STATUS(VXK_ERR_NOT_FINITE, vxk_world_create(&d, &w));
+    d.voxel_size = -1.0f;
+    EXPECT_STATUS(VXK_ERR_OUT_OF_RANGE, vxk_world_create(&d, &w));
+    d = def;
+    d.materials = &t; // the name without its NUL
+    EXPECT_STATUS(VXK_ERR_MALFORMED, vxk_world_create(&d, &w));
+    t = base;
+    t.materials[VXK_MAT_WOOD].kind = 7;
+    EXPECT_STATUS(VXK_ERR_BAD_MATERIAL, vxk_world_create(&d, &w));
+    EXPECT_NO_MEMORY(vxk_world_create(&def, &w));
+
+    w = vxk_scene_status_world();
+    VXK_CHECK(w != NULL);
+    uint8_t box[64];
+    const vxk_int_box cube = {{0, 0, 0}, {3, 3, 3}}; // 64 voxels, the bytes of box
+    EXPECT_STATUS(VXK_OK, vxk_world_read_box(w, box, cube));
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_world_read_box(w, NULL, cube));
+    const vxk_int_box inverted = {{0, 0, 0}, {3, -1, 3}};
+    const vxk_int_box all = {{INT32_MIN, INT32_MIN, INT32_MIN}, {INT32_MAX, INT32_MAX, INT32_MAX}};
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_world_read_box(w, box, inverted));
+    EXPECT_STATUS(VXK_ERR_OUT_OF_RANGE, vxk_world_read_box(w, box, all));
+
+    const vxk_int_box small = {{1, 1, 1}, {3, 3, 3}};
+    EXPECT_STATUS(VXK_OK, vxk_world_fill_box(w, small, VXK_MAT_SAND));
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_world_fill_box(NULL, small, VXK_MAT_SAND));
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_world_fill_box(w, inverted, VXK_MAT_SAND));
+    EXPECT_STATUS(VXK_ERR_BAD_MATERIAL, vxk_world_fill_box(w, small, 200));
+    EXPECT_STATUS(VXK_ERR_OUT_OF_MEMORY, vxk_world_fill_box(w, all, VXK_MAT_STONE));
+    EXPECT_NO_MEMORY(
+        vxk_world_fill_box(w, (vxk_int_box){{1000, 0, 0}, {1003, 3, 3}}, VXK_MAT_SAND));
+
+    memset(box, VXK_MAT_CLAY, sizeof(box));
+    EXPECT_STATUS(VXK_OK, vxk_world_write_box(w, cube, box));
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_world_write_box(NULL, cube, box));
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_world_write_box(w, inverted, box));
+    EXPECT_STATUS(VXK_ERR_OUT_OF_RANGE, vxk_world_write_box(w, all, box));
+    EXPECT_NO_MEMORY(vxk_world_write_box(w, (vxk_int_box){{2000, 0, 0}, {2003, 3, 3}}, box));
+    box[17] = 201;
+    EXPECT_STATUS(VXK_ERR_BAD_MATERIAL, vxk_world_write_box(w, cube, box));
+    // While the edit thread's system is on (vxk/edit.h), the direct writes are refused.
+    vxk_edit_def ed = vxk_default_edit_def();
+    VXK_CHECK_EQ_INT(vxk_edit_enable(w, &ed), VXK_OK);
+    box[17] = VXK_MAT_CLAY;
+    EXPECT_STATUS(VXK_ERR_UNSUPPORTED, vxk_world_fill_box(w, small, VXK_MAT_SAND));
+    EXPECT_STATUS(VXK_ERR_UNSUPPORTED, vxk_world_write_box(w, cube, box));
+    VXK_CHECK_EQ_INT(vxk_edit_disable(w), VXK_OK);
+    vxk_world_destroy(w);
+    return vxk_status_group_end(start);
+}
+
+// The functions status_lists.c gives this program produced every status their headers list.
+static int test_statuses_all_produced(void)
+{
+    return vxk_test_statuses_all_produced(__FILE__);
+}
+
 int main(void)
 {
     VXK_RUN(test_chunk_map_random);
@@ -1208,5 +1302,7 @@ int main(void)
     VXK_RUN_SWEEP(test_oom_sorted_view);
     vxk_oom_tests_end();
     vxk_edge_tests_end();
+    VXK_RUN(test_statuses_world);
+    VXK_RUN(test_statuses_all_produced);
     return vxk_test_finish();
 }

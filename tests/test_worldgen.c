@@ -9,6 +9,7 @@
 #include <vxk/worldgen.h>
 
 #include "test.h"
+#include "status_lists.h"
 #include "harness.h"
 #include "scenes.h"
 #include "world_internal.h"
@@ -438,6 +439,57 @@ static int test_oom_worldgen(void)
     return 0;
 }
 
+// ---- statuses: each call returns the status its header lists for its input (status_lists.h) ----
+
+// A world of the default def with the material table table.
+static vxk_world* world_with_materials(const vxk_material_table* table)
+{
+    vxk_world_def def = vxk_default_world_def();
+    def.materials = table;
+    vxk_world* world = NULL;
+    return vxk_world_create(&def, &world) == VXK_OK ? world : NULL;
+}
+
+// vxk_worldgen_run for each status vxk/worldgen.h lists (a bad material: the world's table leaves
+// out one the generator writes).
+static int test_statuses_worldgen(void)
+{
+    vxk_status_group start = vxk_status_group_begin();
+    vxk_world* w = vxk_scene_world();
+    VXK_CHECK(w != NULL);
+    vxk_worldgen_def g = vxk_default_worldgen_def(), bad = g;
+    g.size_x = g.size_z = 12;
+    g.size_y = 16;
+    EXPECT_STATUS(VXK_OK, vxk_worldgen_run(w, &g));
+    EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_worldgen_run(w, NULL));
+    bad.cookie = 0;
+    EXPECT_STATUS(VXK_ERR_BAD_DEF, vxk_worldgen_run(w, &bad));
+    bad = g;
+    bad.size_y = 7;
+    EXPECT_STATUS(VXK_ERR_OUT_OF_RANGE, vxk_worldgen_run(w, &bad));
+    bad = g;
+    bad.cave_density = nanf("");
+    EXPECT_STATUS(VXK_ERR_NOT_FINITE, vxk_worldgen_run(w, &bad));
+    bad.cave_density = 1.5f;
+    EXPECT_STATUS(VXK_ERR_OUT_OF_RANGE, vxk_worldgen_run(w, &bad));
+    EXPECT_NO_MEMORY(vxk_worldgen_run(w, &g));
+    vxk_world_destroy(w);
+    static vxk_material_table table;
+    vxk_default_material_table(&table);
+    table.materials[VXK_MAT_CLAY].defined = 0; // a terrain material the generator needs
+    w = world_with_materials(&table);
+    VXK_CHECK(w != NULL);
+    EXPECT_STATUS(VXK_ERR_BAD_MATERIAL, vxk_worldgen_run(w, &g));
+    vxk_world_destroy(w);
+    return vxk_status_group_end(start);
+}
+
+// The functions status_lists.c gives this program produced every status their headers list.
+static int test_statuses_all_produced(void)
+{
+    return vxk_test_statuses_all_produced(__FILE__);
+}
+
 int main(void)
 {
     VXK_RUN(test_validation);
@@ -450,5 +502,7 @@ int main(void)
     VXK_RUN_SWEEP(test_oom_worldgen);
     vxk_oom_tests_end();
     vxk_edge_tests_end();
+    VXK_RUN(test_statuses_worldgen);
+    VXK_RUN(test_statuses_all_produced);
     return vxk_test_finish();
 }
