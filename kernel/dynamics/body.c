@@ -12,36 +12,6 @@
 
 #define VXK_BODY_DEF_COOKIE 0x564B4244u // "VKBD"
 
-vxk_shape_def vxk_sphere_shape(float radius, uint8_t material)
-{
-    vxk_shape_def s;
-    memset(&s, 0, sizeof(s));
-    s.type = VXK_SHAPE_SPHERE;
-    s.radius = radius;
-    s.material = material;
-    return s;
-}
-
-vxk_shape_def vxk_box_shape(vxk_vec3 half_extents, uint8_t material)
-{
-    vxk_shape_def s;
-    memset(&s, 0, sizeof(s));
-    s.type = VXK_SHAPE_BOX;
-    s.half_extents = half_extents;
-    s.material = material;
-    return s;
-}
-
-vxk_shape_def vxk_voxel_shape(const vxk_voxel_grid* grid, float voxel_size)
-{
-    vxk_shape_def s;
-    memset(&s, 0, sizeof(s));
-    s.type = VXK_SHAPE_VOXELS;
-    s.grid = grid;
-    s.voxel_size = voxel_size;
-    return s;
-}
-
 vxk_body_def vxk_default_body_def(void)
 {
     vxk_body_def d;

@@ -67,9 +67,11 @@ typedef struct vxk_body {
     float sleep_time;      // seconds it has moved slower than the sleep threshold
     uint32_t sleep_next;   // asleep: the next body of the island it slept with (a ring)
     uint32_t shape_serial; // changes with the shape (vxk_body_set_voxels): the contact cache
-    float radius;          // sphere
-    vxk_vec3 half;         // box
-    float bound_radius;    // of the shape around the centre of mass
+    // The shape's sizes as its class keeps them (shape_*.c): radius (sphere, capsule), half
+    // (box: half extents; capsule: (0, half height, 0)).
+    float radius;
+    vxk_vec3 half;
+    float bound_radius; // of the shape around the centre of mass
     vxk_voxel_data* voxels;
     vxk_aabb aabb; // of the shape at the pose (refreshed each step and on set)
 } vxk_body;

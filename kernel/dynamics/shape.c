@@ -4,6 +4,14 @@
 
 #include <pthread.h>
 
+// The shapes, each defined in its own file: its class and its register function.
+extern const vxk_shape_class vxk_sphere_class;
+extern const vxk_shape_class vxk_box_class;
+extern const vxk_shape_class vxk_voxel_class;
+void vxk_sphere_register(void);
+void vxk_box_register(void);
+void vxk_voxel_register(void);
+
 typedef struct pair_entry {
     vxk_pair_fn* fn;
     bool flip; // registered for (b, a): called with the bodies swapped, manifolds flipped

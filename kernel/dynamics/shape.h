@@ -4,7 +4,8 @@
 // exact ray test, its pieces for time of impact and its contact with a terrain face. Contacts
 // between two bodies go through one table indexed by the two shape types, filled by
 // vxk_shapes_register (shape.c): a pair function registered for (A, B) also serves (B, A), its
-// manifolds flipped. Adding a shape is one class, its pair functions and their register lines
+// manifolds flipped. Adding a shape is one file (its class, its constructor of vxk/body.h, its
+// pair functions and their register function) and its line in shape.c's lists
 // (docs/architecture.md, "Adding a shape").
 #ifndef VXK_SHAPE_H
 #define VXK_SHAPE_H
@@ -57,10 +58,6 @@ typedef struct vxk_shape_class {
 typedef void vxk_pair_fn(vxk_contact_sink* sink, const vxk_body* a, const vxk_body* b, float margin,
                          vxk_voxel_contact_scratch* scratch);
 
-extern const vxk_shape_class vxk_sphere_class;
-extern const vxk_shape_class vxk_box_class;
-extern const vxk_shape_class vxk_voxel_class;
-
 // The class of a shape type, NULL for an unknown type.
 const vxk_shape_class* vxk_shape_class_of(uint32_t type);
 static inline const vxk_shape_class* vxk_body_class(const vxk_body* body)
@@ -71,12 +68,8 @@ static inline const vxk_shape_class* vxk_body_class(const vxk_body* body)
 // Fills the pair table once (pthread_once; vxk_dynamics_attach calls it).
 void vxk_shapes_register(void);
 // Registers fn for bodies of types (a, b); (b, a) calls it with the bodies swapped and flips its
-// manifolds. Called by vxk_shapes_register.
+// manifolds. Called by the shape files' register functions (shape.c lists them).
 void vxk_shapes_add_pair(uint32_t a, uint32_t b, vxk_pair_fn* fn);
-// Each shape file's register function (its pair functions).
-void vxk_sphere_register(void);
-void vxk_box_register(void);
-void vxk_voxel_register(void);
 
 // The contact of two bodies through the table (nothing for an unregistered pair).
 void vxk_collide_bodies(vxk_contact_sink* sink, const vxk_body* a, const vxk_body* b, float margin,

@@ -1,6 +1,16 @@
 // shape_box.c: the box (shape.h): half extents along the body's axes about the centre of mass.
 #include "shape.h"
 
+vxk_shape_def vxk_box_shape(vxk_vec3 half_extents, uint8_t material)
+{
+    vxk_shape_def s;
+    memset(&s, 0, sizeof(s));
+    s.type = VXK_SHAPE_BOX;
+    s.half_extents = half_extents;
+    s.material = material;
+    return s;
+}
+
 static vxk_status box_validate(const vxk_shape_def* s)
 {
     vxk_vec3 h = s->half_extents;

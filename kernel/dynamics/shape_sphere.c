@@ -1,6 +1,16 @@
 // shape_sphere.c: the sphere (shape.h): a radius about the centre of mass.
 #include "shape.h"
 
+vxk_shape_def vxk_sphere_shape(float radius, uint8_t material)
+{
+    vxk_shape_def s;
+    memset(&s, 0, sizeof(s));
+    s.type = VXK_SHAPE_SPHERE;
+    s.radius = radius;
+    s.material = material;
+    return s;
+}
+
 static vxk_status sphere_validate(const vxk_shape_def* s)
 {
     return s->radius > 0.0f ? VXK_OK : VXK_ERR_OUT_OF_RANGE;

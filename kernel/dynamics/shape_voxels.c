@@ -3,6 +3,16 @@
 // 003's voxel contacts, collision/contact_voxel.h). Its grid data is built by body.c.
 #include "shape.h"
 
+vxk_shape_def vxk_voxel_shape(const vxk_voxel_grid* grid, float voxel_size)
+{
+    vxk_shape_def s;
+    memset(&s, 0, sizeof(s));
+    s.type = VXK_SHAPE_VOXELS;
+    s.grid = grid;
+    s.voxel_size = voxel_size;
+    return s;
+}
+
 static vxk_status voxel_validate(const vxk_shape_def* s)
 {
     if (!s->grid || !s->grid->voxels)
