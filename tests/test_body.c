@@ -1075,8 +1075,10 @@ static int test_bad_defs(void)
         d = shapes[s];
         d.shape.type = (vxk_shape_type)0;
         EXPECT_CREATE(w, &d, VXK_ERR_INVALID_ARGUMENT, "%s shape type 0", shape_names[s]);
-        d.shape.type = (vxk_shape_type)4;
-        EXPECT_CREATE(w, &d, VXK_ERR_INVALID_ARGUMENT, "%s shape type 4", shape_names[s]);
+        d.shape.type = (vxk_shape_type)5;
+        EXPECT_CREATE(w, &d, VXK_ERR_INVALID_ARGUMENT, "%s shape type 5", shape_names[s]);
+        d.shape.type = (vxk_shape_type)1000;
+        EXPECT_CREATE(w, &d, VXK_ERR_INVALID_ARGUMENT, "%s shape type 1000", shape_names[s]);
         d = shapes[s];
         d.cookie ^= 1u;
         EXPECT_CREATE(w, &d, VXK_ERR_BAD_DEF, "%s cookie ^ 1", shape_names[s]);

@@ -8,9 +8,11 @@
 extern const vxk_shape_class vxk_sphere_class;
 extern const vxk_shape_class vxk_box_class;
 extern const vxk_shape_class vxk_voxel_class;
+extern const vxk_shape_class vxk_capsule_class;
 void vxk_sphere_register(void);
 void vxk_box_register(void);
 void vxk_voxel_register(void);
+void vxk_capsule_register(void);
 
 typedef struct pair_entry {
     vxk_pair_fn* fn;
@@ -26,6 +28,7 @@ const vxk_shape_class* vxk_shape_class_of(uint32_t type)
         [VXK_SHAPE_SPHERE] = &vxk_sphere_class,
         [VXK_SHAPE_BOX] = &vxk_box_class,
         [VXK_SHAPE_VOXELS] = &vxk_voxel_class,
+        [VXK_SHAPE_CAPSULE] = &vxk_capsule_class,
     };
     return type < VXK_SHAPE_TYPE_COUNT ? classes[type] : NULL;
 }
@@ -43,6 +46,7 @@ static void register_all(void)
     vxk_sphere_register();
     vxk_box_register();
     vxk_voxel_register();
+    vxk_capsule_register();
 }
 
 void vxk_shapes_register(void)

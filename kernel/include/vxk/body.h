@@ -53,25 +53,33 @@ typedef enum vxk_shape_type {
     VXK_SHAPE_SPHERE = 1,
     VXK_SHAPE_BOX = 2,
     VXK_SHAPE_VOXELS = 3,
+    VXK_SHAPE_CAPSULE = 4,
 } vxk_shape_type;
 
-// A shape, made with vxk_sphere_shape, vxk_box_shape or vxk_voxel_shape.
+// A shape, made with vxk_sphere_shape, vxk_box_shape, vxk_capsule_shape or vxk_voxel_shape.
 typedef struct vxk_shape_def {
     vxk_shape_type type;
-    float radius;          // sphere: radius in metres (> 0)
+    float radius;          // sphere, capsule: radius in metres (> 0)
     vxk_vec3 half_extents; // box: half edge lengths in metres (> 0 each)
-    uint8_t material;      // sphere, box: a defined, non-air material of the world's table
+    uint8_t material;      // sphere, box, capsule: a defined, non-air material of the world's table
     // Voxels: a grid of material ids (0 = empty, every other id defined in the world's table),
     // size 1..VXK_BODY_MAX_GRID per axis, at least one solid voxel; copied at creation. An array
     // of ids is a grid too: {size, pointer}, layout of vxk/voxel_grid.h. A .vox model loads into a
     // grid with vxk_vox_load_flat (vxk/vox.h).
     const vxk_voxel_grid* grid;
     float voxel_size; // voxels: edge in metres (> 0; 0 = the world's voxel size)
+    // Capsule: half the length of its segment (> 0), which runs along the body's y axis through
+    // the centre of mass from (0, -half_height, 0) to (0, half_height, 0); the capsule is that
+    // segment swept by radius.
+    float half_height;
 } vxk_shape_def;
 
 vxk_shape_def vxk_sphere_shape(float radius, uint8_t material);
 vxk_shape_def vxk_box_shape(vxk_vec3 half_extents, uint8_t material);
 vxk_shape_def vxk_voxel_shape(const vxk_voxel_grid* grid, float voxel_size);
+// A capsule of the given half height (half its segment's length, along the body's y axis) and
+// radius: mass and inertia in closed form (a cylinder and two hemispheres).
+vxk_shape_def vxk_capsule_shape(float half_height, float radius, uint8_t material);
 
 typedef struct vxk_body_def {
     uint32_t cookie;           // set by vxk_default_body_def
@@ -98,10 +106,10 @@ vxk_body_def vxk_default_body_def(void);
 // Creates a body. Errors (*out untouched, nothing changed): NULL world, def or out, a bad type or
 // shape type -> VXK_ERR_INVALID_ARGUMENT; a def not made by vxk_default_body_def ->
 // VXK_ERR_BAD_DEF; NaN or infinity in any float of the def or shape -> VXK_ERR_NOT_FINITE; a
-// rotation off unit by more than 1e-3, a radius, half extent or voxel size <= 0, a negative
-// damping, a restitution over 1, a grid size outside 1..VXK_BODY_MAX_GRID, a grid without solid
-// voxels, a dynamic body of zero mass (zero density) -> VXK_ERR_OUT_OF_RANGE; an undefined or air
-// material (grid voxels: undefined) -> VXK_ERR_BAD_MATERIAL; a NULL grid or grid voxels ->
+// rotation off unit by more than 1e-3, a radius, half extent, half height or voxel size <= 0, a
+// negative damping, a restitution over 1, a grid size outside 1..VXK_BODY_MAX_GRID, a grid without
+// solid voxels, a dynamic body of zero mass (zero density) -> VXK_ERR_OUT_OF_RANGE; an undefined or
+// air material (grid voxels: undefined) -> VXK_ERR_BAD_MATERIAL; a NULL grid or grid voxels ->
 // VXK_ERR_INVALID_ARGUMENT; VXK_ERR_OUT_OF_MEMORY.
 // Cost: O(1) for spheres and boxes; a voxel body O(grid) (types, box compound, mass).
 vxk_status vxk_body_create(vxk_world* world, const vxk_body_def* def, vxk_body_id* out);
