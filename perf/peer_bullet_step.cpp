@@ -139,6 +139,8 @@ static btCollisionShape* shared_shape(vxk_bullet_step_world* w, int type, vxk_ve
     btCollisionShape* shape = nullptr;
     if (type == VXK_BULLET_STEP_SPHERE)
         shape = new btSphereShape(size.x);
+    else if (type == VXK_BULLET_STEP_CAPSULE)
+        shape = new btCapsuleShape(size.x, 2.0f * size.y);
     else
         shape = new btBoxShape(btVector3(size.x, size.y, size.z));
     w->shapes.emplace_back(shape);
@@ -150,7 +152,9 @@ extern "C" int vxk_bullet_step_add_body(vxk_bullet_step_world* world, int shape,
                                         float mass, vxk_transform pose, float friction,
                                         float restitution)
 {
-    if (!world || (shape != VXK_BULLET_STEP_SPHERE && shape != VXK_BULLET_STEP_BOX) ||
+    if (!world ||
+        (shape != VXK_BULLET_STEP_SPHERE && shape != VXK_BULLET_STEP_BOX &&
+         shape != VXK_BULLET_STEP_CAPSULE) ||
         !(mass > 0.0f))
         return -1;
     btCollisionShape* s = shared_shape(world, shape, size);

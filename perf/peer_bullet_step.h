@@ -35,8 +35,9 @@ int vxk_bullet_step_add_mesh(vxk_bullet_step_world* world, const float* vertices
 int vxk_bullet_step_add_ground_box(vxk_bullet_step_world* world, vxk_vec3 centre,
                                    vxk_vec3 half_extents, float friction, float restitution);
 
-enum { VXK_BULLET_STEP_SPHERE = 0, VXK_BULLET_STEP_BOX = 1 };
-// A dynamic body: a sphere of radius size.x or a box of half extents size (one shape object is
+enum { VXK_BULLET_STEP_SPHERE = 0, VXK_BULLET_STEP_BOX = 1, VXK_BULLET_STEP_CAPSULE = 2 };
+// A dynamic body: a sphere of radius size.x, a box of half extents size, or a capsule of radius
+// size.x and half height size.y along its y axis (btCapsuleShape) (one shape object is
 // shared by all bodies of the same shape and size), inertia from btCollisionShape's
 // calculateLocalInertia. Bodies are numbered 0, 1, ... in the order of creation. Returns 0 on
 // success.

@@ -1,18 +1,18 @@
 // phase_physics.c: the physics stress run, what `vxk bench` runs by default (issue 17): a
 // generated world (1024 x 128 x 1024 voxels at the full size), bodies dropped over its middle in
-// waves (spheres, boxes, and voxel bodies made from the .vox samples of the shared data), a few
-// hundred raycasts per step that hit terrain and bodies (vxk_raycast_query_batch with filters),
-// 600 steps at 60 Hz. Figures: each stage's ms per step (median and 95th percentile, from
+// waves (spheres, capsules, boxes, and voxel bodies made from the .vox samples of the shared data),
+// a few hundred raycasts per step that hit terrain and bodies (vxk_raycast_query_batch with
+// filters), 600 steps at 60 Hz. Figures: each stage's ms per step (median and 95th percentile, from
 // vxk_world_get_step_stats), steps/s and body-steps/s, contacts, islands, sleeping bodies, the
 // world's memory, ray hits, tunnelled bodies and the final vxk_world_hash.
 //
 // Peer (when built with Bullet): the same scene in Bullet's btDiscreteDynamicsWorld (Bullet
 // 10 iterations, one internal step of 1/60 s, its default deactivation), stepped after ours in
-// every frame: terrain as one btBvhTriangleMeshShape per chunk, spheres and boxes as Bullet
-// primitives, voxel bodies as btCompoundShapes of btBoxShape from our box compounds (Voxtric's
-// setup, seed 004). With one thread the figures get bullet_step_ratio (Bullet's median step /
-// ours) and bullet_narrowphase_ratio: the narrowphase of the voxel-voxel pairs alone, timed on
-// both sides over the same pairs at the same poses (see narrowphase_ratio below).
+// every frame: terrain as one btBvhTriangleMeshShape per chunk, spheres, capsules and boxes as
+// Bullet primitives, voxel bodies as btCompoundShapes of btBoxShape from our box compounds
+// (Voxtric's setup, seed 004). With one thread the figures get bullet_step_ratio (Bullet's median
+// step / ours) and bullet_narrowphase_ratio: the narrowphase of the voxel-voxel pairs alone, timed
+// on both sides over the same pairs at the same poses (see narrowphase_ratio below).
 //
 // Destruction (issue 18): before the drop, pillars carrying decks (some held at one end only) are
 // built over the region; the edit system runs with its writer thread and connectivity splitting;
@@ -202,7 +202,7 @@ static void library_load(shape_library* lib, uint64_t seed)
 
 // ---- the scene ---------------------------------------------------------------------------------
 
-enum { KIND_SPHERE, KIND_BOX, KIND_VOXELS };
+enum { KIND_SPHERE, KIND_BOX, KIND_VOXELS, KIND_CAPSULE };
 
 typedef struct body_spec {
     uint8_t kind;
@@ -373,8 +373,10 @@ static bool plan_bodies(physics_scene* s, uint64_t seed)
                 top = t > top ? t : top;
             }
         double kind = vxk_step_unit_random(&rng);
-        b->kind =
-            kind < 0.4 ? KIND_SPHERE : (kind < 0.75 || !s->lib.count ? KIND_BOX : KIND_VOXELS);
+        b->kind = kind < 0.3                     ? KIND_SPHERE
+                  : kind < 0.4                   ? KIND_CAPSULE
+                  : kind < 0.75 || !s->lib.count ? KIND_BOX
+                                                 : KIND_VOXELS;
         b->material = materials[vxk_step_random(&rng) % 3];
         b->radius = random_in(&rng, 0.3f, 0.8f);
         b->half = (vxk_vec3){random_in(&rng, 0.25f, 0.8f), random_in(&rng, 0.25f, 0.8f),
@@ -402,6 +404,8 @@ static vxk_shape_def shape_of(const physics_scene* s, const body_spec* b)
         return vxk_sphere_shape(b->radius, b->material);
     if (b->kind == KIND_BOX)
         return vxk_box_shape(b->half, b->material);
+    if (b->kind == KIND_CAPSULE) // radius 0.18..0.48 m, half height 0.25..0.8 m
+        return vxk_capsule_shape(b->half.y, 0.6f * b->radius, b->material);
     return vxk_voxel_shape(&s->lib.shapes[b->shape].grid, b->voxel_size);
 }
 
@@ -553,11 +557,16 @@ static bool bullet_add(vxk_bullet_step_world* bw, const physics_scene* s, const 
     float friction = sqrtf(info.friction);
     int rc = 0;
     if (b->kind != KIND_VOXELS) {
-        vxk_vec3 size =
-            b->kind == KIND_SPHERE ? (vxk_vec3){b->radius, b->radius, b->radius} : b->half;
-        rc = vxk_bullet_step_add_body(
-            bw, b->kind == KIND_SPHERE ? VXK_BULLET_STEP_SPHERE : VXK_BULLET_STEP_BOX, size,
-            info.mass, pose, friction, 0.1f);
+        vxk_vec3 size = b->half;
+        int shape = VXK_BULLET_STEP_BOX;
+        if (b->kind == KIND_SPHERE) {
+            size = (vxk_vec3){b->radius, b->radius, b->radius};
+            shape = VXK_BULLET_STEP_SPHERE;
+        } else if (b->kind == KIND_CAPSULE) {
+            size = (vxk_vec3){0.6f * b->radius, b->half.y, 0.0f};
+            shape = VXK_BULLET_STEP_CAPSULE;
+        }
+        rc = vxk_bullet_step_add_body(bw, shape, size, info.mass, pose, friction, 0.1f);
     } else {
         const vox_shape* shape = &s->lib.shapes[b->shape];
         const vxk_material_table* table = vxk_world_materials(world);
