@@ -1,6 +1,7 @@
 // world.c: the world object: creation from a def, the material table, the job scheduler, and the
 // validated public terrain API (get, read, fill, write, iteration, memory, hash) over terrain.c.
 // Follows seed 000 (Roblox terrain physics) for the sparse chunk terrain.
+#include <vxk/vox.h>
 #include <vxk/world.h>
 
 #include <float.h>
@@ -274,33 +275,62 @@ void vxk_world_memory_stats(const vxk_world* world, vxk_world_memory* out)
                        out->narrow_bytes + out->step_bytes + out->body_bytes + out->contact_bytes;
 }
 
-// Digest over 8-byte little-endian words: chunk header, then the 512 voxel bytes of mixed chunks.
-static inline uint64_t hash_word(uint64_t hash, uint64_t word)
-{
-    hash = (hash ^ word) * 0x9E3779B97F4A7C15ull;
-    return hash ^ (hash >> 31);
-}
-
 uint64_t vxk_world_terrain_hash(const vxk_world* world)
 {
+    return world ? vxk_terrain_hash(&world->terrain) : 0;
+}
+
+// ---- .vox models into the terrain (vxk/vox.h) --------------------------------------------------
+// The world's side of the importer: the parser (edit/vox.c) reads the model into a grid against
+// the world's material table, and the grid is written as one box, as vxk_world_write_box does.
+
+static vxk_status write_model(vxk_world* world, vxk_voxel_grid* grid, vxk_int3 offset)
+{
+    vxk_status st = VXK_OK;
+    int64_t end[3] = {(int64_t)offset.x + grid->size.x - 1, (int64_t)offset.y + grid->size.y - 1,
+                      (int64_t)offset.z + grid->size.z - 1};
+    for (int k = 0; k < 3; ++k)
+        if (end[k] > INT32_MAX)
+            st = VXK_ERR_OUT_OF_RANGE;
+    if (st == VXK_OK)
+        st = vxk_world_write_box(
+            world, (vxk_int_box){offset, {(int32_t)end[0], (int32_t)end[1], (int32_t)end[2]}},
+            grid->voxels);
+    vxk_voxel_grid_free(grid);
+    return st;
+}
+
+// The options with the world's materials (a def of another origin keeps its cookie, which the
+// parser refuses).
+static vxk_vox_options world_vox_options(const vxk_world* world, const vxk_vox_options* opts)
+{
+    vxk_vox_options local = opts ? *opts : vxk_default_vox_options();
+    local.materials = &world->materials;
+    return local;
+}
+
+vxk_status vxk_vox_load_into_world(vxk_world* world, const void* data, size_t size, vxk_int3 offset,
+                                   const vxk_vox_options* opts)
+{
     if (!world)
-        return 0;
-    uint32_t count = 0;
-    const vxk_chunk* const* chunks = vxk_terrain_sorted_chunks(&world->terrain, &count);
-    uint64_t hash = hash_word(VXK_HASH_SEED, count);
-    for (uint32_t i = 0; i < count; ++i) {
-        const vxk_chunk* c = chunks[i];
-        hash = hash_word(hash, ((uint64_t)(uint32_t)c->coord.x << 32) | (uint32_t)c->coord.y);
-        hash = hash_word(hash, ((uint64_t)(uint32_t)c->coord.z << 32) |
-                                   ((uint64_t)(c->payload != NULL) << 8) |
-                                   (c->payload ? 0 : c->uniform_material));
-        if (c->payload) {
-            for (int k = 0; k < VXK_CHUNK_VOXELS; k += 8) {
-                uint64_t word;
-                memcpy(&word, c->payload + k, 8);
-                hash = hash_word(hash, word);
-            }
-        }
-    }
-    return hash;
+        return VXK_ERR_INVALID_ARGUMENT;
+    vxk_vox_options local = world_vox_options(world, opts);
+    vxk_voxel_grid grid;
+    vxk_status st = vxk_vox_load_flat(data, size, &local, &grid, NULL);
+    return st != VXK_OK ? st : write_model(world, &grid, offset);
+}
+
+vxk_status vxk_vox_load_into_world_file(vxk_world* world, const char* path, vxk_int3 offset,
+                                        const vxk_vox_options* opts)
+{
+    if (!world || !path)
+        return VXK_ERR_INVALID_ARGUMENT;
+    vxk_vox_options local = world_vox_options(world, opts);
+    vxk_vox_scene scene;
+    vxk_status st = vxk_vox_load_grids_file(path, &local, &scene);
+    vxk_voxel_grid grid = {{0, 0, 0}, NULL};
+    if (st == VXK_OK)
+        st = vxk_vox_scene_flatten(&scene, &grid, NULL);
+    vxk_vox_scene_free(&scene);
+    return st != VXK_OK ? st : write_model(world, &grid, offset);
 }

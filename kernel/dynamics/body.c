@@ -869,7 +869,7 @@ uint64_t vxk_world_hash(const vxk_world* world)
     if (!world)
         return 0;
     const vxk_dynamics* dyn = vxk_dynamics_get(world);
-    uint64_t h = vxk_world_terrain_hash(world) ^ VXK_HASH_SEED;
+    uint64_t h = vxk_terrain_hash(&world->terrain) ^ VXK_HASH_SEED;
     for (uint32_t i = 0; i < dyn->ids.count; ++i) {
         const vxk_body* b = &dyn->bodies[i];
         if (!b->live)

@@ -478,7 +478,7 @@ vxk_status vxk_worldgen_run(vxk_world* world, const vxk_worldgen_def* def)
         return VXK_ERR_OUT_OF_MEMORY;
     g.pieces = pieces;
     vxk_status status = VXK_OK;
-    vxk_jobs* jobs = vxk_world_jobs(world);
+    vxk_jobs* jobs = world->jobs;
     for (uint32_t begin = 0; begin < columns && status == VXK_OK; begin += WORLDGEN_BATCH_COLUMNS) {
         uint32_t count = VXK_MIN(WORLDGEN_BATCH_COLUMNS, columns - begin);
         uint32_t piece_count = vxk_parallel_for_pieces(count, WORLDGEN_GRAIN);

@@ -1030,3 +1030,32 @@ void vxk_terrain_memory(const vxk_terrain* t, vxk_world_memory* stats)
                                  (uint64_t)t->dirty_capacity * sizeof(vxk_int3) +
                                  t->edit_scratch_bytes;
 }
+
+// Digest over 8-byte little-endian words: chunk header, then the 512 voxel bytes of mixed chunks.
+static inline uint64_t hash_word(uint64_t hash, uint64_t word)
+{
+    hash = (hash ^ word) * 0x9E3779B97F4A7C15ull;
+    return hash ^ (hash >> 31);
+}
+
+uint64_t vxk_terrain_hash(const vxk_terrain* terrain)
+{
+    uint32_t count = 0;
+    const vxk_chunk* const* chunks = vxk_terrain_sorted_chunks(terrain, &count);
+    uint64_t hash = hash_word(VXK_HASH_SEED, count);
+    for (uint32_t i = 0; i < count; ++i) {
+        const vxk_chunk* c = chunks[i];
+        hash = hash_word(hash, ((uint64_t)(uint32_t)c->coord.x << 32) | (uint32_t)c->coord.y);
+        hash = hash_word(hash, ((uint64_t)(uint32_t)c->coord.z << 32) |
+                                   ((uint64_t)(c->payload != NULL) << 8) |
+                                   (c->payload ? 0 : c->uniform_material));
+        if (c->payload) {
+            for (int k = 0; k < VXK_CHUNK_VOXELS; k += 8) {
+                uint64_t word;
+                memcpy(&word, c->payload + k, 8);
+                hash = hash_word(hash, word);
+            }
+        }
+    }
+    return hash;
+}

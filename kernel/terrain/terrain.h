@@ -224,4 +224,8 @@ vxk_status vxk_terrain_edit_chunks(vxk_terrain* terrain, vxk_int_box chunks,
 // sorted view, edit scratch); payloads are not included.
 uint64_t vxk_terrain_index_bytes(const vxk_terrain* terrain);
 
+// The digest of vxk_world_terrain_hash (vxk/world.h): every chunk in (y, z, x) order, its header
+// and the voxel bytes of mixed chunks.
+uint64_t vxk_terrain_hash(const vxk_terrain* terrain);
+
 #endif
