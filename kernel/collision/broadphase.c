@@ -290,15 +290,8 @@ typedef struct build_job {
 
 static bool piece_push(piece_masks* p, const vxk_dilate_mask* m)
 {
-    if (p->count == p->capacity) {
-        uint32_t grown = p->capacity ? p->capacity * 2 : 16;
-        vxk_dilate_mask* next = (vxk_dilate_mask*)vxk_realloc(
-            p->masks, (size_t)p->capacity * sizeof(*m), (size_t)grown * sizeof(*m));
-        if (!next)
-            return false;
-        p->masks = next;
-        p->capacity = grown;
-    }
+    if (!vxk_grow_items((void**)&p->masks, &p->capacity, (uint64_t)p->count + 1, sizeof(*m)))
+        return false;
     p->masks[p->count++] = *m;
     return true;
 }
