@@ -293,11 +293,11 @@ static vxk_status batch_run(const vxk_world* world, vxk_ray_hit* hits, vxk_int3*
     long_rays &= setup.index == NULL;
     ray_bounds bounds = {0};
     if (long_rays)
-        vxk_ray_bounds_compute(world, &bounds);
+        vxk_ray_bounds_compute(&world->terrain, &bounds);
     // A piece keeps the chunks it met pinned (one cache lookup per chunk and piece instead of
     // one per ray); the pins per piece are capped by the budget so that pieces running at once
     // leave most of it evictable.
-    vxk_jobs* jobs = vxk_world_jobs(world);
+    vxk_jobs* jobs = world->jobs;
     uint32_t workers = jobs ? vxk_jobs_worker_count(jobs) : 1;
     size_t per_piece = world->narrow_cache_bytes / (8u * 1024u * (workers ? workers : 1));
     uint32_t limit = per_piece < 8 ? 8

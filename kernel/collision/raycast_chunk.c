@@ -57,10 +57,11 @@ static void edge_chunk_free(vxk_narrow_chunk* data)
 }
 
 // The data of an edge chunk: NULL (and VXK_OK) when it has no terrain entry.
-static vxk_status edge_chunk_build(const vxk_world* world, vxk_narrow_chunk** out, vxk_int3 chunk)
+static vxk_status edge_chunk_build(const vxk_terrain* terrain, const vxk_material_table* materials,
+                                   vxk_narrow_chunk** out, vxk_int3 chunk)
 {
     *out = NULL;
-    if (!vxk_terrain_find(&world->terrain, chunk))
+    if (!vxk_terrain_find(terrain, chunk))
         return VXK_OK;
     vxk_quad quads[VXK_MESHER_MAX_QUADS];
     uint8_t box[VXK_MESHER_BOX_VOXELS], solid_kind[256];
@@ -74,11 +75,11 @@ static vxk_status edge_chunk_build(const vxk_world* world, vxk_narrow_chunk** ou
                 for (int a = 0; a < 3; ++a)
                     inside &= v[a] >= INT32_MIN && v[a] <= INT32_MAX;
                 box[x + VXK_MESHER_BOX * (z + VXK_MESHER_BOX * y)] =
-                    inside ? vxk_world_get_voxel(
-                                 world, (vxk_int3){(int32_t)v[0], (int32_t)v[1], (int32_t)v[2]})
+                    inside ? vxk_terrain_get_voxel(
+                                 terrain, (vxk_int3){(int32_t)v[0], (int32_t)v[1], (int32_t)v[2]})
                            : 0;
             }
-    vxk_chunk_solid_table(solid_kind, &world->materials);
+    vxk_chunk_solid_table(solid_kind, materials);
     uint32_t count = 0;
     vxk_status status = vxk_quad_mesh_chunk(quads, VXK_MESHER_MAX_QUADS, &count, box, solid_kind);
     vxk_narrow_chunk* data = (vxk_narrow_chunk*)vxk_calloc(sizeof(vxk_narrow_chunk));
@@ -88,7 +89,7 @@ static vxk_status edge_chunk_build(const vxk_world* world, vxk_narrow_chunk** ou
     }
     data->coord = chunk;
     uint64_t water[8];
-    vxk_terrain_chunk_bits(&world->terrain, chunk, data->solid, water);
+    vxk_terrain_chunk_bits(terrain, chunk, data->solid, water);
     vxk_mesh mesh = {0};
     if (count) {
         data->quads = (vxk_quad*)vxk_alloc((size_t)count * sizeof(vxk_quad));
@@ -175,7 +176,8 @@ vxk_status vxk_ray_memo_get(ray_context* ctx, int32_t cx, int32_t cy, int32_t cz
     uint64_t cell = 0;
     bool in_grid = ctx->grid && vxk_ray_grid_cell(ctx->grid, (vxk_int3){cx, cy, cz}, &cell);
     if (__builtin_expect(ctx->near_edge, 0) && edge_chunk((vxk_int3){cx, cy, cz})) {
-        vxk_status status = edge_chunk_build(ctx->world, &owned, (vxk_int3){cx, cy, cz});
+        vxk_status status = edge_chunk_build(&ctx->world->terrain, &ctx->world->materials, &owned,
+                                             (vxk_int3){cx, cy, cz});
         if (status != VXK_OK)
             return status;
         data = owned;

@@ -179,7 +179,7 @@ vxk_status vxk_ray_visit_chunk(ray_context* ctx, const ray_setup* r, int32_t cx,
 // ---- the traversal (raycast_traverse.c) --------------------------------------------------------
 
 // The terrain's chunk bounds, for long rays in worlds without a sparse index.
-void vxk_ray_bounds_compute(const vxk_world* world, ray_bounds* b);
+void vxk_ray_bounds_compute(const vxk_terrain* terrain, ray_bounds* b);
 // Traces one ray. *hit (closest) or *hit_any (any) is written only on success, after the last
 // step that can fail; *voxel (may be NULL) as vxk_raycast_terrain's.
 vxk_status vxk_ray_trace(ray_context* ctx, const ray_setup* r, bool any, vxk_ray_hit* hit,

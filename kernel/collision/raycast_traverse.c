@@ -46,10 +46,10 @@ static inline int min_axis(const double t[3])
 
 // ---- terrain bounds for long rays -------------------------------------------------------------
 
-void vxk_ray_bounds_compute(const vxk_world* world, ray_bounds* b)
+void vxk_ray_bounds_compute(const vxk_terrain* terrain, ray_bounds* b)
 {
     uint32_t count = 0;
-    const vxk_chunk* const* chunks = vxk_terrain_sorted_chunks(&world->terrain, &count);
+    const vxk_chunk* const* chunks = vxk_terrain_sorted_chunks(terrain, &count);
     b->known = true;
     b->empty = count == 0 || !chunks;
     if (b->empty)
@@ -165,7 +165,7 @@ static bool start_inside(ray_context* ctx, const ray_setup* r, vxk_ray_hit* hit,
             (!data || !((data->solid[vxk_mod8(v[1])] >> bit) & 1u)))
             return false;
     }
-    uint8_t id = vxk_world_get_voxel(ctx->world, (vxk_int3){v[0], v[1], v[2]});
+    uint8_t id = vxk_terrain_get_voxel(&ctx->world->terrain, (vxk_int3){v[0], v[1], v[2]});
     if (vxk_terrain_kind(&ctx->world->terrain, (uint8_t)id) != VXK_MATERIAL_SOLID)
         return false;
     if (hit) {
@@ -252,7 +252,7 @@ static inline __attribute__((always_inline)) bool ray_clip(ray_context* ctx, con
         ray_bounds local = {0};
         ray_bounds* b = ctx->bounds ? ctx->bounds : &local;
         if (!b->known)
-            vxk_ray_bounds_compute(ctx->world, b);
+            vxk_ray_bounds_compute(&ctx->world->terrain, b);
         if (b->empty) {
             live = false;
         } else {
