@@ -302,8 +302,8 @@ static void evaluate_pair(pair_ctx* ctx, int32_t ax, int32_t ay, int32_t az, int
     const vxk_voxel_view* vb = fb->v;
     bool inside_a = vxk_voxel_type_of(ta) == VXK_VOXEL_INSIDE;
     bool inside_b = vxk_voxel_type_of(tb) == VXK_VOXEL_INSIDE;
-    uint32_t ka = vxk_voxel_lookup_index(va, ta, ax, ay, az),
-             kb = vxk_voxel_lookup_index(vb, tb, bx, by, bz);
+    uint32_t ka = vxk_voxel_lookup_index(va, ta, (vxk_int3){ax, ay, az}),
+             kb = vxk_voxel_lookup_index(vb, tb, (vxk_int3){bx, by, bz});
     vxk_vec3 zero = {0, 0, 0};
     vxk_vec3 la = ka < VXK_VOXEL_NORMAL_COUNT ? frame_dir(fa, ka) : zero;
     vxk_vec3 lb = kb < VXK_VOXEL_NORMAL_COUNT ? frame_dir(fb, kb) : zero;

@@ -133,8 +133,7 @@ static inline int32_t clamp_ceil(float x)
 }
 
 // A voxel's lookup normal index: its byte's, or for a region's Inside voxel its walked exit.
-uint32_t vxk_voxel_lookup_index(const vxk_voxel_view* v, uint8_t byte, int32_t x, int32_t y,
-                                int32_t z);
+uint32_t vxk_voxel_lookup_index(const vxk_voxel_view* v, uint8_t byte, vxk_int3 voxel);
 
 // Feature id of voxel v (absolute coordinates) and what it touches (the other voxel, or a
 // primitive's face and point feature), hashed.

@@ -190,7 +190,7 @@ static void prim_voxel(prim_ctx* ctx, int32_t x, int32_t y, int32_t z)
             vxk_vec3 p = ctx->is_box ? ctx->vertex[k] : ctx->center;
             if (!inside_cube(p, x, y, z, s))
                 continue;
-            uint32_t exit = vxk_voxel_lookup_index(v, byte, x, y, z);
+            uint32_t exit = vxk_voxel_lookup_index(v, byte, (vxk_int3){x, y, z});
             if (exit >= VXK_VOXEL_NORMAL_COUNT)
                 return;
             vxk_vec3 world_b = ctx->is_box ? ctx->world_vertex[k]

@@ -348,11 +348,10 @@ static uint32_t region_exit(const vxk_voxel_view* v, int32_t x, int32_t y, int32
     return best_k;
 }
 
-uint32_t vxk_voxel_lookup_index(const vxk_voxel_view* v, uint8_t byte, int32_t x, int32_t y,
-                                int32_t z)
+uint32_t vxk_voxel_lookup_index(const vxk_voxel_view* v, uint8_t byte, vxk_int3 voxel)
 {
     uint32_t k = vxk_voxel_normal_of(byte);
     if (k == VXK_VOXEL_NORMAL_NONE && v->region && vxk_voxel_type_of(byte) == VXK_VOXEL_INSIDE)
-        k = region_exit(v, x, y, z);
+        k = region_exit(v, voxel.x, voxel.y, voxel.z);
     return k;
 }
