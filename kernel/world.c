@@ -1,6 +1,8 @@
 // world.c: the world object: creation from a def, the material table, the job scheduler, and the
-// validated public terrain API (get, read, fill, write, iteration, memory, hash) over terrain.c.
+// validated public terrain API (get, read, fill, write, iteration, memory, hash, a chunk's quads
+// and boxes) over terrain.c and chunk_geometry.c.
 // Follows seed 000 (Roblox terrain physics) for the sparse chunk terrain.
+#include <vxk/chunk_geometry.h>
 #include <vxk/vox.h>
 #include <vxk/world.h>
 
@@ -158,16 +160,7 @@ vxk_jobs* vxk_world_jobs(const vxk_world* world)
 
 uint8_t vxk_world_get_voxel(const vxk_world* world, vxk_int3 voxel)
 {
-    if (!world)
-        return VXK_MAT_AIR;
-    vxk_int3 chunk = {vxk_floor_div8(voxel.x), vxk_floor_div8(voxel.y), vxk_floor_div8(voxel.z)};
-    const vxk_chunk* c = vxk_terrain_find(&world->terrain, chunk);
-    if (!c)
-        return VXK_MAT_AIR;
-    if (!c->payload)
-        return c->uniform_material;
-    return c->payload[vxk_voxel_index((uint32_t)vxk_mod8(voxel.x), (uint32_t)vxk_mod8(voxel.y),
-                                      (uint32_t)vxk_mod8(voxel.z))];
+    return world ? vxk_terrain_get_voxel(&world->terrain, voxel) : VXK_MAT_AIR;
 }
 
 // Checks a box: not inverted; with bytes, also that its byte count fits size_t.
@@ -195,6 +188,24 @@ vxk_status vxk_world_read_box(const vxk_world* world, uint8_t* out, vxk_int_box 
         return status;
     vxk_terrain_read(&world->terrain, out, box);
     return VXK_OK;
+}
+
+// <vxk/chunk_geometry.h>: a world's chunk handed to the terrain's adapter (chunk_geometry.c).
+vxk_status vxk_chunk_mesh(const vxk_world* world, vxk_quad* out, uint32_t capacity, uint32_t* count,
+                          vxk_int3 chunk)
+{
+    if (!world || !out || !count)
+        return VXK_ERR_INVALID_ARGUMENT;
+    return vxk_terrain_chunk_mesh(&world->terrain, out, capacity, count, &world->materials, chunk);
+}
+
+vxk_status vxk_chunk_boxes(const vxk_world* world, vxk_voxel_box* out, uint32_t capacity,
+                           uint32_t* count, vxk_int3 chunk, vxk_boxes_mode mode)
+{
+    if (!world || !out || !count || (unsigned)mode >= VXK_BOXES_MODE_COUNT)
+        return VXK_ERR_INVALID_ARGUMENT;
+    return vxk_terrain_chunk_boxes(&world->terrain, out, capacity, count, &world->materials, chunk,
+                                   mode);
 }
 
 static bool material_defined(const vxk_world* world, uint8_t id)

@@ -36,7 +36,7 @@ struct vxk_world {
 
     vxk_subsystem broadphase; // broadphase.c
     vxk_subsystem narrow;     // narrow_cache.c
-    vxk_subsystem rays;       // raycast.c (the sparse ray index, ray counters)
+    vxk_subsystem rays;       // raycast_index.c (the sparse ray index, ray counters)
     vxk_subsystem dynamics;   // dynamics/body.c (bodies, contacts, the solver's buffers)
     vxk_subsystem edit;       // edit/edit_thread.c (the edit queue, writer and versions)
 };
@@ -54,7 +54,7 @@ static inline double vxk_seconds_since(uint64_t* mark)
 // creates one. VXK_ERR_OUT_OF_MEMORY leaves the world's slot empty.
 vxk_status vxk_broadphase_attach(vxk_world* world);   // collision/broadphase.c
 vxk_status vxk_narrow_cache_attach(vxk_world* world); // collision/narrow_cache.c
-vxk_status vxk_rays_attach(vxk_world* world);         // collision/raycast.c
+vxk_status vxk_rays_attach(vxk_world* world);         // collision/raycast_index.c
 // dynamics/body.c: the dynamics fields of a def (before anything is created), then the subsystem.
 vxk_status vxk_dynamics_validate_def(const vxk_world_def* def);
 vxk_status vxk_dynamics_attach(vxk_world* world, const vxk_world_def* def);

@@ -234,7 +234,7 @@ typedef struct neighbourhood {
     const uint64_t* water[27];
 } neighbourhood;
 
-static void neighbourhood_move(const vxk_world* world, neighbourhood* nb, vxk_int3 c)
+static void neighbourhood_move(const vxk_terrain* terrain, neighbourhood* nb, vxk_int3 c)
 {
     bool slide = nb->valid && c.x == nb->at.x + 1 && c.y == nb->at.y && c.z == nb->at.z;
     for (int dy = -1; dy <= 1; ++dy) {
@@ -245,11 +245,11 @@ static void neighbourhood_move(const vxk_world* world, neighbourhood* nb, vxk_in
                 nb->water[row] = nb->water[row + 1];
                 nb->solid[row + 1] = nb->solid[row + 2];
                 nb->water[row + 1] = nb->water[row + 2];
-                chunk_bits(&world->terrain, (vxk_int3){c.x + 1, c.y + dy, c.z + dz},
-                           &nb->solid[row + 2], &nb->water[row + 2]);
+                chunk_bits(terrain, (vxk_int3){c.x + 1, c.y + dy, c.z + dz}, &nb->solid[row + 2],
+                           &nb->water[row + 2]);
             } else {
                 for (int dx = -1; dx <= 1; ++dx)
-                    chunk_bits(&world->terrain, (vxk_int3){c.x + dx, c.y + dy, c.z + dz},
+                    chunk_bits(terrain, (vxk_int3){c.x + dx, c.y + dy, c.z + dz},
                                &nb->solid[row + dx + 1], &nb->water[row + dx + 1]);
             }
         }
@@ -282,7 +282,7 @@ typedef struct piece_masks {
 } piece_masks;
 
 typedef struct build_job {
-    const vxk_world* world;
+    const vxk_terrain* terrain;
     const vxk_int3* candidates;
     uint8_t* kinds; // one per candidate
     piece_masks* pieces;
@@ -290,15 +290,8 @@ typedef struct build_job {
 
 static bool piece_push(piece_masks* p, const vxk_dilate_mask* m)
 {
-    if (p->count == p->capacity) {
-        uint32_t grown = p->capacity ? p->capacity * 2 : 16;
-        vxk_dilate_mask* next = (vxk_dilate_mask*)vxk_realloc(
-            p->masks, (size_t)p->capacity * sizeof(*m), (size_t)grown * sizeof(*m));
-        if (!next)
-            return false;
-        p->masks = next;
-        p->capacity = grown;
-    }
+    if (!vxk_grow_items((void**)&p->masks, &p->capacity, (uint64_t)p->count + 1, sizeof(*m)))
+        return false;
     p->masks[p->count++] = *m;
     return true;
 }
@@ -327,7 +320,7 @@ static void build_piece(void* ctx, uint32_t begin, uint32_t end, uint32_t thread
     uint32_t index[BP_DILATE_BATCH];
     uint32_t pending = 0;
     for (uint32_t i = begin; i < end; ++i) {
-        neighbourhood_move(job->world, &nb, job->candidates[i]);
+        neighbourhood_move(job->terrain, &nb, job->candidates[i]);
         int kind = neighbourhood_uniform_kind(&nb);
         if (kind >= 0) {
             // Keep candidate order of the masks: flush what is pending first.
@@ -351,18 +344,17 @@ static void build_piece(void* ctx, uint32_t begin, uint32_t end, uint32_t thread
 
 // Runs the gather + dilation of all candidates. On success *pieces_out holds per-piece masks
 // (free with free_pieces) and kinds[] the kind of every candidate.
-static vxk_status compute_candidates(const vxk_world* world, const vxk_int3* candidates,
-                                     uint32_t count, uint8_t* kinds, piece_masks** pieces_out,
-                                     uint32_t* piece_count_out)
+static vxk_status compute_candidates(const vxk_terrain* terrain, vxk_jobs* jobs,
+                                     const vxk_int3* candidates, uint32_t count, uint8_t* kinds,
+                                     piece_masks** pieces_out, uint32_t* piece_count_out)
 {
     uint32_t piece_count = vxk_parallel_for_pieces(count, BP_BUILD_GRAIN);
     piece_masks* pieces =
         (piece_masks*)vxk_calloc((size_t)(piece_count ? piece_count : 1) * sizeof(piece_masks));
     if (!pieces)
         return VXK_ERR_OUT_OF_MEMORY;
-    build_job job = {world, candidates, kinds, pieces};
-    vxk_parallel_for(vxk_world_jobs(world), "broadphase_dilate", count, BP_BUILD_GRAIN, build_piece,
-                     &job);
+    build_job job = {terrain, candidates, kinds, pieces};
+    vxk_parallel_for(jobs, "broadphase_dilate", count, BP_BUILD_GRAIN, build_piece, &job);
     *pieces_out = pieces;
     *piece_count_out = piece_count;
     for (uint32_t p = 0; p < piece_count; ++p)
@@ -396,7 +388,7 @@ vxk_status vxk_broadphase_compute(const vxk_world* world, const vxk_int3* chunks
     for (uint32_t begin = 0; begin < count; begin += BP_DILATE_BATCH) {
         uint32_t n = VXK_MIN(count - begin, (uint32_t)BP_DILATE_BATCH);
         for (uint32_t j = 0; j < n; ++j) {
-            neighbourhood_move(world, &nb, chunks[begin + j]);
+            neighbourhood_move(&world->terrain, &nb, chunks[begin + j]);
             vxk_dilate_gather(&rows[j], nb.solid, nb.water);
         }
         vxk_dilate_chunks(masks, kinds, rows, n);
@@ -426,7 +418,8 @@ static vxk_status build_from_candidates(vxk_world* world, vxk_broadphase* bp,
         return VXK_ERR_OUT_OF_MEMORY;
     piece_masks* pieces = NULL;
     uint32_t piece_count = 0;
-    vxk_status status = compute_candidates(world, candidates, count, kinds, &pieces, &piece_count);
+    vxk_status status = compute_candidates(&world->terrain, world->jobs, candidates, count, kinds,
+                                           &pieces, &piece_count);
     vxk_broadphase next;
     memset(&next, 0, sizeof(next));
     if (status == VXK_OK) {
@@ -537,7 +530,8 @@ static vxk_status update_candidates(vxk_world* world, vxk_broadphase* bp,
         return VXK_ERR_OUT_OF_MEMORY;
     piece_masks* pieces = NULL;
     uint32_t piece_count = 0;
-    vxk_status status = compute_candidates(world, candidates, count, kinds, &pieces, &piece_count);
+    vxk_status status = compute_candidates(&world->terrain, world->jobs, candidates, count, kinds,
+                                           &pieces, &piece_count);
     if (status == VXK_OK) {
         // Reserve everything first so that applying cannot fail half-way.
         uint32_t new_masks = 0, new_entries = 0;
@@ -1050,7 +1044,7 @@ vxk_status vxk_broadphase_query_batch(const vxk_world* world, vxk_broadphase_hit
     offsets[0] = 0;
     if (count == 0)
         return VXK_OK;
-    vxk_jobs* jobs = vxk_world_jobs(world);
+    vxk_jobs* jobs = world->jobs;
     uint32_t thread_count = vxk_jobs_thread_count(jobs);
     uint32_t piece_count = vxk_parallel_for_pieces(count, BP_QUERY_GRAIN);
     // The broadphase object is never const itself; only its scratch changes here.

@@ -70,10 +70,10 @@
 // directions: 64 clusters); clusters whose normals are within CLUSTER_COS (0.999) of a lower
 // cluster's merge into it (the lower one's normal is the manifold's); the 4 groups with the
 // deepest points keep, each reduced to at most 4 points by vxk_manifold_reduce over its clusters'
-// kept candidates (contact_voxel.c: each cluster keeps its deepest point and its extremes along 8
-// tangent directions, so the result does not depend on the order pairs are found in; a group
-// offers the reduction its extremes along its leader's directions among all its clusters' kept
-// points, then each cluster's deepest). A face-on-face contact of two aligned shapes thus gets
+// kept candidates (contact_voxel_manifold.c: each cluster keeps its deepest point and its extremes
+// along 8 tangent directions, so the result does not depend on the order pairs are found in; a
+// group offers the reduction its extremes along its leader's directions among all its clusters'
+// kept points, then each cluster's deepest). A face-on-face contact of two aligned shapes thus gets
 // one normal, the face normal, whether its pairs chose A's face or B's. Contacts whose support
 // has more than 4 corners lose some, as any 4-point manifold.
 //
@@ -160,7 +160,7 @@ typedef struct vxk_voxel_manifolds {
     vxk_int3 voxel_b[VXK_VOXEL_MANIFOLDS];
 } vxk_voxel_manifolds;
 
-// A candidate kept by a cluster (contact_voxel.c).
+// A candidate kept by a cluster (contact_voxel_manifold.c).
 typedef struct vxk_voxel_candidate {
     vxk_vec3 point;
     float separation;

@@ -155,7 +155,8 @@ static vxk_status build_chunk(const vxk_world* world, vxk_int3 chunk, bool allow
     vxk_terrain_chunk_bits(&world->terrain, chunk, out->solid, water);
     vxk_quad quads[VXK_MESHER_MAX_QUADS];
     uint32_t count = 0;
-    vxk_status status = vxk_chunk_mesh(world, quads, VXK_MESHER_MAX_QUADS, &count, chunk);
+    vxk_status status = vxk_terrain_chunk_mesh(&world->terrain, quads, VXK_MESHER_MAX_QUADS, &count,
+                                               &world->materials, chunk);
     if (status != VXK_OK)
         return status;
     if (count) {

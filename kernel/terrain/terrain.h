@@ -2,10 +2,12 @@
 // entry pool, the material kinds of the write path, the write epoch and the list of chunks
 // written since it was last taken. The world owns one by value (world.c); derived data
 // (broadphase masks, narrowphase caches, the step) reads it through these functions and never
-// through the world. Depends on core only: no world or collision header is included here.
+// through the world. Depends on core and the geometry's plain-buffer types (mesher, boxes) only:
+// no world or collision header is included here.
 //
-// Thread-safety: reads (find, chunk_bits, sorted_chunks, read, epoch) may run concurrently with
-// each other; writes (fill, write, adopt_chunks, take/untake_dirty) need exclusive access.
+// Thread-safety: reads (find, get_voxel, chunk_bits, sorted_chunks, read, chunk_mesh,
+// chunk_boxes, epoch) may run concurrently with each other; writes (fill, write, adopt_chunks,
+// take/untake_dirty) need exclusive access.
 //
 // Versions. Payload blocks are reference counted and immutable while shared: a terrain writes a
 // payload in place only when it holds the only reference, and otherwise writes a copy (copy on
@@ -17,6 +19,8 @@
 #ifndef VXK_TERRAIN_H
 #define VXK_TERRAIN_H
 
+#include <vxk/boxes.h>
+#include <vxk/mesher.h>
 #include <vxk/world.h>
 
 #include "chunk_map.h"
@@ -123,6 +127,19 @@ static inline const vxk_chunk* vxk_terrain_find(const vxk_terrain* terrain, vxk_
     return index == VXK_CHUNK_MAP_EMPTY ? NULL : &terrain->chunks[index];
 }
 
+// The material id of one voxel (air where the chunk has no entry): vxk_world_get_voxel's read.
+static inline uint8_t vxk_terrain_get_voxel(const vxk_terrain* terrain, vxk_int3 voxel)
+{
+    vxk_int3 chunk = {vxk_floor_div8(voxel.x), vxk_floor_div8(voxel.y), vxk_floor_div8(voxel.z)};
+    const vxk_chunk* c = vxk_terrain_find(terrain, chunk);
+    if (!c)
+        return VXK_MAT_AIR;
+    if (!c->payload)
+        return c->uniform_material;
+    return c->payload[vxk_voxel_index((uint32_t)vxk_mod8(voxel.x), (uint32_t)vxk_mod8(voxel.y),
+                                      (uint32_t)vxk_mod8(voxel.z))];
+}
+
 // The write epoch: changes with every write call that changes voxels (never 0 once written; 0
 // for a terrain never written). Derived caches compare it to skip revalidation.
 static inline uint32_t vxk_terrain_epoch(const vxk_terrain* terrain)
@@ -161,6 +178,19 @@ vxk_status vxk_terrain_fill(vxk_terrain* terrain, vxk_int_box box, uint8_t mater
 vxk_status vxk_terrain_write(vxk_terrain* terrain, vxk_int_box box, const uint8_t* ids);
 // Reads a box in the dense layout of vxk_world_read_box.
 void vxk_terrain_read(const vxk_terrain* terrain, uint8_t* out, vxk_int_box box);
+// A chunk's geometry (chunk_geometry.c, for world.c's vxk_chunk_mesh and vxk_chunk_boxes and the
+// narrowphase cache): reads the chunk's voxels (its 10^3 box for the mesher, its 8^3 voxels for
+// the box builder) and solid = kind VXK_MATERIAL_SOLID in `materials`, then calls
+// vxk_quad_mesh_chunk or vxk_boxes_chunk (their outputs and errors), or returns
+// VXK_ERR_OUT_OF_RANGE for a chunk whose box leaves the int32 voxel range. Pointers must not be
+// NULL, mode must be valid. Allocates nothing; safe alongside other reads.
+vxk_status vxk_terrain_chunk_mesh(const vxk_terrain* terrain, vxk_quad* out, uint32_t capacity,
+                                  uint32_t* count, const vxk_material_table* materials,
+                                  vxk_int3 chunk);
+vxk_status vxk_terrain_chunk_boxes(const vxk_terrain* terrain, vxk_voxel_box* out,
+                                   uint32_t capacity, uint32_t* count,
+                                   const vxk_material_table* materials, vxk_int3 chunk,
+                                   vxk_boxes_mode mode);
 // Fills the terrain fields of stats (chunk counts, map, entries, voxels, occupancy, other).
 void vxk_terrain_memory(const vxk_terrain* terrain, vxk_world_memory* stats);
 
