@@ -105,7 +105,7 @@ static size_t voxel_shape_bytes(const vxk_voxel_data* vs)
            vs->region_bytes;
 }
 
-static void dynamics_memory(const void* self, vxk_world_memory* stats)
+static void dynamics_memory(const void* self, vxk_world_memory_stats* stats)
 {
     const vxk_dynamics* dyn = (const vxk_dynamics*)self;
     uint64_t shapes = 0;

@@ -1001,7 +1001,7 @@ void vxk_terrain_untake_dirty(vxk_terrain* t)
     t->dirty_taken = false;
 }
 
-void vxk_terrain_memory(const vxk_terrain* t, vxk_world_memory* stats)
+void vxk_terrain_memory(const vxk_terrain* t, vxk_world_memory_stats* stats)
 {
     stats->chunk_count = t->map.count;
     stats->mixed_chunks = t->mixed_count;

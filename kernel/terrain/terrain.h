@@ -162,7 +162,7 @@ vxk_status vxk_terrain_write(vxk_terrain* terrain, vxk_int_box box, const uint8_
 // Reads a box in the dense layout of vxk_world_read_box.
 void vxk_terrain_read(const vxk_terrain* terrain, uint8_t* out, vxk_int_box box);
 // Fills the terrain fields of stats (chunk counts, map, entries, voxels, occupancy, other).
-void vxk_terrain_memory(const vxk_terrain* terrain, vxk_world_memory* stats);
+void vxk_terrain_memory(const vxk_terrain* terrain, vxk_world_memory_stats* stats);
 
 // Recomputes the solid/water bits of a mixed payload from its 512 voxel bytes. Only reads the
 // material kinds: safe to call from jobs on payloads the caller owns.
