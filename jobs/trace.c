@@ -89,7 +89,7 @@ static int compare_entries(const void* a, const void* b)
     return strcmp(x->name, y->name);
 }
 
-uint32_t vxk_jobs_summary(const vxk_jobs* jobs, vxk_job_summary* out, uint32_t capacity)
+uint32_t vxk_jobs_get_summaries(const vxk_jobs* jobs, vxk_job_summary* out, uint32_t capacity)
 {
     if (!jobs || !jobs->trace_capacity)
         return 0;

@@ -108,6 +108,16 @@ bool vxk_grow_items(void** array, uint32_t* capacity, uint64_t need, size_t item
     return true;
 }
 
+bool vxk_grow_items_zeroed(void** array, uint32_t* capacity, uint64_t need, size_t item)
+{
+    uint32_t old = *capacity;
+    if (!vxk_grow_items(array, capacity, need, item))
+        return false;
+    if (*capacity > old)
+        memset((char*)*array + (size_t)old * item, 0, (size_t)(*capacity - old) * item);
+    return true;
+}
+
 void vxk_free(void* pointer, size_t size)
 {
     if (!pointer)

@@ -34,6 +34,9 @@ void vxk_free_aligned64(void* pointer, size_t size);
 // the contents kept, whole items allocated and freed so the counter stays exact). False, nothing
 // changed, when out of memory or past 2^31 items.
 bool vxk_grow_items(void** array, uint32_t* capacity, uint64_t need, size_t item);
+// vxk_grow_items, and the items past the old capacity zeroed (for arrays whose unused items must
+// read as empty).
+bool vxk_grow_items_zeroed(void** array, uint32_t* capacity, uint64_t need, size_t item);
 
 // Stable LSD radix sort of n records of `words` (1 or 2) uint64 by bytes, skipping byte positions
 // that are the same in every record. The order is by word 0, then (2 words) by word 1; the low 32

@@ -262,7 +262,7 @@ void vxk_world_for_each_chunk(const vxk_world* world, vxk_chunk_visit_fn* fn, vo
     }
 }
 
-void vxk_world_memory_stats(const vxk_world* world, vxk_world_memory* out)
+void vxk_world_get_memory_stats(const vxk_world* world, vxk_world_memory_stats* out)
 {
     if (!out)
         return;

@@ -34,8 +34,8 @@ static double world_voxels(const vxk_bench* b, const vxk_world* world)
     double generated = figure_of(b, "world_voxels");
     if (generated > 0.0)
         return generated;
-    vxk_world_memory mem;
-    vxk_world_memory_stats(world, &mem);
+    vxk_world_memory_stats mem;
+    vxk_world_get_memory_stats(world, &mem);
     return (double)mem.chunk_count * 512.0;
 }
 
@@ -128,8 +128,8 @@ void vxk_bench_broadphase(vxk_bench* b)
 
     // ---- build ----
     vxk_bench_progress(b, "broadphase build");
-    vxk_world_memory mem;
-    vxk_world_memory_stats(world, &mem);
+    vxk_world_memory_stats mem;
+    vxk_world_get_memory_stats(world, &mem);
     double t0 = vxk_bench_now();
     vxk_status status = vxk_broadphase_build(world);
     double build_seconds = vxk_bench_now() - t0;
@@ -145,7 +145,7 @@ void vxk_bench_broadphase(vxk_bench* b)
         vxk_bench_figure_add(b, "world_and_masks_s", figure_of(b, "gen_s") + build_seconds);
 
     double voxels = world_voxels(b, world);
-    vxk_world_memory_stats(world, &mem);
+    vxk_world_get_memory_stats(world, &mem);
     uint64_t masked_entries = mem.broadphase_entries - mem.broadphase_full;
     vxk_bench_figure_add(b, "broadphase_entries", (double)mem.broadphase_entries);
     vxk_bench_figure_add(b, "broadphase_full", (double)mem.broadphase_full);

@@ -917,8 +917,8 @@ void vxk_bench_physics(vxk_bench* b)
     }
     vxk_world_step_stats stats;
     vxk_world_get_step_stats(s.world, &stats);
-    vxk_world_memory mem;
-    vxk_world_memory_stats(s.world, &mem);
+    vxk_world_memory_stats mem;
+    vxk_world_get_memory_stats(s.world, &mem);
     uint64_t hash = vxk_world_hash(s.world);
     vxk_edit_stats es;
     vxk_edit_get_stats(s.world, &es);

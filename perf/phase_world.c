@@ -29,8 +29,8 @@ void vxk_bench_world(vxk_bench* b)
     b->world = world;
 
     double voxels = (double)gen.size_x * (double)gen.size_y * (double)gen.size_z;
-    vxk_world_memory mem;
-    vxk_world_memory_stats(world, &mem);
+    vxk_world_memory_stats mem;
+    vxk_world_get_memory_stats(world, &mem);
     double terrain_bytes = (double)(mem.map_bytes + mem.chunk_entry_bytes + mem.voxel_bytes +
                                     mem.occupancy_bytes + mem.terrain_other_bytes);
     vxk_bench_phase_add(b, "worldgen", seconds, voxels);

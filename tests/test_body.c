@@ -1600,8 +1600,8 @@ static int test_memory_stats(void)
     vxk_world* w = make_world(NULL);
     VXK_CHECK(w != NULL);
     VXK_CHECK_EQ_INT(flat_floor(w, -8, 400, -8, 7), VXK_OK);
-    vxk_world_memory m0, m1, m2;
-    vxk_world_memory_stats(w, &m0);
+    vxk_world_memory_stats m0, m1, m2;
+    vxk_world_get_memory_stats(w, &m0);
     VXK_CHECK_EQ_U64(m0.body_count, 0);
     size_t b0 = vxk_allocated_bytes();
     uint8_t voxels[60];
@@ -1614,7 +1614,7 @@ static int test_memory_stats(void)
                              : voxel_def((vxk_vec3){(float)i, 3, -3}, &g, 0.25f);
         VXK_CHECK(!VXK_ID_IS_NULL(create_ok(w, &d)));
     }
-    vxk_world_memory_stats(w, &m1);
+    vxk_world_get_memory_stats(w, &m1);
     VXK_CHECK(vxk_allocated_bytes() > b0);
     VXK_CHECK_EQ_U64(m1.body_count, 300);
     VXK_CHECK_MSG(m1.body_bytes >= m0.body_bytes + 300 * 64,
@@ -1626,7 +1626,7 @@ static int test_memory_stats(void)
     // Stepping with contacts grows the contact storage (kept).
     for (int i = 0; i < 30; ++i)
         VXK_CHECK_EQ_INT(vxk_world_step(w, STEP_DT), VXK_OK);
-    vxk_world_memory_stats(w, &m2);
+    vxk_world_get_memory_stats(w, &m2);
     VXK_CHECK_MSG(m2.contact_bytes > m1.contact_bytes, "contact_bytes %llu -> %llu",
                   (unsigned long long)m1.contact_bytes, (unsigned long long)m2.contact_bytes);
     VXK_CHECK(m2.total_bytes >= m2.body_bytes + m2.contact_bytes);

@@ -626,8 +626,8 @@ static int test_edit_destroy_pending(void)
             VXK_CHECK_EQ_INT(vxk_edit_thread_start(w), VXK_OK);
         }
     }
-    vxk_world_memory mem;
-    vxk_world_memory_stats(w, &mem);
+    vxk_world_memory_stats mem;
+    vxk_world_get_memory_stats(w, &mem);
     vxk_edit_stats st;
     vxk_edit_get_stats(w, &st);
     VXK_CHECK(st.bytes > 0 && mem.terrain_other_bytes >= st.bytes);

@@ -771,7 +771,7 @@ static int check_trace(uint32_t workers, uint32_t capacity, uint32_t jobs_count)
     remove(path);
 
     vxk_job_summary summary[4];
-    uint32_t names_found = vxk_jobs_summary(jobs, summary, 4);
+    uint32_t names_found = vxk_jobs_get_summaries(jobs, summary, 4);
     VXK_CHECK_EQ_U64(names_found, 3);
     uint64_t total_count = 0;
     for (uint32_t i = 0; i < 3; ++i) {
@@ -786,7 +786,7 @@ static int check_trace(uint32_t workers, uint32_t capacity, uint32_t jobs_count)
     }
     VXK_CHECK_EQ_U64(total_count, expected);
     vxk_jobs_clear_trace(jobs);
-    VXK_CHECK_EQ_U64(vxk_jobs_summary(jobs, summary, 4), 0);
+    VXK_CHECK_EQ_U64(vxk_jobs_get_summaries(jobs, summary, 4), 0);
     vxk_jobs_destroy(jobs);
     return 0;
 }
@@ -1011,7 +1011,7 @@ static int test_allocator_hook(void)
     void* scratch = vxk_jobs_scratch_alloc(jobs, 0, 1024, 16);
     VXK_CHECK(scratch);
     vxk_job_summary summary[4];
-    VXK_CHECK(vxk_jobs_summary(jobs, summary, 4) >= 1);
+    VXK_CHECK(vxk_jobs_get_summaries(jobs, summary, 4) >= 1);
     vxk_jobs_destroy(jobs);
     VXK_CHECK_EQ_U64(atomic_load(&runs[0]), 3000);
     for (int i = 0; i < 3000; ++i)
@@ -1903,11 +1903,11 @@ static int test_jobs_edges(void)
     VXK_CHECK_EQ_INT(vxk_jobs_write_trace(jobs, "/nonexistent-dir/trace.json"), -1);
     vxk_job_summary summary[2];
     memset(summary, CANARY, sizeof(summary));
-    uint32_t names = vxk_jobs_summary(jobs, NULL, 0);
+    uint32_t names = vxk_jobs_get_summaries(jobs, NULL, 0);
     VXK_CHECK(names >= 1);
-    VXK_CHECK_EQ_U64(vxk_jobs_summary(jobs, summary, 0), names);
+    VXK_CHECK_EQ_U64(vxk_jobs_get_summaries(jobs, summary, 0), names);
     VXK_CHECK(all_canary(summary, sizeof(summary)));
-    VXK_CHECK_EQ_U64(vxk_jobs_summary(NULL, summary, 2), 0);
+    VXK_CHECK_EQ_U64(vxk_jobs_get_summaries(NULL, summary, 2), 0);
     vxk_jobs_destroy(jobs);
     vxk_jobs_destroy(NULL);
     return 0;

@@ -325,8 +325,8 @@ static int run_concurrent(int mode, uint32_t workers, size_t budget)
             "evictions %llu\n",
             mode, workers, budget, (unsigned long long)st.builds, (unsigned long long)st.hits,
             (unsigned long long)st.waits, (unsigned long long)st.evictions);
-    vxk_world_memory mem;
-    vxk_world_memory_stats(world, &mem);
+    vxk_world_memory_stats mem;
+    vxk_world_get_memory_stats(world, &mem);
     VXK_CHECK(mem.narrow_bytes >= st.bytes);
     for (uint32_t i = 0; i < chunks.count; ++i)
         vxk_narrow_free_chunk(&fresh[i]);

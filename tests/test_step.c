@@ -205,7 +205,7 @@ static int test_stage_trace(void)
     VXK_CHECK_MSG(st.contacts == 20 && st.terrain_tasks == 20, "contacts %u terrain tasks %u",
                   st.contacts, st.terrain_tasks);
     vxk_job_summary sums[64];
-    uint32_t n = vxk_jobs_summary(jobs, sums, 64);
+    uint32_t n = vxk_jobs_get_summaries(jobs, sums, 64);
     const char* want[] = {"step_candidates", "step_narrowphase", "step_solve", "narrowphase"};
     for (int k = 0; k < 4; ++k) {
         bool found = false;

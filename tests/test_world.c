@@ -403,8 +403,8 @@ static int check_world(const vxk_world* world, const reference* ref, uint64_t* r
     VXK_CHECK_EQ_U64(sorted_count, expected_chunks);
     for (uint32_t i = 0; i < sorted_count; ++i)
         VXK_CHECK(vxk_terrain_find(&world->terrain, sorted[i]->coord) == sorted[i]);
-    vxk_world_memory mem;
-    vxk_world_memory_stats(world, &mem);
+    vxk_world_memory_stats mem;
+    vxk_world_get_memory_stats(world, &mem);
     VXK_CHECK_EQ_U64(mem.chunk_count, expected_chunks);
     VXK_CHECK_EQ_U64(mem.mixed_chunks, expected_mixed);
     VXK_CHECK_EQ_U64(mem.uniform_chunks, expected_chunks - expected_mixed);
@@ -550,8 +550,8 @@ static int test_world_random_ops(void)
         VXK_CHECK_EQ_INT(vxk_world_fill_box(world, vxk_test_box(all_lo, all_hi), 0), VXK_OK);
         memset(&ref, 0, sizeof(ref));
         VXK_CHECK(check_world(world, &ref, &rng) == 0);
-        vxk_world_memory mem;
-        vxk_world_memory_stats(world, &mem);
+        vxk_world_memory_stats mem;
+        vxk_world_get_memory_stats(world, &mem);
         VXK_CHECK_EQ_U64(mem.chunk_count, 0);
         vxk_world_destroy(world);
     }
@@ -594,14 +594,14 @@ static int test_collapse_and_removal(void)
             VXK_OK);
     }
     VXK_CHECK(vxk_terrain_find(&world->terrain, (vxk_int3){-1, 0, 0}) == NULL);
-    vxk_world_memory mem;
-    vxk_world_memory_stats(world, &mem);
+    vxk_world_memory_stats mem;
+    vxk_world_get_memory_stats(world, &mem);
     VXK_CHECK_EQ_U64(mem.chunk_count, 0);
     VXK_CHECK_EQ_U64(mem.voxel_bytes, 0);
     // Bulk: a big fill makes interior chunks uniform; only the border chunks carry payloads.
     int64_t blo[3] = {-13, -3, 5}, bhi[3] = {50, 20, 70};
     VXK_CHECK_EQ_INT(vxk_world_fill_box(world, vxk_test_box(blo, bhi), VXK_MAT_DIRT), VXK_OK);
-    vxk_world_memory_stats(world, &mem);
+    vxk_world_get_memory_stats(world, &mem);
     int64_t chunks = 0, mixed = 0;
     for (int32_t cy = -1; cy <= 2; ++cy)
         for (int32_t cz = 0; cz <= 8; ++cz)
@@ -661,8 +661,8 @@ static int test_validation(void)
     vxk_terrain_take_dirty(&world->terrain, &dirty_count);
     VXK_CHECK(dirty_count > 0);
     uint64_t hash = vxk_world_terrain_hash(world);
-    vxk_world_memory mem0, mem1;
-    vxk_world_memory_stats(world, &mem0);
+    vxk_world_memory_stats mem0, mem1;
+    vxk_world_get_memory_stats(world, &mem0);
 
     const vxk_int_box ok_box = {{0, 0, 0}, {4, 4, 4}};
     VXK_CHECK_EQ_INT(vxk_world_fill_box(NULL, ok_box, 1), VXK_ERR_INVALID_ARGUMENT);
@@ -717,7 +717,7 @@ static int test_validation(void)
         VXK_ERR_INVALID_ARGUMENT);
 
     VXK_CHECK_EQ_U64(vxk_world_terrain_hash(world), hash);
-    vxk_world_memory_stats(world, &mem1);
+    vxk_world_get_memory_stats(world, &mem1);
     VXK_CHECK_EQ_U64(mem1.chunk_count, mem0.chunk_count);
     VXK_CHECK_EQ_U64(mem1.mixed_chunks, mem0.mixed_chunks);
     vxk_terrain_take_dirty(&world->terrain, &dirty_count);
@@ -837,8 +837,8 @@ static int test_concurrent_readers(void)
         ctx.world = world;
         vxk_parallel_for(jobs, "readers", 64, 1, reader_piece, &ctx);
         uint64_t hash = vxk_world_terrain_hash(world);
-        vxk_world_memory mem;
-        vxk_world_memory_stats(world, &mem);
+        vxk_world_memory_stats mem;
+        vxk_world_get_memory_stats(world, &mem);
         for (int i = 0; i < 64; ++i) {
             VXK_CHECK_EQ_U64(ctx.hashes[i], hash);
             VXK_CHECK_EQ_U64(ctx.counts[i], mem.chunk_count);
@@ -967,9 +967,9 @@ static int test_world_create(void)
     VXK_CHECK(vxk_world_jobs(NULL) == NULL);
     VXK_CHECK_EQ_INT(vxk_world_get_voxel(NULL, (vxk_int3){0, 0, 0}), VXK_MAT_AIR);
     VXK_CHECK_EQ_U64(vxk_world_terrain_hash(NULL), 0);
-    vxk_world_memory mem;
+    vxk_world_memory_stats mem;
     memset(&mem, CANARY, sizeof(mem));
-    vxk_world_memory_stats(NULL, &mem);
+    vxk_world_get_memory_stats(NULL, &mem);
     VXK_CHECK_EQ_U64(mem.total_bytes, 0);
     return 0;
 }
@@ -1070,7 +1070,7 @@ static int test_world_terrain(void)
     VXK_CHECK_EQ_U64(n, 0);
     vxk_world_for_each_chunk(w, count_chunks, &n);
     VXK_CHECK(n > 0);
-    vxk_world_memory_stats(w, NULL);
+    vxk_world_get_memory_stats(w, NULL);
 
     // An air fill over the whole int32 space clears everything (the sparse path).
     VXK_CHECK_EQ_INT(vxk_world_fill_box(w, all, VXK_MAT_AIR), VXK_OK);

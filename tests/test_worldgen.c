@@ -170,8 +170,8 @@ static int generate_box(uint64_t seed, float caves, int32_t water_level, uint8_t
         VXK_CHECK(chunks[i]->coord.z >= 0 && chunks[i]->coord.z < SZ / 8);
     }
     VXK_CHECK(check_payloads(world) == 0);
-    vxk_world_memory mem;
-    vxk_world_memory_stats(world, &mem);
+    vxk_world_memory_stats mem;
+    vxk_world_get_memory_stats(world, &mem);
     VXK_CHECK(mem.uniform_chunks > 0 && mem.mixed_chunks > 0);
     vxk_world_destroy(world);
     return 0;
@@ -295,8 +295,8 @@ static int test_validation(void)
     def.materials = &table;
     VXK_CHECK_EQ_INT(vxk_world_create(&def, &world), VXK_OK);
     VXK_CHECK_EQ_INT(vxk_worldgen_run(world, &gen), VXK_ERR_BAD_MATERIAL);
-    vxk_world_memory mem;
-    vxk_world_memory_stats(world, &mem);
+    vxk_world_memory_stats mem;
+    vxk_world_get_memory_stats(world, &mem);
     VXK_CHECK_EQ_U64(mem.chunk_count, 0);
     vxk_world_destroy(world);
     return 0;

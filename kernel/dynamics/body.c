@@ -75,7 +75,7 @@ static size_t voxel_shape_bytes(const vxk_voxel_data* vs)
            vs->region_bytes;
 }
 
-static void dynamics_memory(const void* self, vxk_world_memory* stats)
+static void dynamics_memory(const void* self, vxk_world_memory_stats* stats)
 {
     const vxk_dynamics* dyn = (const vxk_dynamics*)self;
     uint64_t shapes = 0;
@@ -370,23 +370,6 @@ static vxk_status validate_def(const vxk_world* world, const vxk_body_def* def)
     return VXK_OK;
 }
 
-static vxk_status grow_bodies(vxk_dynamics* dyn, uint32_t need)
-{
-    if (need <= dyn->capacity)
-        return VXK_OK;
-    uint32_t cap = dyn->capacity ? dyn->capacity * 2 : 64;
-    while (cap < need)
-        cap *= 2;
-    vxk_body* b = (vxk_body*)vxk_realloc(dyn->bodies, sizeof(vxk_body) * dyn->capacity,
-                                         sizeof(vxk_body) * cap);
-    if (!b)
-        return VXK_ERR_OUT_OF_MEMORY;
-    memset(b + dyn->capacity, 0, sizeof(vxk_body) * (cap - dyn->capacity));
-    dyn->bodies = b;
-    dyn->capacity = cap;
-    return VXK_OK;
-}
-
 vxk_status vxk_body_create(vxk_world* world, const vxk_body_def* def, vxk_body_id* out)
 {
     if (!world || !def || !out)
@@ -420,7 +403,10 @@ vxk_status vxk_body_create(vxk_world* world, const vxk_body_def* def, vxk_body_i
     }
     uint32_t index, generation;
     // Grow the body array first so that a failure leaves the id pool untouched.
-    status = grow_bodies(dyn, dyn->ids.free_count ? dyn->ids.count : dyn->ids.count + 1);
+    uint64_t slots = dyn->ids.free_count ? dyn->ids.count : (uint64_t)dyn->ids.count + 1;
+    status = vxk_grow_items_zeroed((void**)&dyn->bodies, &dyn->capacity, slots, sizeof(vxk_body))
+                 ? VXK_OK
+                 : VXK_ERR_OUT_OF_MEMORY;
     if (status == VXK_OK)
         status = vxk_id_pool_alloc(&dyn->ids, &index, &generation);
     if (status != VXK_OK) {

@@ -174,17 +174,9 @@ vxk_status vxk_dynamics_candidates(vxk_dynamics* dyn, vxk_dynamics_frame* f,
     uint32_t piece_cap = task_cap / VXK_NARROW_GRAIN + 1;
     if (reserve(dyn, SCRATCH_TASKS, sizeof(vxk_narrow_task) * (size_t)task_cap + 16) != VXK_OK)
         return VXK_ERR_OUT_OF_MEMORY;
-    if (piece_cap > dyn->piece_capacity) {
-        vxk_contact_piece* grown =
-            (vxk_contact_piece*)vxk_calloc(sizeof(vxk_contact_piece) * piece_cap);
-        if (!grown)
-            return VXK_ERR_OUT_OF_MEMORY;
-        if (dyn->pieces)
-            memcpy(grown, dyn->pieces, sizeof(vxk_contact_piece) * dyn->piece_capacity);
-        vxk_free(dyn->pieces, sizeof(vxk_contact_piece) * dyn->piece_capacity);
-        dyn->pieces = grown;
-        dyn->piece_capacity = piece_cap;
-    }
+    if (!vxk_grow_items_zeroed((void**)&dyn->pieces, &dyn->piece_capacity, piece_cap,
+                               sizeof(vxk_contact_piece)))
+        return VXK_ERR_OUT_OF_MEMORY;
     vxk_narrow_task* tasks = (vxk_narrow_task*)dyn->scratch[SCRATCH_TASKS];
     const uint32_t *dynamic = f->dynamic, *asleep = f->asleep, *offsets = f->offsets;
     uint32_t task_count = 0;

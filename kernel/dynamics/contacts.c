@@ -1,7 +1,8 @@
 // contacts.c: persistent manifolds and the events stage of a step: the impulses a manifold
 // carries from the last step (warm starting by feature id, else by position), contact begin and
 // end events from the last and the new manifolds walked in key order, the hand-over of the step's
-// manifolds to the next step, and the read API (vxk_world_get_contacts, _get_contact_events).
+// manifolds to the next step, and the read API (vxk_world_get_contacts,
+// vxk_world_get_contact_begin_events, _end_events).
 #include "dynamics.h"
 
 #include <float.h>
@@ -275,15 +276,28 @@ uint32_t vxk_world_get_contacts(const vxk_world* world, vxk_contact_data* out, u
     return dyn->contact_count;
 }
 
-vxk_contact_events vxk_world_get_contact_events(const vxk_world* world)
+// The begin (end false) or end events of the last step into the caller's buffer.
+static uint32_t get_events(const vxk_world* world, bool end, vxk_contact_event* out,
+                           uint32_t capacity)
 {
-    vxk_contact_events e = {NULL, 0, NULL, 0};
     if (!world)
-        return e;
+        return 0;
     const vxk_dynamics* dyn = vxk_dynamics_get(world);
-    e.begin = dyn->begin_events;
-    e.begin_count = dyn->begin_count;
-    e.end = dyn->end_events;
-    e.end_count = dyn->end_count;
-    return e;
+    const vxk_contact_event* events = end ? dyn->end_events : dyn->begin_events;
+    uint32_t count = end ? dyn->end_count : dyn->begin_count;
+    if (out && count && capacity)
+        memcpy(out, events, sizeof(vxk_contact_event) * VXK_MIN(count, capacity));
+    return count;
+}
+
+uint32_t vxk_world_get_contact_begin_events(const vxk_world* world, vxk_contact_event* out,
+                                            uint32_t capacity)
+{
+    return get_events(world, false, out, capacity);
+}
+
+uint32_t vxk_world_get_contact_end_events(const vxk_world* world, vxk_contact_event* out,
+                                          uint32_t capacity)
+{
+    return get_events(world, true, out, capacity);
 }

@@ -743,7 +743,7 @@ static uint64_t edit_bytes(edit_system* es)
     return bytes;
 }
 
-static void edit_memory(const void* self, vxk_world_memory* stats)
+static void edit_memory(const void* self, vxk_world_memory_stats* stats)
 {
     stats->terrain_other_bytes += edit_bytes((edit_system*)self);
 }

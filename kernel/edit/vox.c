@@ -227,31 +227,13 @@ static vxk_status read_dict(vox_cursor* c, vox_node* node)
     return st;
 }
 
-// ---- growable arrays ---------------------------------------------------------------------------
-
-static vxk_status grow(void** array, uint32_t* capacity, uint32_t need, size_t elem)
-{
-    if (need <= *capacity)
-        return VXK_OK;
-    uint64_t cap = *capacity ? *capacity : 16;
-    while (cap < need)
-        cap *= 2;
-    if (cap > UINT32_MAX)
-        return VXK_ERR_OUT_OF_RANGE;
-    void* p = vxk_realloc(*array, (size_t)*capacity * elem, (size_t)cap * elem);
-    if (!p)
-        return VXK_ERR_OUT_OF_MEMORY;
-    *array = p;
-    *capacity = (uint32_t)cap;
-    return VXK_OK;
-}
-
 static vxk_status push_ref(vox_parse* ps, int32_t id)
 {
-    vxk_status st = grow((void**)&ps->refs, &ps->ref_capacity, ps->ref_count + 1, sizeof(int32_t));
-    if (st == VXK_OK)
-        ps->refs[ps->ref_count++] = id;
-    return st;
+    if (!vxk_grow_items((void**)&ps->refs, &ps->ref_capacity, (uint64_t)ps->ref_count + 1,
+                        sizeof(int32_t)))
+        return VXK_ERR_OUT_OF_MEMORY;
+    ps->refs[ps->ref_count++] = id;
+    return VXK_OK;
 }
 
 // ---- chunks ------------------------------------------------------------------------------------
@@ -295,9 +277,9 @@ static vxk_status parse_xyzi(vox_parse* ps, vox_cursor* c)
         for (int k = 0; k < 3; ++k)
             if (entries[4 * (size_t)i + (size_t)k] >= ps->pending[k])
                 return VXK_ERR_OUT_OF_RANGE;
-    st = grow((void**)&ps->models, &ps->model_capacity, ps->model_count + 1, sizeof(vox_model));
-    if (st != VXK_OK)
-        return st;
+    if (!vxk_grow_items((void**)&ps->models, &ps->model_capacity, (uint64_t)ps->model_count + 1,
+                        sizeof(vox_model)))
+        return VXK_ERR_OUT_OF_MEMORY;
     vox_model* m = &ps->models[ps->model_count];
     memset(m, 0, sizeof(*m));
     m->xyzi = (uint8_t*)vxk_alloc(4 * (size_t)count);
@@ -326,16 +308,15 @@ static vxk_status parse_node(vox_parse* ps, vox_cursor* c, uint8_t kind)
 {
     if (ps->node_count >= ps->opts->max_nodes)
         return VXK_ERR_OUT_OF_RANGE;
-    vxk_status st =
-        grow((void**)&ps->nodes, &ps->node_capacity, ps->node_count + 1, sizeof(vox_node));
-    if (st != VXK_OK)
-        return st;
+    if (!vxk_grow_items((void**)&ps->nodes, &ps->node_capacity, (uint64_t)ps->node_count + 1,
+                        sizeof(vox_node)))
+        return VXK_ERR_OUT_OF_MEMORY;
     vox_node node;
     memset(&node, 0, sizeof(node));
     node.kind = kind;
     node.rotation[0] = node.rotation[4] = node.rotation[8] = 1;
     node.first = ps->ref_count;
-    st = read_count(c, &node.id);
+    vxk_status st = read_count(c, &node.id);
     if (st == VXK_OK)
         st = read_dict(c, NULL);
     if (st != VXK_OK)
@@ -469,11 +450,11 @@ static vxk_status add_instance(vox_parse* ps, const vox_xform* x, uint32_t model
 {
     if (ps->instance_count >= ps->opts->max_instances)
         return VXK_ERR_OUT_OF_RANGE;
-    vxk_status st = grow((void**)&ps->instances, &ps->instance_capacity, ps->instance_count + 1,
-                         sizeof(vxk_vox_instance));
-    if (st == VXK_OK)
-        to_vxk_instance(x, model, &ps->instances[ps->instance_count++]);
-    return st;
+    if (!vxk_grow_items((void**)&ps->instances, &ps->instance_capacity,
+                        (uint64_t)ps->instance_count + 1, sizeof(vxk_vox_instance)))
+        return VXK_ERR_OUT_OF_MEMORY;
+    to_vxk_instance(x, model, &ps->instances[ps->instance_count++]);
+    return VXK_OK;
 }
 
 static vxk_status walk(vox_parse* ps, const vox_node* node, const vox_xform* parent, int depth)

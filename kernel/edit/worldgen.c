@@ -204,19 +204,12 @@ static void interpolate_chunk(const float* lattice, float* field)
 
 static bool emit(gen_piece* piece, vxk_int3 chunk, uint8_t material, uint8_t* payload)
 {
-    if (piece->count == piece->capacity) {
-        uint32_t capacity = piece->capacity ? piece->capacity * 2 : 256;
-        vxk_terrain_chunk_source* chunks = (vxk_terrain_chunk_source*)vxk_realloc(
-            piece->chunks, (size_t)piece->capacity * sizeof(*chunks),
-            (size_t)capacity * sizeof(*chunks));
-        if (!chunks) {
-            piece->failed = true;
-            if (payload)
-                vxk_terrain_payload_free(payload);
-            return false;
-        }
-        piece->chunks = chunks;
-        piece->capacity = capacity;
+    if (!vxk_grow_items((void**)&piece->chunks, &piece->capacity, (uint64_t)piece->count + 1,
+                        sizeof(*piece->chunks))) {
+        piece->failed = true;
+        if (payload)
+            vxk_terrain_payload_free(payload);
+        return false;
     }
     piece->chunks[piece->count++] = (vxk_terrain_chunk_source){chunk, material, payload};
     return true;

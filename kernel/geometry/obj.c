@@ -8,29 +8,26 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+// Counts stay below 2^31: at most VXK_OBJ_MAX_ELEMENTS vertices and faces, and as many
+// triangles, so under 3 * 2^26 face corners.
 typedef struct obj_array {
     void* data;
-    size_t count, capacity, item;
+    uint32_t count, capacity;
+    size_t item;
 } obj_array;
 
 static bool array_push(obj_array* a, const void* item)
 {
-    if (a->count == a->capacity) {
-        size_t grown = a->capacity ? 2 * a->capacity : 64;
-        void* data = vxk_realloc(a->data, a->capacity * a->item, grown * a->item);
-        if (!data)
-            return false;
-        a->data = data;
-        a->capacity = grown;
-    }
-    memcpy((char*)a->data + a->count * a->item, item, a->item);
+    if (!vxk_grow_items(&a->data, &a->capacity, (uint64_t)a->count + 1, a->item))
+        return false;
+    memcpy((char*)a->data + (size_t)a->count * a->item, item, a->item);
     ++a->count;
     return true;
 }
 
 static void array_free(obj_array* a)
 {
-    vxk_free(a->data, a->capacity * a->item);
+    vxk_free(a->data, (size_t)a->capacity * a->item);
     memset(a, 0, sizeof(*a));
 }
 

@@ -97,31 +97,12 @@ static inline uint64_t fill_run(uint64_t seed, uint64_t mask)
 
 // ---- storage --------------------------------------------------------------------------------
 
-// Grows an array to hold `needed` items (doubling, contents kept).
-static bool grow(void** array, uint32_t* capacity, uint64_t needed, size_t item, uint32_t minimum)
-{
-    if (needed <= *capacity)
-        return true;
-    if (needed > UINT32_MAX)
-        return false;
-    uint64_t next = *capacity ? (uint64_t)*capacity * 2 : minimum;
-    while (next < needed)
-        next *= 2;
-    next = VXK_MIN(next, (uint64_t)UINT32_MAX);
-    void* p = vxk_realloc(*array, (size_t)*capacity * item, (size_t)next * item);
-    if (!p)
-        return false;
-    *array = p;
-    *capacity = (uint32_t)next;
-    return true;
-}
-
 static bool reserve_claims_slow(vxk_split* s, uint32_t extra)
 {
-    return grow((void**)&s->entries, &s->entry_capacity, (uint64_t)s->entry_count + extra,
-                sizeof(vxk_split_entry), 256) &&
-           grow((void**)&s->shares, &s->share_capacity, (uint64_t)s->share_count + extra,
-                sizeof(vxk_split_share), 64);
+    return vxk_grow_items((void**)&s->entries, &s->entry_capacity, (uint64_t)s->entry_count + extra,
+                          sizeof(vxk_split_entry)) &&
+           vxk_grow_items((void**)&s->shares, &s->share_capacity, (uint64_t)s->share_count + extra,
+                          sizeof(vxk_split_share));
 }
 
 // Room for `extra` more claims and as many shared-word records.
@@ -729,8 +710,8 @@ static void close_round(vxk_split* s)
 static bool reserve_seed(vxk_split* s)
 {
     return reserve_claims(s, claims_per_expansion(s)) && reserve_finders(s, s->finder_count + 1) &&
-           grow((void**)&s->ranges, &s->range_capacity, (uint64_t)s->range_count + 1,
-                sizeof(vxk_split_range), 64);
+           vxk_grow_items((void**)&s->ranges, &s->range_capacity, (uint64_t)s->range_count + 1,
+                          sizeof(vxk_split_range));
 }
 
 // Starts a finder at the seed bit b of word t (at pos) and claims its runs; the cursor's entry
@@ -883,8 +864,8 @@ SPLIT_INLINE int run_rounds(vxk_split* s, uint64_t* expanded, uint64_t bound, bo
                 s->done = true;
                 break;
             }
-            if (!grow((void**)&s->ranges, &s->range_capacity, (uint64_t)s->range_count + 1,
-                      sizeof(vxk_split_range), 64)) {
+            if (!vxk_grow_items((void**)&s->ranges, &s->range_capacity,
+                                (uint64_t)s->range_count + 1, sizeof(vxk_split_range))) {
                 outcome = RUN_NO_MEMORY;
                 break;
             }
@@ -1092,9 +1073,10 @@ static void build_component(vxk_split* s, vxk_split_result* result, uint32_t hea
 
 static bool reserve_result(vxk_split_result* result, uint32_t components, uint32_t rows)
 {
-    return grow((void**)&result->components, &result->component_capacity, components,
-                sizeof(vxk_split_component), 16) &&
-           grow((void**)&result->rows, &result->row_capacity, rows, sizeof(vxk_split_row), 64);
+    return vxk_grow_items((void**)&result->components, &result->component_capacity, components,
+                          sizeof(vxk_split_component)) &&
+           vxk_grow_items((void**)&result->rows, &result->row_capacity, rows,
+                          sizeof(vxk_split_row));
 }
 
 // The sort scratch: a word per group (its list of ranges and claims), a record per claim, as much
@@ -1105,7 +1087,7 @@ _Static_assert(sizeof(vxk_split_component) % sizeof(uint64_t) == 0, "components 
 static bool reserve_sort(vxk_split* s, uint32_t claims, uint32_t groups)
 {
     uint64_t words = (uint64_t)groups * (1 + COMPONENT_WORDS) + 2 * (uint64_t)claims + 1;
-    return grow((void**)&s->sort_scratch, &s->sort_capacity, words, sizeof(uint64_t), 256);
+    return vxk_grow_items((void**)&s->sort_scratch, &s->sort_capacity, words, sizeof(uint64_t));
 }
 
 // Orders the components by smallest voxel (each one's rows stay where they are). keys and scratch
@@ -1229,8 +1211,8 @@ vxk_status vxk_split_components(vxk_split* split, vxk_split_result* result,
         uint32_t row = t / W, y = row / (uint32_t)grid->size.z, z = row % (uint32_t)grid->size.z;
         for (; open; open = s->grid.solid[t] & mask & ~s->visited[t]) {
             uint32_t start = s->entry_count;
-            if (!grow((void**)&s->ranges, &s->range_capacity, (uint64_t)s->range_count + 1,
-                      sizeof(vxk_split_range), 64) ||
+            if (!vxk_grow_items((void**)&s->ranges, &s->range_capacity,
+                                (uint64_t)s->range_count + 1, sizeof(vxk_split_range)) ||
                 !reserve_claims(s, claims_per_expansion(s)))
                 goto out_of_memory;
             uint32_t pos = pos_pack(y, z, word);

@@ -254,21 +254,8 @@ static bool reserve_write(vxk_terrain* t, uint64_t extra, uint64_t dirty)
         atomic_store_explicit(&t->view->valid, 0, memory_order_relaxed);
     }
     uint64_t dirty_base = t->dirty_taken ? 0 : t->dirty_count;
-    if (dirty_base + dirty > t->dirty_capacity) {
-        uint64_t capacity = VXK_MAX(dirty_base + dirty, (uint64_t)t->dirty_capacity * 2);
-        capacity = VXK_MAX(capacity, 64);
-        if (capacity > UINT32_MAX)
-            return false;
-        vxk_int3* list = (vxk_int3*)vxk_alloc((size_t)capacity * sizeof(vxk_int3));
-        if (!list)
-            return false;
-        if (dirty_base)
-            memcpy(list, t->dirty, (size_t)dirty_base * sizeof(vxk_int3));
-        vxk_free(t->dirty, (size_t)t->dirty_capacity * sizeof(vxk_int3));
-        t->dirty = list;
-        t->dirty_capacity = (uint32_t)capacity;
-    }
-    return true;
+    return vxk_grow_items((void**)&t->dirty, &t->dirty_capacity, dirty_base + dirty,
+                          sizeof(vxk_int3));
 }
 
 // Starts a write call that will change something: new epoch, fresh dirty list after a take.
@@ -1014,7 +1001,7 @@ void vxk_terrain_untake_dirty(vxk_terrain* t)
     t->dirty_taken = false;
 }
 
-void vxk_terrain_memory(const vxk_terrain* t, vxk_world_memory* stats)
+void vxk_terrain_memory(const vxk_terrain* t, vxk_world_memory_stats* stats)
 {
     stats->chunk_count = t->map.count;
     stats->mixed_chunks = t->mixed_count;

@@ -192,7 +192,7 @@ vxk_status vxk_terrain_chunk_boxes(const vxk_terrain* terrain, vxk_voxel_box* ou
                                    const vxk_material_table* materials, vxk_int3 chunk,
                                    vxk_boxes_mode mode);
 // Fills the terrain fields of stats (chunk counts, map, entries, voxels, occupancy, other).
-void vxk_terrain_memory(const vxk_terrain* terrain, vxk_world_memory* stats);
+void vxk_terrain_memory(const vxk_terrain* terrain, vxk_world_memory_stats* stats);
 
 // Recomputes the solid/water bits of a mixed payload from its 512 voxel bytes. Only reads the
 // material kinds: safe to call from jobs on payloads the caller owns.

@@ -174,8 +174,10 @@ typedef struct vxk_job_summary {
 // Writes Chrome trace event JSON ("traceEvents", complete events "ph":"X", one tid per thread)
 // that Perfetto and chrome://tracing open. Returns 0, or -1 if the file cannot be written.
 int vxk_jobs_write_trace(const vxk_jobs* jobs, const char* path);
-// Fills up to capacity summaries sorted by total time, descending; returns how many names exist.
-uint32_t vxk_jobs_summary(const vxk_jobs* jobs, vxk_job_summary* out, uint32_t capacity);
+// The summary of each job name, sorted by total time, descending: writes up to capacity to out
+// (out may be NULL when capacity is 0) and returns how many names there are (0 when tracing is
+// off or the call runs out of memory).
+uint32_t vxk_jobs_get_summaries(const vxk_jobs* jobs, vxk_job_summary* out, uint32_t capacity);
 void vxk_jobs_clear_trace(vxk_jobs* jobs);
 // Records a span of the caller's own work (a stage of a step) on the calling thread's trace,
 // from begin_ns to end_ns (vxk_jobs_now_ns), so that traces show the stages around the jobs

@@ -215,73 +215,7 @@ vxk_status vxk_body_read_voxels(const vxk_world* world, vxk_body_id id, uint8_t*
 vxk_status vxk_body_read_voxel_types(const vxk_world* world, vxk_body_id id, uint8_t* out,
                                      vxk_int_box box);
 
-// Live bodies, in id index order: writes up to capacity ids to out (out may be NULL when
-// capacity is 0) and returns the number of live bodies.
-uint32_t vxk_world_get_bodies(const vxk_world* world, vxk_body_id* out, uint32_t capacity);
-uint32_t vxk_world_body_count(const vxk_world* world);
-
-// ---- contacts --------------------------------------------------------------------------------
-//
-// A contact is a pair of shapes whose boxes, swept by their motion over the step and grown by
-// the speculative margin, overlap: two bodies (a, b with a the lower id index), or a body and a
-// terrain chunk (a null, b the body). Its manifold holds up to 4 points with one normal from a to
-// b (from the terrain up into the body). Points include speculative ones (separation > 0).
-// A contact touches when some point's separation at the step's start is below the world's
-// linear slop, or when the solve pushed at some point (a fast body stopped by a speculative point
-// touches in the step it meets the surface).
-
-typedef struct vxk_contact_point {
-    vxk_vec3 point;       // world, on the surface of a
-    float separation;     // along the normal; negative = overlap
-    float normal_impulse; // accumulated in the last step (N s)
-    uint32_t feature;     // stable while the same features touch (warm starting)
-} vxk_contact_point;
-
-typedef struct vxk_contact_data {
-    vxk_body_id a, b; // a null: terrain
-    vxk_int3 chunk;   // the terrain chunk of the deepest point when a is null
-    vxk_vec3 normal;  // unit, from a to b
-    float friction, restitution;
-    uint32_t point_count;
-    // Friction acts on the manifold as a whole: one impulse in the contact plane at the friction
-    // centre (the points' centre, weighted towards the touching ones) and one about the normal,
-    // accumulated in the last step (world; N s and N m s).
-    vxk_vec3 friction_impulse;
-    float twist_impulse;
-    vxk_contact_point points[4];
-} vxk_contact_data;
-
-// The contacts of the last step in pair-key order (terrain contacts first, by body, then body
-// pairs by (a, b)): writes up to capacity and returns the total. A body may have several
-// manifolds with the terrain or with another body, one per distinct normal (at most 4); a
-// terrain manifold gathers the faces of every chunk the body touches (chunk: that of its deepest
-// point). Ids in them may name bodies destroyed since the step.
-uint32_t vxk_world_get_contacts(const vxk_world* world, vxk_contact_data* out, uint32_t capacity);
-
-// Begin: a contact touches now and did not at the previous step. End: it touched at the previous
-// step and does not now (or a body of it was destroyed).
-typedef struct vxk_contact_event {
-    vxk_body_id a, b;     // a null: terrain
-    vxk_int3 chunk;       // the terrain chunk when a is null
-    vxk_vec3 point;       // begin: the deepest point; end: the last one
-    vxk_vec3 normal;      // from a to b
-    float normal_impulse; // begin: total normal impulse of the step; end: of the last step touched
-    float approach_speed; // begin: closing speed along the normal before the solve (m/s, >= 0)
-} vxk_contact_event;
-
-typedef struct vxk_contact_events {
-    const vxk_contact_event* begin; // in pair-key order
-    uint32_t begin_count;
-    const vxk_contact_event* end;
-    uint32_t end_count;
-} vxk_contact_events;
-
-// The events of the last step (valid until the next step or body change).
-vxk_contact_events vxk_world_get_contact_events(const vxk_world* world);
-
-// Digest of every body (id, type, shape, pose, velocities, awake bit, bit for bit) and of the
-// terrain (vxk_world_terrain_hash): identical worlds stepped identically give identical hashes.
-uint64_t vxk_world_hash(const vxk_world* world);
+// The world's bodies, their contacts and events, and vxk_world_hash: vxk/world.h.
 
 #ifdef __cplusplus
 }

@@ -232,7 +232,7 @@ typedef struct vxk_edit_stats {
                                 // at the publish: they had left the terrain; 0 otherwise)
     uint64_t bytes;             // queue, outcomes, the writer's chunk index and batches (chunk
                                 // payloads are shared with the terrain and counted there); also
-                                // in vxk_world_memory.terrain_other_bytes
+                                // in vxk_world_memory_stats.terrain_other_bytes
 } vxk_edit_stats;
 
 // Fills *out (zeros and enabled false when the system is off). Nothing for NULL world or out.

@@ -107,8 +107,9 @@ size_t vxk_kdtree_query_scratch_size(const vxk_kdtree* tree);
 
 // Reports in out[0 .. min(count, capacity)) the indices of every primitive whose bounding box
 // overlaps box (touching counts), in traversal order, and returns count (which may exceed
-// capacity; nothing past capacity is written). A box with NaN or min > max yields 0. scratch: see
-// vxk_kdtree_query_scratch_size. Thread-safe (read-only on the tree).
+// capacity; nothing past capacity is written; out may be NULL when capacity is 0). A box with
+// NaN or min > max yields 0. scratch: see vxk_kdtree_query_scratch_size. Thread-safe (read-only
+// on the tree).
 uint32_t vxk_kdtree_query_aabb(const vxk_kdtree* tree, uint32_t* out, uint32_t capacity,
                                const vxk_aabb* box, void* scratch);
 

@@ -1,4 +1,6 @@
-// vxk/world.h: the world object, its material table and its voxel terrain.
+// vxk/world.h: the world object, its material table, its voxel terrain, the step, and what the
+// world reports of its bodies (made and moved through vxk/body.h): the live ids, the contacts of
+// the last step and their begin/end events, the world hash.
 //
 // Terrain is a sparse, unbounded grid of 8x8x8-voxel chunks in an open-addressing hash map keyed
 // by int32 chunk coordinates. A chunk is uniform (one material, no payload) or mixed (512 bytes,
@@ -6,11 +8,13 @@
 // and water (bit x + 8*z of slice y), maintained on every write, so derived data reads bits.
 //
 // Thread-safety: functions that write terrain (fill, load) must not run concurrently with any
-// other call on the same world. Read functions may run concurrently with each other.
+// other call on the same world. Read functions (the body, contact and event getters included) may
+// run concurrently with each other.
 #ifndef VXK_WORLD_H
 #define VXK_WORLD_H
 
 #include <vxk/base.h>
+#include <vxk/id.h>
 #include <vxk/jobs.h>
 
 #ifdef __cplusplus
@@ -165,7 +169,7 @@ typedef struct vxk_chunk_info {
 typedef void vxk_chunk_visit_fn(void* ctx, const vxk_chunk_info* info);
 void vxk_world_for_each_chunk(const vxk_world* world, vxk_chunk_visit_fn* fn, void* ctx);
 
-typedef struct vxk_world_memory {
+typedef struct vxk_world_memory_stats {
     uint64_t chunk_count; // chunks with an entry
     uint64_t uniform_chunks;
     uint64_t mixed_chunks;
@@ -183,8 +187,9 @@ typedef struct vxk_world_memory {
     uint64_t body_bytes;          // body array, ids, voxel shapes, the body BVH
     uint64_t contact_bytes;       // contacts, events and the dynamics' per-step buffers (kept)
     uint64_t total_bytes;         // everything the world holds
-} vxk_world_memory;
-void vxk_world_memory_stats(const vxk_world* world, vxk_world_memory* out);
+} vxk_world_memory_stats;
+// Fills *out with what the world holds now (zeros for a NULL world; nothing for a NULL out).
+void vxk_world_get_memory_stats(const vxk_world* world, vxk_world_memory_stats* out);
 
 // Digest of the terrain (chunk coordinates, materials, payloads) in chunk order: identical
 // worlds give identical hashes.
@@ -256,6 +261,76 @@ vxk_status vxk_world_step(vxk_world* world, float dt);
 // Fills *out with the figures of the steps so far (zeros before the first). Nothing happens for a
 // NULL world or out.
 void vxk_world_get_step_stats(const vxk_world* world, vxk_world_step_stats* out);
+
+// ---- bodies, contacts and events ----------------------------------------------------------------
+//
+// The world's bodies as a whole; vxk/body.h makes, moves and reads them one by one. The lists
+// fill a caller's buffer: they write up to capacity items to out (out may be NULL when capacity
+// is 0) and return how many there are, so a call with capacity 0 sizes the buffer. Getters, as
+// vxk/body.h's: they may run concurrently with each other and with world reads.
+//
+// A contact is a pair of shapes whose boxes, swept by their motion over the step and grown by
+// the speculative margin, overlap: two bodies (a, b with a the lower id index), or a body and a
+// terrain chunk (a null, b the body). Its manifold holds up to 4 points with one normal from a to
+// b (from the terrain up into the body). Points include speculative ones (separation > 0).
+// A contact touches when some point's separation at the step's start is below the world's
+// linear slop, or when the solve pushed at some point (a fast body stopped by a speculative point
+// touches in the step it meets the surface).
+
+// The live bodies' ids, in id index order; returns the number of live bodies.
+uint32_t vxk_world_get_bodies(const vxk_world* world, vxk_body_id* out, uint32_t capacity);
+// The number of live bodies (0 for a NULL world).
+uint32_t vxk_world_body_count(const vxk_world* world);
+
+typedef struct vxk_contact_point {
+    vxk_vec3 point;       // world, on the surface of a
+    float separation;     // along the normal; negative = overlap
+    float normal_impulse; // accumulated in the last step (N s)
+    uint32_t feature;     // stable while the same features touch (warm starting)
+} vxk_contact_point;
+
+typedef struct vxk_contact_data {
+    vxk_body_id a, b; // a null: terrain
+    vxk_int3 chunk;   // the terrain chunk of the deepest point when a is null
+    vxk_vec3 normal;  // unit, from a to b
+    float friction, restitution;
+    uint32_t point_count;
+    // Friction acts on the manifold as a whole: one impulse in the contact plane at the friction
+    // centre (the points' centre, weighted towards the touching ones) and one about the normal,
+    // accumulated in the last step (world; N s and N m s).
+    vxk_vec3 friction_impulse;
+    float twist_impulse;
+    vxk_contact_point points[4];
+} vxk_contact_data;
+
+// The contacts of the last step in pair-key order (terrain contacts first, by body, then body
+// pairs by (a, b)); returns how many there are. A body may have several manifolds with the
+// terrain or with another body, one per distinct normal (at most 4); a terrain manifold gathers
+// the faces of every chunk the body touches (chunk: that of its deepest point). Ids in them may
+// name bodies destroyed since the step.
+uint32_t vxk_world_get_contacts(const vxk_world* world, vxk_contact_data* out, uint32_t capacity);
+
+// Begin: a contact touches now and did not at the previous step. End: it touched at the previous
+// step and does not now (or a body of it was destroyed).
+typedef struct vxk_contact_event {
+    vxk_body_id a, b;     // a null: terrain
+    vxk_int3 chunk;       // the terrain chunk when a is null
+    vxk_vec3 point;       // begin: the deepest point; end: the last one
+    vxk_vec3 normal;      // from a to b
+    float normal_impulse; // begin: total normal impulse of the step; end: of the last step touched
+    float approach_speed; // begin: closing speed along the normal before the solve (m/s, >= 0)
+} vxk_contact_event;
+
+// The begin events of the last step, in pair-key order; returns how many there are.
+uint32_t vxk_world_get_contact_begin_events(const vxk_world* world, vxk_contact_event* out,
+                                            uint32_t capacity);
+// The end events of the last step, in pair-key order; returns how many there are.
+uint32_t vxk_world_get_contact_end_events(const vxk_world* world, vxk_contact_event* out,
+                                          uint32_t capacity);
+
+// Digest of every body (id, type, shape, pose, velocities, awake bit, bit for bit) and of the
+// terrain (vxk_world_terrain_hash): identical worlds stepped identically give identical hashes.
+uint64_t vxk_world_hash(const vxk_world* world);
 
 #ifdef __cplusplus
 }
