@@ -14,10 +14,6 @@
 #include "core.h"
 #include "terrain.h"
 
-// The 0.1 name of vxk_world_memory_stats, still spelled by the memory callbacks in collision/;
-// it goes when those files are next changed.
-typedef vxk_world_memory_stats vxk_world_memory;
-
 typedef struct vxk_subsystem {
     void* self;
     void (*destroy)(void* self);

@@ -79,7 +79,7 @@ static uint64_t broadphase_bytes(const vxk_broadphase* bp)
            (uint64_t)bp->free_capacity * sizeof(uint32_t) + batch_scratch_bytes(bp);
 }
 
-static void broadphase_memory(const void* self, vxk_world_memory* stats)
+static void broadphase_memory(const void* self, vxk_world_memory_stats* stats)
 {
     const vxk_broadphase* bp = (const vxk_broadphase*)self;
     stats->broadphase_entries += bp->map.count;

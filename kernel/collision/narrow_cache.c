@@ -235,7 +235,7 @@ uint64_t vxk_narrow_stamp(const vxk_world* world, vxk_int3 chunk)
 // ---- the cache object ---------------------------------------------------------------------------
 
 static void cache_destroy(void* self);
-static void cache_memory(const void* self, vxk_world_memory* stats);
+static void cache_memory(const void* self, vxk_world_memory_stats* stats);
 
 static vxk_narrow_cache* cache_create(size_t budget)
 {
@@ -336,7 +336,7 @@ static void cache_destroy(void* self)
     vxk_free_aligned64(cache, sizeof(*cache));
 }
 
-static void cache_memory(const void* self, vxk_world_memory* stats)
+static void cache_memory(const void* self, vxk_world_memory_stats* stats)
 {
     const vxk_narrow_cache* cache = (const vxk_narrow_cache*)self;
     uint64_t bytes =

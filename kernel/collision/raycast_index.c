@@ -124,7 +124,7 @@ static void state_destroy(void* self)
     vxk_free(state, sizeof(*state));
 }
 
-static void state_memory(const void* self, vxk_world_memory* stats)
+static void state_memory(const void* self, vxk_world_memory_stats* stats)
 {
     ray_state* state = (ray_state*)self;
     const ray_index* index = atomic_load(&state->index);
