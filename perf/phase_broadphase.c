@@ -159,20 +159,18 @@ void vxk_bench_broadphase(vxk_bench* b)
     vxk_bench_figure_add(b, "broadphase_hash_low32", (double)(uint32_t)hash);
 
     // ---- the masked chunks (sorted), for the kernel, the full path and the queries ----
-    uint32_t entry_count = 0;
-    vxk_broadphase_list(world, NULL, 0, &entry_count);
+    uint32_t entry_count = vxk_broadphase_get_chunks(world, NULL, 0);
     vxk_int3* entries =
         (vxk_int3*)malloc((size_t)(entry_count ? entry_count : 1) * sizeof(vxk_int3));
-    uint32_t listed = 0;
-    if (!entries || vxk_broadphase_list(world, entries, entry_count, &listed) != VXK_OK) {
+    if (!entries) {
         fprintf(stderr, "phase broadphase: cannot list entries\n");
-        free(entries);
         return;
     }
+    uint32_t listed = vxk_broadphase_get_chunks(world, entries, entry_count);
     uint32_t masked = 0;
     for (uint32_t i = 0; i < listed; ++i) {
         vxk_broadphase_entry e;
-        vxk_broadphase_get(world, entries[i], &e);
+        vxk_broadphase_get(world, &e, entries[i]);
         if (e.tag == VXK_BROADPHASE_MASK)
             entries[masked++] = entries[i];
     }
@@ -218,7 +216,7 @@ void vxk_bench_broadphase(vxk_bench* b)
         double rates[3];
         for (int s = 0; s < 3; ++s) {
             double s0 = vxk_bench_now();
-            vxk_broadphase_compute(world, entries, fn, computed);
+            vxk_broadphase_compute(world, computed, entries, fn);
             rates[s] = (double)fn / (vxk_bench_now() - s0);
         }
         vxk_bench_sink(computed[fn / 2].solid[4]);
@@ -238,7 +236,7 @@ void vxk_bench_broadphase(vxk_bench* b)
         double q0 = vxk_bench_now();
         for (uint32_t i = 0; i < qn; ++i) {
             uint32_t n = 0;
-            vxk_broadphase_query_aabb(world, boxes[i], hits, 256, &n);
+            vxk_broadphase_query_aabb(world, hits, 256, &n, boxes[i]);
             total_hits += n;
         }
         double single_seconds = vxk_bench_now() - q0;

@@ -377,8 +377,8 @@ void vxk_bench_ray(vxk_bench* b)
         fprintf(stderr, "phase ray: cannot generate a world\n");
         return;
     }
-    vxk_broadphase_counts counts;
-    vxk_broadphase_stats(world, &counts);
+    vxk_broadphase_stats counts;
+    vxk_broadphase_get_stats(world, &counts);
     if (counts.entries == 0 && vxk_broadphase_build(world) != VXK_OK) {
         fprintf(stderr, "phase ray: broadphase build failed\n");
         return;

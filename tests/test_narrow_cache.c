@@ -511,9 +511,9 @@ static int test_grid_and_epochs(void)
         const vxk_ray_grid* grid = vxk_narrow_ray_grid(cache, world);
         VXK_CHECK(grid);
         uint64_t visited = 0;
-        vxk_broadphase_counts counts;
+        vxk_broadphase_stats counts;
         vxk_broadphase_for_each(world, count_entry, &visited);
-        vxk_broadphase_stats(world, &counts);
+        vxk_broadphase_get_stats(world, &counts);
         VXK_CHECK_EQ_U64(visited, counts.entries);
         // Bumped by the build and by every update that changed something.
         uint64_t generation = vxk_broadphase_generation(world);
@@ -521,9 +521,9 @@ static int test_grid_and_epochs(void)
         last_generation = generation;
         // NULL arguments are harmless.
         const uint64_t* none = NULL;
-        VXK_CHECK_EQ_INT(vxk_broadphase_peek(NULL, (vxk_int3){0, 0, 0}, &none), 0);
+        VXK_CHECK_EQ_INT(vxk_broadphase_peek(NULL, &none, (vxk_int3){0, 0, 0}), 0);
         VXK_CHECK(none && none[0] == 0 && none[7] == 0);
-        VXK_CHECK_EQ_INT(vxk_broadphase_peek(world, (vxk_int3){0, 0, 0}, NULL), 0);
+        VXK_CHECK_EQ_INT(vxk_broadphase_peek(world, NULL, (vxk_int3){0, 0, 0}), 0);
         VXK_CHECK_EQ_U64(vxk_broadphase_generation(NULL), 0);
         vxk_broadphase_for_each(NULL, count_entry, &visited);
         vxk_broadphase_for_each(world, NULL, &visited);
@@ -536,10 +536,10 @@ static int test_grid_and_epochs(void)
                     const uint64_t* a = NULL;
                     const uint64_t* b = NULL;
                     uint8_t ta = vxk_ray_grid_peek(grid, (vxk_int3){x, y, z}, &a);
-                    uint8_t tb = vxk_broadphase_peek(world, (vxk_int3){x, y, z}, &b);
+                    uint8_t tb = vxk_broadphase_peek(world, &b, (vxk_int3){x, y, z});
                     VXK_CHECK_EQ_INT(ta, tb);
                     vxk_broadphase_entry e;
-                    VXK_CHECK_EQ_INT(vxk_broadphase_get(world, (vxk_int3){x, y, z}, &e), VXK_OK);
+                    VXK_CHECK_EQ_INT(vxk_broadphase_get(world, &e, (vxk_int3){x, y, z}), VXK_OK);
                     VXK_CHECK_EQ_INT(e.tag, tb);
                     if (tb != 0)
                         VXK_CHECK(a == b && memcmp(a, e.solid, sizeof(e.solid)) == 0);

@@ -372,10 +372,10 @@ static void free_pieces(piece_masks* pieces, uint32_t piece_count)
     vxk_free(pieces, (size_t)(piece_count ? piece_count : 1) * sizeof(piece_masks));
 }
 
-vxk_status vxk_broadphase_compute(const vxk_world* world, const vxk_int3* chunks, uint32_t count,
-                                  vxk_broadphase_entry* out)
+vxk_status vxk_broadphase_compute(const vxk_world* world, vxk_broadphase_entry* out,
+                                  const vxk_int3* chunks, uint32_t count)
 {
-    if (!world || ((!chunks || !out) && count > 0))
+    if (!world || ((!out || !chunks) && count > 0))
         return VXK_ERR_INVALID_ARGUMENT;
     for (uint32_t i = 0; i < count; ++i)
         if (!chunk_in_range(chunks[i]))
@@ -681,7 +681,7 @@ static void entry_from_value(const vxk_broadphase* bp, uint32_t value, vxk_broad
     }
 }
 
-vxk_status vxk_broadphase_get(const vxk_world* world, vxk_int3 chunk, vxk_broadphase_entry* out)
+vxk_status vxk_broadphase_get(const vxk_world* world, vxk_broadphase_entry* out, vxk_int3 chunk)
 {
     if (!world || !out)
         return VXK_ERR_INVALID_ARGUMENT;
@@ -716,7 +716,7 @@ uint64_t vxk_broadphase_generation(const vxk_world* world)
     return bp ? bp->generation : 0;
 }
 
-uint8_t vxk_broadphase_peek(const vxk_world* world, vxk_int3 chunk, const uint64_t** solid)
+uint8_t vxk_broadphase_peek(const vxk_world* world, const uint64_t** solid, vxk_int3 chunk)
 {
     if (!solid)
         return VXK_BROADPHASE_NONE;
@@ -733,48 +733,56 @@ uint8_t vxk_broadphase_peek(const vxk_world* world, vxk_int3 chunk, const uint64
     return tag;
 }
 
-// All entry coordinates sorted; NULL with *n = 0 when empty. Caller frees n * sizeof(vxk_int3).
-static vxk_int3* sorted_entries(const vxk_broadphase* bp, uint32_t* n, bool* oom)
+// Restores the max-heap order (by compare_yzx) of heap[0 .. n) below slot i.
+static void chunk_heap_sift_down(vxk_int3* heap, uint32_t n, uint32_t i)
 {
-    *n = 0;
-    *oom = false;
-    if (!bp || bp->map.count == 0)
-        return NULL;
-    vxk_int3* coords = (vxk_int3*)vxk_alloc((size_t)bp->map.count * sizeof(vxk_int3));
-    if (!coords) {
-        *oom = true;
-        return NULL;
+    for (;;) {
+        uint32_t largest = i, left = 2 * i + 1, right = left + 1;
+        if (left < n && compare_yzx(heap[left], heap[largest]) > 0)
+            largest = left;
+        if (right < n && compare_yzx(heap[right], heap[largest]) > 0)
+            largest = right;
+        if (largest == i)
+            return;
+        vxk_int3 swap = heap[i];
+        heap[i] = heap[largest];
+        heap[largest] = swap;
+        i = largest;
     }
-    uint32_t cursor = 0, k = 0;
-    const vxk_chunk_map_slot* slot;
-    while ((slot = vxk_chunk_map_next(&bp->map, &cursor)) != NULL)
-        coords[k++] = slot->key;
-    VXK_ASSERT(k == bp->map.count);
-    qsort(coords, k, sizeof(vxk_int3), compare_yzx_qsort);
-    *n = k;
-    return coords;
 }
 
-vxk_status vxk_broadphase_list(const vxk_world* world, vxk_int3* out, uint32_t capacity,
-                               uint32_t* count)
+// Without a buffer of its own: all entries fit, so they are sorted in out; or out keeps the
+// capacity smallest seen so far as a max-heap, whose top a smaller key replaces.
+uint32_t vxk_broadphase_get_chunks(const vxk_world* world, vxk_int3* out, uint32_t capacity)
 {
-    if (!world || !count || (!out && capacity > 0))
-        return VXK_ERR_INVALID_ARGUMENT;
-    const vxk_broadphase* bp = broadphase_of(world);
-    uint32_t n;
-    bool oom;
-    vxk_int3* coords = sorted_entries(bp, &n, &oom);
-    if (oom)
-        return VXK_ERR_OUT_OF_MEMORY;
-    *count = n;
-    uint32_t written = n < capacity ? n : capacity;
-    if (written)
-        memcpy(out, coords, (size_t)written * sizeof(vxk_int3));
-    vxk_free(coords, (size_t)n * sizeof(vxk_int3));
-    return n > capacity ? VXK_ERR_CAPACITY : VXK_OK;
+    const vxk_broadphase* bp = world ? broadphase_of(world) : NULL;
+    uint32_t n = bp ? bp->map.count : 0;
+    if (!out || capacity == 0 || n == 0)
+        return n;
+    uint32_t kept = 0, cursor = 0;
+    const vxk_chunk_map_slot* slot;
+    if (capacity >= n) {
+        while ((slot = vxk_chunk_map_next(&bp->map, &cursor)) != NULL)
+            out[kept++] = slot->key;
+    } else {
+        while ((slot = vxk_chunk_map_next(&bp->map, &cursor)) != NULL) {
+            if (kept < capacity) {
+                out[kept++] = slot->key;
+                if (kept == capacity)
+                    for (uint32_t i = capacity / 2; i-- > 0;)
+                        chunk_heap_sift_down(out, capacity, i);
+            } else if (compare_yzx(slot->key, out[0]) < 0) {
+                out[0] = slot->key;
+                chunk_heap_sift_down(out, capacity, 0);
+            }
+        }
+    }
+    VXK_ASSERT(kept == VXK_MIN(n, capacity));
+    qsort(out, kept, sizeof(vxk_int3), compare_yzx_qsort);
+    return n;
 }
 
-void vxk_broadphase_stats(const vxk_world* world, vxk_broadphase_counts* out)
+void vxk_broadphase_get_stats(const vxk_world* world, vxk_broadphase_stats* out)
 {
     if (!out)
         return;
@@ -787,13 +795,15 @@ void vxk_broadphase_stats(const vxk_world* world, vxk_broadphase_counts* out)
 uint64_t vxk_broadphase_hash(const vxk_world* world)
 {
     uint64_t hash = VXK_HASH_SEED;
-    if (!world)
+    uint32_t n = vxk_broadphase_get_chunks(world, NULL, 0);
+    if (n == 0)
         return hash;
     const vxk_broadphase* bp = broadphase_of(world);
-    uint32_t n;
-    bool oom;
-    vxk_int3* coords = sorted_entries(bp, &n, &oom);
-    VXK_ASSERT(!oom && "out of memory hashing the broadphase");
+    vxk_int3* coords = (vxk_int3*)vxk_alloc((size_t)n * sizeof(vxk_int3));
+    VXK_ASSERT(coords && "out of memory hashing the broadphase");
+    if (!coords)
+        return hash;
+    vxk_broadphase_get_chunks(world, coords, n);
     for (uint32_t i = 0; i < n; ++i) {
         uint32_t value = vxk_chunk_map_find(&bp->map, coords[i]);
         uint8_t tag = (uint8_t)(value >> BP_TAG_SHIFT);
@@ -970,9 +980,8 @@ static bool query_core(const vxk_broadphase* bp, const voxel_range* r, hit_sink*
     return !sink->failed;
 }
 
-vxk_status vxk_broadphase_query_aabb(const vxk_world* world, vxk_aabb box,
-                                     vxk_broadphase_hit* results, uint32_t capacity,
-                                     uint32_t* count)
+vxk_status vxk_broadphase_query_aabb(const vxk_world* world, vxk_broadphase_hit* results,
+                                     uint32_t capacity, uint32_t* count, vxk_aabb box)
 {
     if (count)
         *count = 0;

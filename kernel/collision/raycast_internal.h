@@ -145,7 +145,7 @@ static inline uint8_t chunk_peek(const ray_context* ctx, const vxk_ray_grid* gri
 {
     if (grid)
         return vxk_ray_grid_peek(grid, (vxk_int3){cx, cy, cz}, solid);
-    return vxk_broadphase_peek(ctx->world, (vxk_int3){cx, cy, cz}, solid);
+    return vxk_broadphase_peek(ctx->world, solid, (vxk_int3){cx, cy, cz});
 }
 
 // Plain comparisons (inlined; the operands are never NaN) instead of libm's fmin/fmax calls.

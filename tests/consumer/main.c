@@ -42,7 +42,7 @@ int main(void)
     vxk_aabb box = {{15.5f, 0.0f, 15.5f}, {16.5f, 32.0f, 16.5f}};
     vxk_broadphase_hit hits[64];
     uint32_t hit_count = 0;
-    CHECK(vxk_broadphase_query_aabb(world, box, hits, 64, &hit_count));
+    CHECK(vxk_broadphase_query_aabb(world, hits, 64, &hit_count, box));
 
     // A ray straight down from above the terrain must land on it.
     vxk_ray ray = {{16.0f, 40.0f, 16.0f}, {0.0f, -1.0f, 0.0f}, INFINITY};

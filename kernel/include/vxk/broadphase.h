@@ -11,7 +11,8 @@
 //
 // Thread-safety: build and update write the broadphase and need exclusive access to the world
 // (no concurrent terrain writes or queries); they run their parallel part on the world's jobs.
-// Queries, get, list and hash only read and may run concurrently with each other.
+// Queries, get, peek, the chunk list, statistics and hash only read and may run concurrently with
+// each other.
 #ifndef VXK_BROADPHASE_H
 #define VXK_BROADPHASE_H
 
@@ -57,15 +58,16 @@ vxk_status vxk_broadphase_update(vxk_world* world, const vxk_int3* dirty_chunks,
 // Computes the entries of the given chunks from the terrain now, on the calling thread, without
 // storing anything (the build's own per-chunk path: neighbour lookups, gather, dilation,
 // classification; consecutive chunks along +x share lookups, so pass them sorted by (cy, cz, cx)
-// when you can). out holds count entries. Errors (nothing written): NULL world, or NULL
-// chunks/out with count > 0 -> VXK_ERR_INVALID_ARGUMENT; a coordinate outside [-2^28, 2^28 - 1]
-// -> VXK_ERR_OUT_OF_RANGE. Thread-safe against other reads. Cost: as the build, per chunk.
-vxk_status vxk_broadphase_compute(const vxk_world* world, const vxk_int3* chunks, uint32_t count,
-                                  vxk_broadphase_entry* out);
+// when you can). out holds count entries, out[i] that of chunks[i]. Errors (nothing written):
+// NULL world, or NULL out/chunks with count > 0 -> VXK_ERR_INVALID_ARGUMENT; a coordinate
+// outside [-2^28, 2^28 - 1] -> VXK_ERR_OUT_OF_RANGE. Thread-safe against other reads. Cost: as
+// the build, per chunk.
+vxk_status vxk_broadphase_compute(const vxk_world* world, vxk_broadphase_entry* out,
+                                  const vxk_int3* chunks, uint32_t count);
 
 // Reads the entry of one chunk into *out (tag NONE when there is none, also before any build).
 // Errors: NULL world/out -> VXK_ERR_INVALID_ARGUMENT. Cost: one map lookup.
-vxk_status vxk_broadphase_get(const vxk_world* world, vxk_int3 chunk, vxk_broadphase_entry* out);
+vxk_status vxk_broadphase_get(const vxk_world* world, vxk_broadphase_entry* out, vxk_int3 chunk);
 
 // The tag of one chunk's entry and its solid mask by pointer, without copying (the ray path reads
 // it once per chunk crossed): *solid points at 8 words equal to vxk_broadphase_get's solid (the
@@ -73,7 +75,7 @@ vxk_status vxk_broadphase_get(const vxk_world* world, vxk_int3 chunk, vxk_broadp
 // valid until the next build or update. A NULL world reads as no broadphase (NONE, zero words);
 // a NULL solid returns NONE and writes nothing. Thread-safe against other reads. Cost: one map
 // lookup.
-uint8_t vxk_broadphase_peek(const vxk_world* world, vxk_int3 chunk, const uint64_t** solid);
+uint8_t vxk_broadphase_peek(const vxk_world* world, const uint64_t** solid, vxk_int3 chunk);
 
 // A counter that changes with every successful build and update (0 before the first build): views
 // derived from the entries (and pointers from vxk_broadphase_peek) are current while it is
@@ -88,27 +90,28 @@ typedef void vxk_broadphase_visit_fn(void* user, vxk_int3 chunk, uint8_t tag,
                                      const uint64_t* solid);
 void vxk_broadphase_for_each(const vxk_world* world, vxk_broadphase_visit_fn* fn, void* user);
 
-// The coordinates of all entries, sorted by (cy, cz, cx). Writes min(count, capacity) of them
-// to out (which may be NULL when capacity is 0) and the number of entries to *count.
-// Errors: NULL world/count -> VXK_ERR_INVALID_ARGUMENT; more entries than capacity ->
-// VXK_ERR_CAPACITY (the first capacity are written); VXK_ERR_OUT_OF_MEMORY when the sort buffer
-// cannot be allocated (nothing written). Cost: O(n log n), allocates a sort buffer.
-vxk_status vxk_broadphase_list(const vxk_world* world, vxk_int3* out, uint32_t capacity,
-                               uint32_t* count);
+// The coordinates of the chunks with an entry, sorted by (cy, cz, cx): writes the first
+// min(n, capacity) of them to out (out may be NULL when capacity is 0; nothing is written then)
+// and returns n, the number of entries (so a call with capacity 0 sizes the buffer). A NULL world
+// gives 0. Allocates nothing, so it cannot run out of memory: when capacity < n, the first
+// capacity are selected in out itself. Thread-safe against other reads. Cost O(n log n)
+// (O(n log capacity) when short) plus O(map capacity) for the scan.
+uint32_t vxk_broadphase_get_chunks(const vxk_world* world, vxk_int3* out, uint32_t capacity);
 
-typedef struct vxk_broadphase_counts {
+typedef struct vxk_broadphase_stats {
     uint64_t entries; // chunks with an entry
     uint64_t full;    // of which tagged full (no mask stored)
     uint64_t bytes;   // held: map + masks (also in vxk_world_memory_stats)
-} vxk_broadphase_counts;
+} vxk_broadphase_stats;
 
 // Fills *out: entries and full are zero before any build; all three are zero for a NULL world.
 // Nothing happens for a NULL out.
 // Thread-safe against reads. Cost: O(1).
-void vxk_broadphase_stats(const vxk_world* world, vxk_broadphase_counts* out);
+void vxk_broadphase_get_stats(const vxk_world* world, vxk_broadphase_stats* out);
 
 // Digest of the content in (cy, cz, cx) order: coordinate, tag and (for MASK) the masks.
-// Equal content gives equal hashes regardless of how it was built. Cost: as vxk_broadphase_list.
+// Equal content gives equal hashes regardless of how it was built. Cost: O(n log n); allocates a
+// sort buffer of 12 bytes per entry (asserts when it cannot).
 uint64_t vxk_broadphase_hash(const vxk_world* world);
 
 // ---- Overlap queries -------------------------------------------------------------------------
@@ -126,7 +129,7 @@ typedef struct vxk_broadphase_hit {
 // positive volume, [floor(min) - 1, ceil(max) + 1) per axis, give the chunk range; per chunk and
 // Y slice, solid[y] & (masks_x[x0][x1] & masks_z[z0][z1]) tells whether a set mask bit lies in
 // the range (full chunks answer without a mask). Reports every chunk with a solid and/or water
-// hit, sorted by (cy, cz, cx). Writes min(n, capacity) hits and n to *count.
+// hit, sorted by (cy, cz, cx). Writes min(n, capacity) hits to results and n to *count.
 // Range: the box (before expansion) must lie within the int32 voxel space [-2^31, 2^31] in
 // voxel units; the one-voxel expansion is clamped to it. Very large boxes (more chunks than a few
 // times the entry count) scan the entries instead of the range.
@@ -137,9 +140,8 @@ typedef struct vxk_broadphase_hit {
 // through the entries allocates its hit list: VXK_ERR_OUT_OF_MEMORY when it cannot.
 // Before any build there are no entries (no hits). Thread-safe against other reads.
 // Cost: one map lookup per chunk in range plus one AND per (chunk, slice).
-vxk_status vxk_broadphase_query_aabb(const vxk_world* world, vxk_aabb box,
-                                     vxk_broadphase_hit* results, uint32_t capacity,
-                                     uint32_t* count);
+vxk_status vxk_broadphase_query_aabb(const vxk_world* world, vxk_broadphase_hit* results,
+                                     uint32_t capacity, uint32_t* count, vxk_aabb box);
 
 // Many queries at once over the world's jobs. Hits of boxes[i] are results[offsets[i] ..
 // offsets[i + 1]), each run as vxk_broadphase_query_aabb would write it; offsets holds count + 1
