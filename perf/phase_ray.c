@@ -152,8 +152,8 @@ static void make_camera_rays(const vxk_world* world, const ray_region* r, uint32
 
 // The share of rays traced in packets (8 lanes each) over reps batches of n rays, from the cache
 // statistics before and after.
-static double packet_lane_fraction(const vxk_ray_cache_stats* before,
-                                   const vxk_ray_cache_stats* after, int reps, uint32_t n)
+static double packet_lane_fraction(const vxk_raycast_cache_stats* before,
+                                   const vxk_raycast_cache_stats* after, int reps, uint32_t n)
 {
     return (double)(after->packets - before->packets) * 8.0 / ((double)reps * n);
 }
@@ -175,8 +175,8 @@ static void bench_camera(vxk_bench* b, const vxk_world* world, const ray_region*
     make_camera_rays(world, region, w, rays);
     trace_single(world, rays, n, single); // warms the cache
     double t_single = 1e30, t_packet = 1e30;
-    vxk_ray_cache_stats s0, s1;
-    vxk_raycast_cache_stats(world, &s0);
+    vxk_raycast_cache_stats s0, s1;
+    vxk_raycast_get_cache_stats(world, &s0);
     for (int rep = 0; rep < 3; ++rep) {
         double t = trace_single(world, rays, n, single);
         t_single = t < t_single ? t : t_single;
@@ -186,7 +186,7 @@ static void bench_camera(vxk_bench* b, const vxk_world* world, const ray_region*
         t = vxk_bench_now() - t0;
         t_packet = t < t_packet ? t : t_packet;
     }
-    vxk_raycast_cache_stats(world, &s1);
+    vxk_raycast_get_cache_stats(world, &s1);
     uint32_t same = 0, hit_count = 0;
     for (uint32_t i = 0; i < n; ++i) {
         same += memcmp(&single[i], &packet[i], sizeof(vxk_ray_hit)) == 0;
@@ -236,15 +236,15 @@ static void bench_sparse(vxk_bench* b)
                       (float)target.z + randf(&s, 1, 15)};
         rays[i] = (vxk_ray){o, {t.x - o.x, t.y - o.y, t.z - o.z}, INFINITY};
     }
-    vxk_ray_cache_stats s0, s1;
+    vxk_raycast_cache_stats s0, s1;
     trace_single(world, rays, n, hits); // builds the trees and the sparse ray index
-    vxk_raycast_cache_stats(world, &s0);
+    vxk_raycast_get_cache_stats(world, &s0);
     double best = 1e30;
     for (int rep = 0; rep < 3; ++rep) {
         double t = trace_single(world, rays, n, hits);
         best = t < best ? t : best;
     }
-    vxk_raycast_cache_stats(world, &s1);
+    vxk_raycast_get_cache_stats(world, &s1);
     uint32_t hit_count = 0;
     for (uint32_t i = 0; i < n; ++i)
         hit_count += hits[i].hit;
@@ -398,8 +398,8 @@ void vxk_bench_ray(vxk_bench* b)
     vxk_raycast_cache_clear(world);
     double cold = trace_single(world, rays, n, hits);
     // Warm, single thread: best of 3.
-    vxk_ray_cache_stats before, after;
-    vxk_raycast_cache_stats(world, &before);
+    vxk_raycast_cache_stats before, after;
+    vxk_raycast_get_cache_stats(world, &before);
     double warm = 1e30, warm_cpu = 1e30;
     for (int rep = 0; rep < 3; ++rep) {
         double c0 = cpu_now();
@@ -408,13 +408,13 @@ void vxk_bench_ray(vxk_bench* b)
         warm = t < warm ? t : warm;
         warm_cpu = c < warm_cpu ? c : warm_cpu;
     }
-    vxk_raycast_cache_stats(world, &after);
+    vxk_raycast_get_cache_stats(world, &after);
     double lookups = (double)(after.hits - before.hits) + (double)(after.misses - before.misses);
     double hit_rate = lookups > 0 ? (double)(after.hits - before.hits) / lookups : 1.0;
     // Batch over all threads (the world's jobs).
     double batch_time = 1e30, batch_cpu = 1e30;
-    vxk_ray_cache_stats p0, p1;
-    vxk_raycast_cache_stats(world, &p0);
+    vxk_raycast_cache_stats p0, p1;
+    vxk_raycast_get_cache_stats(world, &p0);
     for (int rep = 0; rep < 3; ++rep) {
         double c0 = cpu_now();
         double t0 = vxk_bench_now();
@@ -424,7 +424,7 @@ void vxk_bench_ray(vxk_bench* b)
         batch_time = t < batch_time ? t : batch_time;
         batch_cpu = c < batch_cpu ? c : batch_cpu;
     }
-    vxk_raycast_cache_stats(world, &p1);
+    vxk_raycast_get_cache_stats(world, &p1);
     uint32_t hit_count = 0, same = 0;
     for (uint32_t i = 0; i < n; ++i) {
         hit_count += hits[i].hit;

@@ -707,8 +707,8 @@ static int test_batch_packets(void)
             hits += single[i].hit;
             inside += single[i].hit && single[i].distance == 0.0f;
         }
-        vxk_ray_cache_stats before, after;
-        vxk_raycast_cache_stats(world, &before);
+        vxk_raycast_cache_stats before, after;
+        vxk_raycast_get_cache_stats(world, &before);
         for (int budget = 0; budget < 2; ++budget) {
             if (budget)
                 vxk_narrow_cache_set_budget(vxk_narrow_cache_get(world), 16 << 10);
@@ -724,7 +724,7 @@ static int test_batch_packets(void)
         }
         // The camera tiles went through the packet path (a 64-ray tile holds 8 groups of 8;
         // kinds 0, 1 and 3, half the tiles, have near-parallel rays)
-        vxk_raycast_cache_stats(world, &after);
+        vxk_raycast_get_cache_stats(world, &after);
         VXK_CHECK(after.packets - before.packets > (uint64_t)n / 64);
         vxk_world_destroy(world);
         vxk_jobs_destroy(jobs);
@@ -773,8 +773,8 @@ static int test_edit(void)
         }
         brute_free(&b);
     }
-    vxk_ray_cache_stats stats;
-    vxk_raycast_cache_stats(world, &stats);
+    vxk_raycast_cache_stats stats;
+    vxk_raycast_get_cache_stats(world, &stats);
     VXK_CHECK(stats.builds > 0 && stats.entries > 0);
     vxk_world_destroy(world);
     return 0;
@@ -869,8 +869,8 @@ static int test_edit_warm_cache(void)
         rays[i] = make_ray(world, &rng, i);
     for (uint32_t i = 0; i < n; ++i)
         VXK_CHECK_EQ_INT(vxk_raycast(world, &warm[i], &rays[i]), VXK_OK);
-    vxk_ray_cache_stats before;
-    vxk_raycast_cache_stats(world, &before);
+    vxk_raycast_cache_stats before;
+    vxk_raycast_get_cache_stats(world, &before);
     for (int round = 0; round < 10; ++round) {
         int64_t lo[3], hi[3];
         uint8_t material = 0;
@@ -921,8 +921,8 @@ static int test_edit_warm_cache(void)
                           "round %d ray %u: warm and cold caches differ", round, i);
         brute_free(&b);
     }
-    vxk_ray_cache_stats after;
-    vxk_raycast_cache_stats(world, &after);
+    vxk_raycast_cache_stats after;
+    vxk_raycast_get_cache_stats(world, &after);
     VXK_CHECK(after.builds > before.builds && after.hits > before.hits);
     free(rays);
     free(warm);
@@ -1006,8 +1006,8 @@ static int test_concurrent(void)
                 pthread_join(threads[t], NULL);
             VXK_CHECK_MSG(atomic_load(&shared.failures) == 0, "workers %u budget kind %d: %d",
                           workers, budget_kind, atomic_load(&shared.failures));
-            vxk_ray_cache_stats st;
-            vxk_raycast_cache_stats(world, &st);
+            vxk_raycast_cache_stats st;
+            vxk_raycast_get_cache_stats(world, &st);
             if (!budget_kind)
                 VXK_CHECK(st.evictions == 0 && st.hits > st.misses);
             vxk_world_destroy(world);
@@ -1485,8 +1485,8 @@ static int test_watertight(void)
 
 // Terrain at x = 0 and x = 2^26 (and 2^27), nothing between: a ray between them crosses millions of
 // empty chunk cells. Its cost must depend on what it passes near: the DDA's steps
-// (vxk_ray_cache_stats.steps, cells visited plus empty blocks skipped) stay in the hundreds, and
-// the far face is hit. (The blocks are 16 voxels thick: at 2^26 voxels from the origin a float
+// (vxk_raycast_cache_stats.steps, cells visited plus empty blocks skipped) stay in the hundreds,
+// and the far face is hit. (The blocks are 16 voxels thick: at 2^26 voxels from the origin a float
 // position is good to a few voxels, so a one-voxel wall's two faces may coincide.)
 static int test_far_sparse(void)
 {
@@ -1522,11 +1522,11 @@ static int test_far_sparse(void)
              VXK_MAT_METAL},
         };
         for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i) {
-            vxk_ray_cache_stats before, after;
-            vxk_raycast_cache_stats(world, &before);
+            vxk_raycast_cache_stats before, after;
+            vxk_raycast_get_cache_stats(world, &before);
             vxk_ray_hit hit;
             VXK_CHECK_EQ_INT(vxk_raycast(world, &hit, &cases[i].ray), VXK_OK);
-            vxk_raycast_cache_stats(world, &after);
+            vxk_raycast_get_cache_stats(world, &after);
             uint64_t steps = after.steps - before.steps;
             VXK_CHECK_MSG(steps > 0 && steps < 2000, "2^%d case %zu: %llu DDA steps", shift, i,
                           (unsigned long long)steps);
@@ -1699,11 +1699,11 @@ static int test_raycast_edges(void)
         VXK_CHECK_EQ_INT(vxk_raycast(w, &single, &rays[i]), VXK_OK);
         VXK_CHECK(memcmp(&single, &hits[i], sizeof(single)) == 0);
     }
-    vxk_ray_cache_stats stats;
+    vxk_raycast_cache_stats stats;
     memset(&stats, CANARY, sizeof(stats));
-    vxk_raycast_cache_stats(NULL, &stats);
+    vxk_raycast_get_cache_stats(NULL, &stats);
     VXK_CHECK_EQ_U64(stats.entries, 0);
-    vxk_raycast_cache_stats(w, NULL);
+    vxk_raycast_get_cache_stats(w, NULL);
     vxk_raycast_cache_clear(NULL);
     vxk_world_destroy(w);
     return 0;

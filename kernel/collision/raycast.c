@@ -328,7 +328,7 @@ vxk_status vxk_raycast_terrain_batch(const vxk_world* world, vxk_ray_hit* hits, 
     return batch_run(world, hits, voxels, rays, count);
 }
 
-void vxk_raycast_cache_stats(const vxk_world* world, vxk_ray_cache_stats* out)
+void vxk_raycast_get_cache_stats(const vxk_world* world, vxk_raycast_cache_stats* out)
 {
     if (!out)
         return;
@@ -338,8 +338,8 @@ void vxk_raycast_cache_stats(const vxk_world* world, vxk_ray_cache_stats* out)
     vxk_narrow_stats s;
     vxk_narrow_cache_stats(vxk_narrow_cache_get(world), &s);
     uint64_t steps = atomic_load_explicit(&state_get(world)->steps, memory_order_relaxed);
-    *out = (vxk_ray_cache_stats){s.hits,  s.misses, s.builds,  s.evictions, s.entries,
-                                 s.bytes, s.budget, s.packets, steps};
+    *out = (vxk_raycast_cache_stats){s.hits,  s.misses, s.builds,  s.evictions, s.entries,
+                                     s.bytes, s.budget, s.packets, steps};
 }
 
 void vxk_raycast_cache_clear(const vxk_world* world)

@@ -222,13 +222,14 @@ vxk_status vxk_raycast_query_batch(const vxk_world* world, vxk_ray_result* resul
 // Statistics of the world's ray/narrowphase cache: resident chunks, bytes, hits and misses since
 // the world was created, the coherent groups of 8 that batches traced as packets, and the DDA
 // steps of rays in sparse worlds (no dense ray grid: cells visited plus empty cells left in one
-// step; rays in dense worlds are not counted, to spare them a shared write). Thread-safe.
-typedef struct vxk_ray_cache_stats {
+// step; rays in dense worlds are not counted, to spare them a shared write).
+typedef struct vxk_raycast_cache_stats {
     uint64_t hits, misses, builds, evictions, entries, bytes, budget;
     uint64_t packets;
     uint64_t steps; // DDA steps of rays in sparse worlds
-} vxk_ray_cache_stats;
-void vxk_raycast_cache_stats(const vxk_world* world, vxk_ray_cache_stats* out);
+} vxk_raycast_cache_stats;
+// Fills *out (zeros for a NULL world; nothing for a NULL out). Thread-safe. Cost O(1).
+void vxk_raycast_get_cache_stats(const vxk_world* world, vxk_raycast_cache_stats* out);
 
 // Drops every cached chunk mesh/tree not in use (benchmarks measure cold rays with it).
 void vxk_raycast_cache_clear(const vxk_world* world);
