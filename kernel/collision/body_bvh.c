@@ -508,27 +508,20 @@ static void pairs_piece(void* user, uint32_t begin, uint32_t end, uint32_t threa
         piece->status = VXK_ERR_OUT_OF_MEMORY;
         return;
     }
-#define PAIRS_EMIT(id)                                                        \
-    do {                                                                      \
-        if (piece->count == piece->capacity) {                                \
-            uint32_t grown = piece->capacity ? piece->capacity * 2 : 64;      \
-            if (piece->count >= ctx->max_pairs) {                             \
-                piece->status = VXK_ERR_CAPACITY;                             \
-                goto done;                                                    \
-            }                                                                 \
-            if (grown > ctx->max_pairs || grown < piece->capacity)            \
-                grown = VXK_MAX(ctx->max_pairs, piece->capacity + 1);         \
-            vxk_bvh_pair* p = (vxk_bvh_pair*)vxk_realloc(                     \
-                piece->pairs, (size_t)piece->capacity * sizeof(vxk_bvh_pair), \
-                (size_t)grown * sizeof(vxk_bvh_pair));                        \
-            if (!p) {                                                         \
-                piece->status = VXK_ERR_OUT_OF_MEMORY;                        \
-                goto done;                                                    \
-            }                                                                 \
-            piece->pairs = p;                                                 \
-            piece->capacity = grown;                                          \
-        }                                                                     \
-        piece->pairs[piece->count++] = (vxk_bvh_pair){a, (id)};               \
+    // A piece stops at max_pairs pairs (more cannot succeed), whatever its list's capacity.
+#define PAIRS_EMIT(id)                                                                           \
+    do {                                                                                         \
+        if (piece->count >= ctx->max_pairs) {                                                    \
+            piece->status = VXK_ERR_CAPACITY;                                                    \
+            goto done;                                                                           \
+        }                                                                                        \
+        if (piece->count == piece->capacity &&                                                   \
+            !vxk_grow_items((void**)&piece->pairs, &piece->capacity, (uint64_t)piece->count + 1, \
+                            sizeof(vxk_bvh_pair))) {                                             \
+            piece->status = VXK_ERR_OUT_OF_MEMORY;                                               \
+            goto done;                                                                           \
+        }                                                                                        \
+        piece->pairs[piece->count++] = (vxk_bvh_pair){a, (id)};                                  \
     } while (0)
     for (uint32_t a = begin; a < end; ++a) {
         uint32_t first = piece->count;
@@ -579,16 +572,10 @@ vxk_status vxk_bvh_pairs_pooled(const vxk_bvh* bvh, vxk_jobs* jobs, vxk_bvh_pair
     if (n < 2)
         return VXK_OK;
     uint32_t piece_count = vxk_parallel_for_pieces(n, PAIRS_GRAIN);
-    if (pool->piece_capacity < piece_count) {
-        pair_piece* grown = (pair_piece*)vxk_calloc((size_t)piece_count * sizeof(pair_piece));
-        if (!grown)
-            return VXK_ERR_OUT_OF_MEMORY;
-        if (pool->pieces)
-            memcpy(grown, pool->pieces, (size_t)pool->piece_capacity * sizeof(pair_piece));
-        vxk_free(pool->pieces, (size_t)pool->piece_capacity * sizeof(pair_piece));
-        pool->pieces = grown;
-        pool->piece_capacity = piece_count;
-    }
+    // Pieces past the old capacity start as empty lists (zeroed).
+    if (!vxk_grow_items_zeroed(&pool->pieces, &pool->piece_capacity, piece_count,
+                               sizeof(pair_piece)))
+        return VXK_ERR_OUT_OF_MEMORY;
     pair_piece* pieces = (pair_piece*)pool->pieces;
     for (uint32_t i = 0; i < piece_count; ++i) {
         pieces[i].count = 0;
@@ -614,16 +601,9 @@ vxk_status vxk_bvh_pairs_pooled(const vxk_bvh* bvh, vxk_jobs* jobs, vxk_bvh_pair
     }
     if (st == VXK_OK && total > max_pairs)
         st = VXK_ERR_CAPACITY;
-    if (st == VXK_OK && total > pool->merged_capacity) {
-        vxk_bvh_pair* grown = (vxk_bvh_pair*)vxk_alloc((size_t)total * sizeof(vxk_bvh_pair));
-        if (!grown) {
-            st = VXK_ERR_OUT_OF_MEMORY;
-        } else {
-            vxk_free(pool->merged, (size_t)pool->merged_capacity * sizeof(vxk_bvh_pair));
-            pool->merged = grown;
-            pool->merged_capacity = (uint32_t)total;
-        }
-    }
+    if (st == VXK_OK &&
+        !vxk_grow_items((void**)&pool->merged, &pool->merged_capacity, total, sizeof(vxk_bvh_pair)))
+        st = VXK_ERR_OUT_OF_MEMORY;
     if (st != VXK_OK)
         return st;
     uint64_t at = 0;
@@ -772,28 +752,6 @@ static double tree_cost_sum(const vxk_bvh* bvh)
         if (i != 1)
             sum += box_area(&bvh->nodes[i].box) * (bvh->nodes[i].count ? bvh->nodes[i].count : 1);
     return sum;
-}
-
-static bool grow_pairs(vxk_bvh_pair** pairs, uint32_t* capacity, uint64_t need, bool keep)
-{
-    if (need <= *capacity)
-        return true;
-    uint64_t grown = VXK_MAX(need, (uint64_t)*capacity + *capacity / 2);
-    grown = VXK_MIN(VXK_MAX(grown, 64), UINT32_MAX);
-    size_t old_bytes = (size_t)*capacity * sizeof(vxk_bvh_pair);
-    vxk_bvh_pair* p;
-    if (keep) {
-        p = (vxk_bvh_pair*)vxk_realloc(*pairs, old_bytes, (size_t)grown * sizeof(vxk_bvh_pair));
-    } else {
-        p = (vxk_bvh_pair*)vxk_alloc((size_t)grown * sizeof(vxk_bvh_pair));
-        if (p)
-            vxk_free(*pairs, old_bytes);
-    }
-    if (!p)
-        return false;
-    *pairs = p;
-    *capacity = (uint32_t)grown;
-    return true;
 }
 
 #define TRACKER_OBJECT_ARRAYS(X) \
@@ -1021,7 +979,8 @@ static vxk_status tracker_find_fresh(vxk_bvh_tracker* t, uint32_t escaped_count)
                     continue;
                 if (fresh == t->fresh_capacity) {
                     t->fresh_count = fresh;
-                    if (!grow_pairs(&t->fresh, &t->fresh_capacity, (uint64_t)fresh + 1, true))
+                    if (!vxk_grow_items((void**)&t->fresh, &t->fresh_capacity, (uint64_t)fresh + 1,
+                                        sizeof(vxk_bvh_pair)))
                         return VXK_ERR_OUT_OF_MEMORY;
                 }
                 t->fresh[fresh++] = e < h ? (vxk_bvh_pair){e, h} : (vxk_bvh_pair){h, e};
@@ -1077,7 +1036,8 @@ static vxk_status tracker_step(vxk_bvh_tracker* t, const vxk_aabb* boxes, uint32
         return st;
     uint32_t fresh_count = t->fresh_count;
     if (fresh_count > 1) {
-        if (!grow_pairs(&t->sort_tmp, &t->sort_capacity, fresh_count, false))
+        if (!vxk_grow_items((void**)&t->sort_tmp, &t->sort_capacity, fresh_count,
+                            sizeof(vxk_bvh_pair)))
             return VXK_ERR_OUT_OF_MEMORY;
         vxk_bvh_pair* fresh = t->fresh;
         vxk_bvh_pair* tmp = t->sort_tmp;
@@ -1094,7 +1054,7 @@ static vxk_status tracker_step(vxk_bvh_tracker* t, const vxk_aabb* boxes, uint32
     uint64_t need = (uint64_t)t->candidate_count + fresh_count;
     if (need > UINT32_MAX)
         return VXK_ERR_CAPACITY;
-    if (!grow_pairs(&t->next, &t->next_capacity, need, false))
+    if (!vxk_grow_items((void**)&t->next, &t->next_capacity, need, sizeof(vxk_bvh_pair)))
         return VXK_ERR_OUT_OF_MEMORY;
     const vxk_bvh_pair* old = t->candidates;
     const vxk_bvh_pair* fresh = t->fresh;
@@ -1167,7 +1127,8 @@ vxk_status vxk_bvh_tracker_update(vxk_bvh_tracker* t, vxk_jobs* jobs, const vxk_
         st = tracker_start(t, jobs, boxes, count, pad);
     else if (escaped_count)
         st = tracker_step(t, boxes, escaped_count);
-    if (st == VXK_OK && !grow_pairs(&t->out, &t->out_capacity, t->candidate_count, false))
+    if (st == VXK_OK && !vxk_grow_items((void**)&t->out, &t->out_capacity, t->candidate_count,
+                                        sizeof(vxk_bvh_pair)))
         st = VXK_ERR_OUT_OF_MEMORY;
     if (st != VXK_OK) {
         if (t->escaped_flag) // a failed step may leave flags set

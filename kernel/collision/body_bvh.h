@@ -90,9 +90,10 @@ vxk_status vxk_bvh_update(vxk_bvh* bvh, const vxk_aabb* boxes, uint32_t count,
 // vxk_parallel_for pieces over object ids (each object descends the tree for higher ids); jobs
 // NULL runs them on the calling thread. The output is identical for any worker count.
 // Errors (*out NULL, *count 0): NULL bvh, out or count -> VXK_ERR_INVALID_ARGUMENT; more than
-// max_pairs pairs -> VXK_ERR_CAPACITY; VXK_ERR_OUT_OF_MEMORY.
+// max_pairs pairs -> VXK_ERR_CAPACITY; VXK_ERR_OUT_OF_MEMORY (also for a list past 2^31 - 1
+// pairs, a piece's or the whole).
 // Cost O(n log n + pairs) for well-spread boxes, up to O(n^2); memory 8 bytes per pair plus
-// per-piece buffers of the same total.
+// per-piece buffers of the same total (each up to twice its pairs: the lists grow by doubling).
 vxk_status vxk_bvh_pairs(const vxk_bvh* bvh, vxk_jobs* jobs, vxk_bvh_pair** out, uint32_t* count,
                          uint32_t max_pairs);
 void vxk_bvh_pairs_free(vxk_bvh_pair* pairs, uint32_t count);
@@ -184,12 +185,14 @@ typedef struct vxk_bvh_tracker {
 // Errors (*out NULL, *out_count 0): NULL t, out or out_count, NULL boxes with count > 0, count
 // above 2^30, pad negative or not finite, min > max in a box -> VXK_ERR_INVALID_ARGUMENT; NaN or
 // infinity in a box -> VXK_ERR_NOT_FINITE (these change nothing); more than 2^32 - 1 candidate
-// pairs -> VXK_ERR_CAPACITY; VXK_ERR_OUT_OF_MEMORY. After VXK_ERR_CAPACITY or
-// VXK_ERR_OUT_OF_MEMORY the next update starts over.
+// pairs -> VXK_ERR_CAPACITY; VXK_ERR_OUT_OF_MEMORY (also for more than 2^31 - 1 candidate pairs,
+// past which the pair lists do not grow). After VXK_ERR_CAPACITY or VXK_ERR_OUT_OF_MEMORY the
+// next update starts over.
 // Not thread-safe on one tracker. Cost: O(count) for the containment test plus O(candidates) for
 // the filter, plus O(log count + partners) per escaped object; starting over costs a build and a
-// vxk_bvh_pairs. Memory about 200 bytes per object plus 24 per candidate pair; once the buffers
-// have grown to a scene's needs, updates allocate nothing.
+// vxk_bvh_pairs. Memory about 200 bytes per object plus 24 to 48 per candidate pair (three pair
+// lists, grown by doubling); once the buffers have grown to a scene's needs, updates allocate
+// nothing.
 vxk_status vxk_bvh_tracker_update(vxk_bvh_tracker* t, vxk_jobs* jobs, const vxk_bvh_pair** out,
                                   uint32_t* out_count, const vxk_aabb* boxes, uint32_t count,
                                   float pad);

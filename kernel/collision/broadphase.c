@@ -494,25 +494,6 @@ vxk_status vxk_broadphase_build(vxk_world* world)
 
 // ---- update ----------------------------------------------------------------------------------
 
-static bool grow_array(void** array, uint32_t* capacity, uint32_t needed, size_t element)
-{
-    if (needed <= *capacity)
-        return true;
-    uint64_t grown = *capacity ? (uint64_t)*capacity * 2 : 64;
-    if (grown < needed)
-        grown = needed;
-    if (grown > BP_INDEX_MASK + 1ull)
-        grown = BP_INDEX_MASK + 1ull;
-    if (grown < needed)
-        return false;
-    void* next = vxk_realloc(*array, (size_t)*capacity * element, (size_t)grown * element);
-    if (!next)
-        return false;
-    *array = next;
-    *capacity = (uint32_t)grown;
-    return true;
-}
-
 static void release_mask(vxk_broadphase* bp, uint32_t value)
 {
     uint32_t tag = value >> BP_TAG_SHIFT;
@@ -542,10 +523,10 @@ static vxk_status update_candidates(vxk_world* world, vxk_broadphase* bp,
         uint64_t mask_need = (uint64_t)bp->mask_count + new_masks;
         uint64_t free_need = (uint64_t)bp->free_count + count;
         if (mask_need > BP_INDEX_MASK || free_need > BP_INDEX_MASK ||
-            !grow_array((void**)&bp->masks, &bp->mask_capacity, (uint32_t)mask_need,
-                        sizeof(vxk_dilate_mask)) ||
-            !grow_array((void**)&bp->free_slots, &bp->free_capacity, (uint32_t)free_need,
-                        sizeof(uint32_t)) ||
+            !vxk_grow_items((void**)&bp->masks, &bp->mask_capacity, mask_need,
+                            sizeof(vxk_dilate_mask)) ||
+            !vxk_grow_items((void**)&bp->free_slots, &bp->free_capacity, free_need,
+                            sizeof(uint32_t)) ||
             !vxk_chunk_map_reserve(&bp->map, bp->map.count + new_entries))
             status = VXK_ERR_OUT_OF_MEMORY;
     }
@@ -896,20 +877,10 @@ typedef struct hit_sink hit_sink;
 
 static void sink_push(hit_sink* s, vxk_broadphase_hit hit)
 {
-    if (s->count >= s->capacity && s->growable && !s->failed) {
-        uint32_t grown = s->capacity ? s->capacity * 2 : 64;
-        vxk_broadphase_hit* next =
-            s->capacity < (1u << 30)
-                ? (vxk_broadphase_hit*)vxk_realloc(s->hits, (size_t)s->capacity * sizeof(hit),
-                                                   (size_t)grown * sizeof(hit))
-                : NULL;
-        if (next) {
-            s->hits = next;
-            s->capacity = grown;
-        } else {
-            s->failed = true;
-        }
-    }
+    // A growable sink's count stays at its capacity until it fails, then it only counts.
+    if (s->count >= s->capacity && s->growable && !s->failed &&
+        !vxk_grow_items((void**)&s->hits, &s->capacity, s->count + 1, sizeof(hit)))
+        s->failed = true;
     if (s->count < s->capacity)
         s->hits[s->count] = hit;
     ++s->count;
