@@ -67,8 +67,9 @@ typedef struct vxk_body {
     float sleep_time;      // seconds it has moved slower than the sleep threshold
     uint32_t sleep_next;   // asleep: the next body of the island it slept with (a ring)
     uint32_t shape_serial; // changes with the shape (vxk_body_set_voxels): the contact cache
-    // The shape's sizes as its class keeps them (shape_*.c): radius (sphere, capsule), half
-    // (box: half extents; capsule: (0, half height, 0)).
+    // The shape's sizes as its class keeps them (shape_*.c): radius (sphere, capsule: the
+    // rounding radius the solver keeps contact points on; 0 for other shapes), half (box: half
+    // extents; capsule: (0, half height, 0)).
     float radius;
     vxk_vec3 half;
     float bound_radius; // of the shape around the centre of mass

@@ -436,6 +436,7 @@ static void recycle(const narrow_ctx* ctx, const vxk_narrow_task* t, const vxk_b
                     const vxk_body* b, task_out* o)
 {
     vxk_vec3 ca = a ? a->pose.p : vxk_v3(0, 0, 0);
+    const float radius_a = a ? a->radius : 0.0f, radius_b = b->radius;
     o->count = 0;
     for (uint32_t j = t->prev_begin; j < t->prev_end && o->count < VXK_TASK_MANIFOLDS; ++j) {
         vxk_contact* c = &o->manifolds[o->count];
@@ -449,8 +450,13 @@ static void recycle(const narrow_ctx* ctx, const vxk_narrow_task* t, const vxk_b
         vxk_mat3 rb = vxk_mat3_from_quat(vxk_quat_mul(b->pose.q, vxk_quat_conj(c->q_b)));
         for (uint32_t p = 0; p < c->point_count; ++p) {
             vxk_contact_point_state* cp = &c->points[p];
-            vxk_vec3 pa = vxk_v3_add(ca, vxk_mat3_mul_v(&ra, cp->anchor_a));
-            vxk_vec3 pb = vxk_v3_add(b->pose.p, vxk_mat3_mul_v(&rb, cp->anchor_b));
+            // A round surface's point stays on the normal: only its core turns (solver_wide.h).
+            vxk_vec3 core_a = vxk_v3_mul_add(cp->anchor_a, -radius_a, c->normal);
+            vxk_vec3 core_b = vxk_v3_mul_add(cp->anchor_b, radius_b, c->normal);
+            vxk_vec3 pa =
+                vxk_v3_mul_add(vxk_v3_add(ca, vxk_mat3_mul_v(&ra, core_a)), radius_a, c->normal);
+            vxk_vec3 pb = vxk_v3_mul_add(vxk_v3_add(b->pose.p, vxk_mat3_mul_v(&rb, core_b)),
+                                         -radius_b, c->normal);
             cp->point = pa;
             cp->separation = vxk_v3_dot(c->normal, vxk_v3_sub(pb, pa));
             cp->normal_impulse = 0.0f;

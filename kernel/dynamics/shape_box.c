@@ -24,6 +24,7 @@ static vxk_status box_mass(vxk_mass_properties* out, const vxk_shape_def* s, flo
 
 static void box_init(vxk_body* b, const vxk_shape_def* s)
 {
+    b->radius = 0.0f; // not round
     b->bound_radius = vxk_v3_length(s->half_extents);
 }
 

@@ -38,6 +38,7 @@ void vxk_voxel_shape_bound(vxk_body* b)
 static void voxel_init(vxk_body* b, const vxk_shape_def* s)
 {
     (void)s;
+    b->radius = 0.0f; // not round
     vxk_voxel_shape_bound(b);
 }
 

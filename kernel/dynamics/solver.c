@@ -37,9 +37,9 @@
 #include <float.h>
 
 // Gauss-Seidel passes of the restitution solve.
-#define RESTITUTION_ITERATIONS 4
 // The persistent buffers of the dynamics (vxk_dynamics.scratch) the solver uses; contacts.c uses
 // the first five.
+#define RESTITUTION_ITERATIONS 4
 #define SOLVER_SCRATCH_WORK 6
 #define SOLVER_SCRATCH_BATCHES 7
 // The distance (in linear slops) over which a speculative point's weight in the friction centre
@@ -423,6 +423,8 @@ static void pack_lane(const solve_ctx* x, const bundle* kb, vxk_wide_constraint*
     w->bias_rate[lane] = soft.bias_rate;
     w->mass_scale[lane] = soft.mass_scale;
     w->impulse_scale[lane] = soft.impulse_scale;
+    w->radius_a[lane] = k->terrain ? 0.0f : x->dyn->bodies[k->a].radius;
+    w->radius_b[lane] = x->dyn->bodies[k->b].radius;
     if (k->point_count > w->point_count)
         w->point_count = k->point_count;
     for (uint32_t p = 0; p < k->point_count; ++p) {
@@ -614,10 +616,10 @@ static void solve_bundle(const solve_ctx* x, bundle* k, vxk_jobs* jobs)
         params.reverse = (sub & 1u) == 0;
         run_pass(x, k, jobs, PASS_SOLVE, &params);
     }
-    // Restitution: points that closed faster than the threshold and pushed bounce back. One pass
-    // (as Box2D) leaves a flat-landing box spinning: the first point of a face takes the whole
-    // bounce. A few Gauss-Seidel passes spread it over the face's points as a simultaneous
-    // solve would.
+    // Restitution: points that closed faster than the threshold and pushed bounce back, within
+    // e^2 of the energy their manifold took (solver_wide_kernel.h). One pass (as Box2D) leaves a
+    // flat-landing box spinning: the first point of a face takes the whole bounce. A few
+    // Gauss-Seidel passes spread it over the face's points as a simultaneous solve would.
     for (uint32_t iteration = 0; iteration < RESTITUTION_ITERATIONS; ++iteration)
         run_pass(x, k, jobs, PASS_RESTITUTION, &params);
     // The impulses back into the manifolds, the motion back into the dynamic bodies.

@@ -37,8 +37,12 @@ typedef struct vxk_wide_point {
     float max_normal_impulse[VXK_WIDE_LANES];
     float relative_velocity[VXK_WIDE_LANES];
     float lever_arm[VXK_WIDE_LANES]; // distance from the friction centre (the twist limit)
+    // The work the point's impulses did on the pair's kinetic energy over the step so far (warm
+    // starts and solves; only in batches that may bounce): restitution may give back e^2 of what
+    // the manifold took.
+    float step_work[VXK_WIDE_LANES];
 } vxk_wide_point;
-_Static_assert(sizeof(vxk_wide_point) == 12 * 32, "a wide point is 12 rows of 8 floats");
+_Static_assert(sizeof(vxk_wide_point) == 13 * 32, "a wide point is 13 rows of 8 floats");
 
 // Eight manifolds of one colour, one per lane (no two share a dynamic body); a lane's points
 // past its point count, and lanes past lane_count, are zeros on the scratch slot, and their
@@ -64,6 +68,11 @@ typedef struct vxk_wide_constraint {
     float twist_mass[VXK_WIDE_LANES], twist_impulse[VXK_WIDE_LANES];
     float friction[VXK_WIDE_LANES], restitution[VXK_WIDE_LANES];
     float bias_rate[VXK_WIDE_LANES], mass_scale[VXK_WIDE_LANES], impulse_scale[VXK_WIDE_LANES];
+    // The bodies' rounding radii (spheres and capsules; 0 for boxes, voxels and the terrain): a
+    // point on a round surface does not turn with its body, so the separation update moves only
+    // its core (the anchor less the radius along the normal) with the body's rotation.
+    float radius_a[VXK_WIDE_LANES], radius_b[VXK_WIDE_LANES];
+    float bounce_work[VXK_WIDE_LANES]; // the work of the restitution passes so far
     vxk_wide_point points[VXK_MANIFOLD_POINTS];
 } vxk_wide_constraint;
 _Static_assert(offsetof(vxk_wide_constraint, inv_mass_a) == 128, "header is two lines");
@@ -91,11 +100,11 @@ void vxk_wide_prepare(vxk_wide_constraint* c, const vxk_solver_state* states, co
                       float speculative_distance);
 void vxk_wide_prepare_scalar(vxk_wide_constraint* c, const vxk_solver_state* states,
                              const vxk_mat3* inv_i, float speculative_distance);
-void vxk_wide_warm_start(vxk_solver_state* states, const vxk_wide_constraint* c);
+void vxk_wide_warm_start(vxk_solver_state* states, vxk_wide_constraint* c);
 void vxk_wide_solve(vxk_solver_state* states, vxk_wide_constraint* c, const vxk_wide_params* p);
 void vxk_wide_restitution(vxk_solver_state* states, vxk_wide_constraint* c,
                           const vxk_wide_params* p);
-void vxk_wide_warm_start_scalar(vxk_solver_state* states, const vxk_wide_constraint* c);
+void vxk_wide_warm_start_scalar(vxk_solver_state* states, vxk_wide_constraint* c);
 void vxk_wide_solve_scalar(vxk_solver_state* states, vxk_wide_constraint* c,
                            const vxk_wide_params* p);
 void vxk_wide_restitution_scalar(vxk_solver_state* states, vxk_wide_constraint* c,

@@ -281,16 +281,37 @@ WATTR void WNAME(vxk_wide_prepare)(vxk_wide_constraint* c, const vxk_solver_stat
     W(store)(c->twist_mass, W(select)(has_points, twist, zero));
 }
 
-WATTR void WNAME(vxk_wide_warm_start)(vxk_solver_state* states, const vxk_wide_constraint* c)
+// Adds to the point's step work what an impulse just applied did to the pair's kinetic energy:
+// impulse x the mean of the normal velocities before and after (exact for one impulse).
+static inline void WNAME(add_work)(vxk_wide_point* wp, const WNAME(pair) * q, WNAME(vec) n,
+                                   WF impulse, WF before)
+{
+    WNAME(vec) ca, cb;
+    WF after = WNAME(normal_velocity)(q, n, WNAME(load3)(wp->ra), WNAME(load3)(wp->rb), &ca, &cb);
+    WF half = W(broadcast)(0.5f);
+    W(store)
+    (wp->step_work,
+     W(add)(W(load)(wp->step_work), W(mul)(W(mul)(impulse, W(add)(before, after)), half)));
+}
+
+WATTR void WNAME(vxk_wide_warm_start)(vxk_solver_state* states, vxk_wide_constraint* c)
 {
     WNAME(velocity_rows) rows_a, rows_b;
     WNAME(pair) q = WNAME(gather_pair)(states, c, &rows_a, &rows_b);
     WNAME(vec) n = WNAME(load3)(c->normal), t1 = WNAME(load3)(c->t1), t2 = WNAME(load3)(c->t2);
     for (uint32_t p = 0; p < c->point_count; ++p) {
-        const vxk_wide_point* wp = &c->points[p];
+        vxk_wide_point* wp = &c->points[p];
         WNAME(vec) ca = WNAME(cross)(WNAME(load3)(wp->ra), n);
         WNAME(vec) cb = WNAME(cross)(WNAME(load3)(wp->rb), n);
-        WNAME(normal_apply)(&q, n, ca, cb, W(load)(wp->normal_impulse));
+        WF applied = W(load)(wp->normal_impulse);
+        if (c->has_restitution) {
+            WF before =
+                WNAME(normal_velocity)(&q, n, WNAME(load3)(wp->ra), WNAME(load3)(wp->rb), &ca, &cb);
+            WNAME(normal_apply)(&q, n, ca, cb, applied);
+            WNAME(add_work)(wp, &q, n, applied, before);
+        } else {
+            WNAME(normal_apply)(&q, n, ca, cb, applied);
+        }
     }
     WF f1 = W(load)(c->friction_impulse[0]), f2 = W(load)(c->friction_impulse[1]);
     WNAME(vec)
@@ -313,6 +334,7 @@ WATTR void WNAME(vxk_wide_solve)(vxk_solver_state* states, vxk_wide_constraint* 
     const WF zero = W(broadcast)(0.0f), one = W(broadcast)(1.0f);
     const WF inv_h = W(broadcast)(prm->inv_h), max_push = W(broadcast)(-prm->push_speed);
     WF bias_rate = W(load)(c->bias_rate);
+    const WF radius_a = W(load)(c->radius_a), radius_b = W(load)(c->radius_b);
     WF soft_mass = prm->use_bias ? W(load)(c->mass_scale) : one;
     WF soft_impulse = prm->use_bias ? W(load)(c->impulse_scale) : zero;
     WF total_normal = zero, twist_limit = zero;
@@ -324,9 +346,12 @@ WATTR void WNAME(vxk_wide_solve)(vxk_solver_state* states, vxk_wide_constraint* 
         uint32_t p = prm->reverse ? last - k : k;
         vxk_wide_point* wp = &c->points[p];
         WNAME(vec) ra = WNAME(load3)(wp->ra), rb = WNAME(load3)(wp->rb);
-        WF s = W(add)(
-            WNAME(dot)(n, WNAME(sub3)(WNAME(anchor_delta)(&PB, rb), WNAME(anchor_delta)(&PA, ra))),
-            W(load)(wp->separation));
+        // The anchors' cores turn with their bodies; a round surface's point stays on the normal.
+        WNAME(vec) core_a = WNAME(mul_sub)(ra, radius_a, n);
+        WNAME(vec) core_b = WNAME(mul_add)(rb, radius_b, n);
+        WF s = W(add)(WNAME(dot)(n, WNAME(sub3)(WNAME(anchor_delta)(&PB, core_b),
+                                                WNAME(anchor_delta)(&PA, core_a))),
+                      W(load)(wp->separation));
         // Speculative (s > 0): approach until the surfaces meet; else the soft push (solve) or
         // nothing (relax).
         WM speculative = W(cmpgt)(s, zero);
@@ -347,6 +372,8 @@ WATTR void WNAME(vxk_wide_solve)(vxk_solver_state* states, vxk_wide_constraint* 
         total_normal = W(add)(total_normal, next);
         twist_limit = W(add)(twist_limit, W(mul)(W(load)(wp->lever_arm), next));
         WNAME(normal_apply)(&q, n, ca, cb, impulse);
+        if (c->has_restitution)
+            WNAME(add_work)(wp, &q, n, impulse, vn);
     }
     // Friction in the relax pass only (Box3D's order): the soft push does not fight it, and the
     // relaxed normal impulses set its limits.
@@ -395,16 +422,28 @@ WATTR void WNAME(vxk_wide_solve)(vxk_solver_state* states, vxk_wide_constraint* 
     WNAME(scatter_pair)(states, c, &q, &rows_a, &rows_b);
 }
 
+// Restitution (Newton's rule, as Box2D): a point that closed faster than the threshold and
+// pushed is driven to -e times its approach speed at the step's start. That speed is stale for a
+// corner of a spinning body (it closes at another speed by the time it meets), and reversing it
+// can put energy in (up to 8 % per contact between spinning boxes). So each manifold's bounce is
+// held to e^2 of the kinetic energy its own impulses took from the pair this step (their work,
+// exact for sequential impulses): an impulse that would pass it is cut to the one that meets it.
 WATTR void WNAME(vxk_wide_restitution)(vxk_solver_state* states, vxk_wide_constraint* c,
                                        const vxk_wide_params* prm)
 {
     WNAME(velocity_rows) rows_a, rows_b;
     WNAME(pair) q = WNAME(gather_pair)(states, c, &rows_a, &rows_b);
     WNAME(vec) n = WNAME(load3)(c->normal);
-    const WF zero = W(broadcast)(0.0f);
+    const WF zero = W(broadcast)(0.0f), two = W(broadcast)(2.0f), half = W(broadcast)(0.5f);
     const WF threshold = W(broadcast)(-prm->restitution_threshold);
     WF restitution = W(load)(c->restitution);
     WM has = W(cmpneq)(restitution, zero);
+    // What the bounce may still give: e^2 x the energy the manifold took, less what it gave.
+    WF taken = zero;
+    for (uint32_t p = 0; p < c->point_count; ++p)
+        taken = W(sub)(taken, W(load)(c->points[p].step_work));
+    WF budget = W(sub)(W(mul)(W(mul)(restitution, restitution), taken), W(load)(c->bounce_work));
+    WF spent = zero;
     for (uint32_t p = 0; p < c->point_count; ++p) {
         vxk_wide_point* wp = &c->points[p];
         WF rv = W(load)(wp->relative_velocity);
@@ -415,12 +454,32 @@ WATTR void WNAME(vxk_wide_restitution)(vxk_solver_state* states, vxk_wide_constr
         WNAME(vec) ca, cb;
         WF vn = WNAME(normal_velocity)(&q, n, WNAME(load3)(wp->ra), WNAME(load3)(wp->rb), &ca, &cb);
         WF old = W(load)(wp->normal_impulse);
-        WF impulse =
-            W(sub)(zero, W(mul)(W(load)(wp->normal_mass), W(add)(vn, W(mul)(restitution, rv))));
+        WF mass = W(load)(wp->normal_mass);
+        WF impulse = W(sub)(zero, W(mul)(mass, W(add)(vn, W(mul)(restitution, rv))));
         WF next = W(max)(W(add)(old, impulse), zero);
-        impulse = W(select)(active, W(sub)(next, old), zero);
-        W(store)(wp->normal_impulse, W(select)(active, next, old));
+        impulse = W(sub)(next, old);
+        // The work of this impulse, vn dl + dl^2 / (2 mass); within the budget left, the largest
+        // dl >= 0 of at most that work is mass (-vn + sqrt(vn^2 + 2 left / mass)).
+        WF inv_mass = W(select)(W(cmpgt)(mass, zero), W(div)(W(broadcast)(1.0f), mass), zero);
+        WF work =
+            W(add)(W(mul)(vn, impulse), W(mul)(W(mul)(half, inv_mass), W(mul)(impulse, impulse)));
+        WF left = W(max)(W(sub)(budget, spent), zero);
+        WM over = WMASK(and)(W(cmpgt)(work, left), W(cmpgt)(impulse, zero));
+        if (WMASK(movemask)(WMASK(and)(over, active))) {
+            WF root =
+                WSQRT(W(max)(W(add)(W(mul)(vn, vn), W(mul)(W(mul)(two, left), inv_mass)), zero));
+            WF capped = W(max)(W(mul)(mass, W(sub)(root, vn)), zero);
+            impulse = W(select)(over, W(min)(impulse, capped), impulse);
+            work = W(select)(over,
+                             W(add)(W(mul)(vn, impulse),
+                                    W(mul)(W(mul)(half, inv_mass), W(mul)(impulse, impulse))),
+                             work);
+        }
+        impulse = W(select)(active, impulse, zero);
+        spent = W(add)(spent, W(select)(active, work, zero));
+        W(store)(wp->normal_impulse, W(add)(old, impulse));
         WNAME(normal_apply)(&q, n, ca, cb, impulse);
     }
+    W(store)(c->bounce_work, W(add)(W(load)(c->bounce_work), spent));
     WNAME(scatter_pair)(states, c, &q, &rows_a, &rows_b);
 }
