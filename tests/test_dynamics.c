@@ -1260,6 +1260,45 @@ static int test_rolling_ball(void)
     return 0;
 }
 
+// Issue 26, item 4: overlapping bodies parted by the push: two end slower than the push speed; n
+// created at one point end slower than the push speed times the n - 1 bodies each overlaps (the
+// documented bound of vxk_world_def.contact_push_speed; measured far below it).
+static int test_overlap_push(void)
+{
+    static const int counts[3] = {2, 10, 100};
+    for (int shape = 0; shape < 2; ++shape)
+        for (int c = 0; c < 3; ++c) {
+            int n = counts[c];
+            vxk_world* w = world_with((vxk_vec3){0, 0, 0}, materials(0.5f, 0.0f), NULL);
+            VXK_CHECK(w != NULL);
+            vxk_body_id ids[100];
+            for (int i = 0; i < n; ++i) {
+                vxk_body_def d = vxk_default_body_def();
+                d.shape = shape ? vxk_sphere_shape(0.5f, VXK_MAT_WOOD)
+                                : vxk_box_shape((vxk_vec3){0.5f, 0.5f, 0.5f}, VXK_MAT_WOOD);
+                d.position = (vxk_vec3){0.001f * (float)i, 0.0007f * (float)i, 0.0003f * (float)i};
+                ids[i] = add_body(w, &d);
+                VXK_CHECK(!VXK_ID_IS_NULL(ids[i]));
+            }
+            double fastest = 0.0;
+            for (int step = 0; step < 120; ++step) {
+                VXK_CHECK_EQ_INT(vxk_world_step(w, STEP_DT), VXK_OK);
+                for (int i = 0; i < n; ++i) {
+                    vxk_vec3 v = velocity(w, ids[i]);
+                    fastest = fmax(fastest,
+                                   sqrt((double)v.x * v.x + (double)v.y * v.y + (double)v.z * v.z));
+                }
+            }
+            double bound = 3.0 * (n == 2 ? 1 : n - 1);
+            fprintf(stderr, "   %s, %d at one point: fastest %.2f m/s (bound %.0f)\n",
+                    shape ? "spheres" : "boxes", n, fastest, bound);
+            VXK_CHECK_MSG(fastest <= bound, "%d bodies at one point: %.2f m/s over %.0f", n,
+                          fastest, bound);
+            vxk_world_destroy(w);
+        }
+    return 0;
+}
+
 int main(void)
 {
     VXK_RUN(test_free_fall);
@@ -1280,6 +1319,7 @@ int main(void)
     VXK_RUN(test_seams);
     VXK_RUN(test_restitution_energy);
     VXK_RUN(test_rolling_ball);
+    VXK_RUN(test_overlap_push);
     VXK_RUN(test_determinism);
     free(g_contacts);
     return vxk_test_finish();
