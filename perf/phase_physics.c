@@ -25,6 +25,7 @@
 // final vxk_world_hash and every ray result, so `--threads 1` and `--threads 2` print the same
 // hash when the simulation is deterministic.
 #include "bench.h"
+#include "dynamics.h"
 #include "math3.h"
 #include "peer_bullet_step.h"
 #include "scenes.h"
@@ -477,13 +478,15 @@ typedef struct ray_tally {
     uint64_t digest; // FNV-1a over every result's target, body id, voxel and distance bits
 } ray_tally;
 
-static void tally_add(ray_tally* t, const vxk_ray_result* r)
+// The body id enters without the world's salt (ids of worlds built alike differ; the digest must
+// not, so that runs in one process and across processes compare).
+static void tally_add(ray_tally* t, const vxk_ray_result* r, const vxk_id_pool* ids)
 {
     t->terrain_hits += r->target == VXK_RAY_TARGET_TERRAIN;
     t->body_hits += r->target == VXK_RAY_TARGET_BODY;
     uint32_t words[7] = {r->target,
                          r->body.index,
-                         r->body.generation,
+                         vxk_id_pool_unsalt(ids, r->body.generation),
                          (uint32_t)r->voxel.x,
                          (uint32_t)r->voxel.y,
                          (uint32_t)r->voxel.z,
@@ -879,8 +882,9 @@ void vxk_bench_physics(vxk_bench* b)
         }
         t.rays[step] = 1e3 * rays_s;
         t.rays_s += rays_s;
+        const vxk_id_pool* ids = &vxk_dynamics_get(s.world)->ids;
         for (uint32_t i = 0; i < c->rays; ++i)
-            tally_add(&rays, &results[i]);
+            tally_add(&rays, &results[i], ids);
 #ifdef VXK_HAVE_BULLET
         if (peer) {
             t0 = vxk_bench_now();

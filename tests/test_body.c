@@ -936,6 +936,116 @@ static int test_stale_ids(void)
     return 0;
 }
 
+// Three bodies (a sphere, a voxel body, a box) over a floor, stepped. With reuse, index 1 is
+// destroyed and made again (its counter moves on) and ids[3] keeps its old, stale id; else
+// ids[3] = ids[1].
+static vxk_world* make_three_body_world(vxk_body_id ids[4], bool reuse)
+{
+    vxk_world* w = make_world(NULL);
+    if (!w)
+        return NULL;
+    uint8_t voxels[60];
+    vxk_voxel_grid grid;
+    make_l_grid(&grid, voxels);
+    const vxk_body_def defs[3] = {
+        sphere_def((vxk_vec3){-2, 0.6f, 0}, 0.5f),
+        voxel_def((vxk_vec3){0, 1.5f, 0}, &grid, 0.25f),
+        box_def((vxk_vec3){2, 0.6f, 0}, (vxk_vec3){0.4f, 0.5f, 0.4f}),
+    };
+    bool ok = flat_floor(w, -8, 7, -8, 7) == VXK_OK;
+    for (int i = 0; i < 3; ++i)
+        ids[i] = create_ok(w, &defs[i]);
+    ids[3] = ids[1];
+    if (reuse) {
+        ok = ok && vxk_body_destroy(w, ids[1]) == VXK_OK;
+        ids[1] = create_ok(w, &defs[1]);
+    }
+    for (int i = 0; i < 3 && ok; ++i)
+        ok = vxk_world_step(w, STEP_DT) == VXK_OK;
+    for (int i = 0; i < 3; ++i)
+        ok = ok && vxk_body_is_valid(w, ids[i]);
+    if (!ok) {
+        vxk_world_destroy(w);
+        return NULL;
+    }
+    return w;
+}
+
+// Ids of another world: two worlds with one body each hand out the same index, and every call of
+// one given the other's id returns VXK_ERR_STALE_ID and changes nothing (vxk/id.h), both ways;
+// then among several worlds of three bodies, with and without index reuse, stale ids included.
+static int test_foreign_ids(void)
+{
+    vxk_world* a = make_world(NULL);
+    vxk_world* b = make_world(NULL);
+    VXK_CHECK(a != NULL && b != NULL);
+    vxk_body_def d = sphere_def((vxk_vec3){0, 3, 0}, 0.5f);
+    d.linear_velocity = (vxk_vec3){1, 0, 0};
+    vxk_body_id ida = create_ok(a, &d), idb = create_ok(b, &d);
+    VXK_CHECK(!VXK_ID_IS_NULL(ida) && !VXK_ID_IS_NULL(idb));
+    VXK_CHECK_EQ_U64(ida.index, idb.index);
+    VXK_CHECK_MSG(!VXK_ID_EQUAL(ida, idb), "two worlds handed out the same id {%u, %u}", ida.index,
+                  ida.generation);
+    if (check_stale_calls(a, idb) || check_stale_calls(b, ida))
+        return 1;
+    vxk_transform tf;
+    vxk_vec3 v, w;
+    VXK_CHECK_EQ_INT(vxk_body_get_transform(a, ida, &tf), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_body_get_velocity(a, ida, &v, &w), VXK_OK);
+    CHECK_VEC(tf.p, d.position, 1e-6);
+    CHECK_VEC(v, d.linear_velocity, 1e-6);
+    CHECK_VEC(w, ((vxk_vec3){0, 0, 0}), 0.0);
+    VXK_CHECK(vxk_body_is_valid(a, ida) && vxk_body_is_valid(b, idb));
+    VXK_CHECK_EQ_U64(vxk_world_hash(a), vxk_world_hash(b));
+    vxk_world_destroy(a);
+    vxk_world_destroy(b);
+
+    enum { WORLDS = 6 };
+    vxk_world* worlds[WORLDS];
+    vxk_body_id ids[WORLDS][4];
+    for (int k = 0; k < WORLDS; ++k) {
+        worlds[k] = make_three_body_world(ids[k], k % 2 == 1);
+        VXK_CHECK(worlds[k] != NULL);
+    }
+    for (int p = 0; p < WORLDS; ++p)
+        for (int q = 0; q < WORLDS; ++q)
+            for (int i = 0; i < 4 && q != p; ++i)
+                if (check_stale_calls(worlds[q], ids[p][i])) {
+                    fprintf(stderr, "  id %d of world %d given to world %d\n", i, p, q);
+                    return 1;
+                }
+    for (int k = 0; k < WORLDS; ++k) {
+        for (int i = 0; i < 3; ++i)
+            VXK_CHECK(vxk_body_is_valid(worlds[k], ids[k][i]));
+        vxk_world_destroy(worlds[k]);
+    }
+    return 0;
+}
+
+// Worlds built alike in one process hand out different ids (their salts differ) but hash the
+// same: vxk_world_hash does not depend on the salt, index reuse included.
+static int test_identical_worlds_hash(void)
+{
+    vxk_body_id ia[4], ib[4];
+    vxk_world* a = make_three_body_world(ia, true);
+    vxk_world* b = make_three_body_world(ib, true);
+    VXK_CHECK(a != NULL && b != NULL);
+    for (int i = 0; i < 4; ++i) {
+        VXK_CHECK_EQ_U64(ia[i].index, ib[i].index);
+        VXK_CHECK(!VXK_ID_EQUAL(ia[i], ib[i]));
+    }
+    for (int step = 0; step < 30; ++step) {
+        VXK_CHECK_MSG(vxk_world_hash(a) == vxk_world_hash(b),
+                      "step %d: world hashes %016llx and %016llx", step,
+                      (unsigned long long)vxk_world_hash(a), (unsigned long long)vxk_world_hash(b));
+        VXK_CHECK_EQ_INT(vxk_world_step(a, STEP_DT), VXK_OK);
+        VXK_CHECK_EQ_INT(vxk_world_step(b, STEP_DT), VXK_OK);
+    }
+    vxk_world_destroy(a);
+    vxk_world_destroy(b);
+    return 0;
+}
+
 // ---- bad input
 // --------------------------------------------------------------------------------------
 
@@ -1998,9 +2108,10 @@ static int test_statuses_body(void)
                   vxk_world_fill_box(w, (vxk_int_box){{-8, -8, -8}, {7, -1, 7}}, VXK_MAT_STONE));
 
     vxk_body_def def = vxk_default_body_def(), d = def;
-    vxk_body_id id, box_id, voxel_id, stat_id;
+    vxk_body_id id, sphere_id, box_id, voxel_id, stat_id;
     def.position = (vxk_vec3){0, 0.4f, 0};
-    EXPECT_STATUS(VXK_OK, vxk_body_create(w, &def, &id));
+    EXPECT_STATUS(VXK_OK, vxk_body_create(w, &def, &sphere_id));
+    id = sphere_id;
     EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_body_create(w, NULL, &id));
     d = def;
     d.cookie = 0;
@@ -2030,7 +2141,8 @@ static int test_statuses_body(void)
     EXPECT_STATUS(VXK_OK, vxk_body_create(w, &d, &voxel_id));
     EXPECT_NO_MEMORY(vxk_body_create(w, &d, &id));
     // id is the sphere made first (index 0): the failed creates left it alone.
-    id = (vxk_body_id){0, 1};
+    id = sphere_id;
+    VXK_CHECK_EQ_U64(id.index, 0);
     VXK_CHECK(vxk_body_is_valid(w, id));
 
     vxk_transform tf;
@@ -2156,6 +2268,8 @@ int main(void)
     vxk_edge_tests_begin();
     VXK_RUN(test_world_def_dynamics);
     VXK_RUN(test_stale_ids);
+    VXK_RUN(test_foreign_ids);
+    VXK_RUN(test_identical_worlds_hash);
     VXK_RUN(test_bad_defs);
     VXK_RUN(test_zero_density);
     VXK_RUN(test_bad_calls);

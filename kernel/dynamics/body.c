@@ -860,7 +860,8 @@ uint64_t vxk_world_hash(const vxk_world* world)
         const vxk_body* b = &dyn->bodies[i];
         if (!b->live)
             continue;
-        uint32_t head[4] = {i, dyn->ids.generations[i], b->type,
+        // The unsalted generation: worlds built alike hash alike, whatever their salts.
+        uint32_t head[4] = {i, vxk_id_pool_unsalt(&dyn->ids, dyn->ids.generations[i]), b->type,
                             b->shape | (uint32_t)b->awake << 8};
         h = vxk_hash_bytes(h, head, sizeof(head));
         h = vxk_hash_bytes(h, &b->pose, sizeof(b->pose));

@@ -3,7 +3,8 @@
 // centre-of-mass frame, its axes those of the shape (a box's edges, a grid's x, y, z).
 //
 // Ids: vxk_body_id (vxk/id.h). A destroyed body's id is stale for ever; every call that takes a
-// stale (or null, or foreign) id returns VXK_ERR_STALE_ID and changes nothing.
+// stale (or null, or another world's: vxk/id.h says what is guaranteed) id returns
+// VXK_ERR_STALE_ID and changes nothing.
 //
 // Mass: from the shape's volume and its material densities (the world's material table),
 // exact for boxes of unit voxels (vxk/mass.h). A static or kinematic body needs no mass: its

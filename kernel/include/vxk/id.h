@@ -3,6 +3,21 @@
 // reused. The zero id is null (no object has generation 0). An id whose object was destroyed is
 // stale for ever: every call that takes it returns VXK_ERR_STALE_ID and changes nothing.
 //
+// Ids carry their world. Each world draws a salt when it is created (thread-safe), and a
+// generation is that salt XOR a count kept per index (it moves on at every create and destroy
+// at the index), so worlds built alike hand out the same indices with different generations.
+// An id of world B passed to world A is refused like a stale one (VXK_ERR_STALE_ID, nothing
+// changed):
+// - always, when its object and the object at that index in A are the same use of the index
+//   (created after as many destructions at that index in each world; every id of two worlds
+//   that never destroy a body, say), for any two of 2^31 worlds created in a row in the process;
+// - otherwise, except with a chance of about 2^-31 per id: it is taken only if the two salts
+//   differ in exactly the bits in which the two counts differ, and salts differ like random
+//   31-bit values.
+// Generation values therefore depend on how many worlds the process created before (they are
+// the same in every run of the same program); results never do: vxk_world_hash and every
+// output other than ids are the same for worlds built alike.
+//
 // Each kind has its own struct type, so a body id cannot be passed where a shape id is asked
 // for; all share the layout and these helpers.
 #ifndef VXK_ID_H

@@ -335,6 +335,8 @@ uint32_t vxk_world_get_contact_end_events(const vxk_world* world, vxk_contact_ev
 
 // Digest of every body (id, type, shape, pose, velocities, awake bit, bit for bit) and of the
 // terrain (vxk_world_terrain_hash): identical worlds stepped identically give identical hashes.
+// An id enters as its index and its generation without the world's salt (vxk/id.h), so two
+// worlds built alike hash alike though their ids differ.
 uint64_t vxk_world_hash(const vxk_world* world);
 
 #ifdef __cplusplus
