@@ -25,7 +25,6 @@
 // final vxk_world_hash and every ray result, so `--threads 1` and `--threads 2` print the same
 // hash when the simulation is deterministic.
 #include "bench.h"
-#include "dynamics.h"
 #include "math3.h"
 #include "peer_bullet_step.h"
 #include "scenes.h"
@@ -475,18 +474,18 @@ static void judge(const physics_scene* s, const body_spec* spec, const vxk_body_
 
 typedef struct ray_tally {
     uint64_t rays, terrain_hits, body_hits;
-    uint64_t digest; // FNV-1a over every result's target, body id, voxel and distance bits
+    uint64_t digest; // FNV-1a over every result's target, body index, voxel and distance bits
 } ray_tally;
 
-// The body id enters without the world's salt (ids of worlds built alike differ; the digest must
-// not, so that runs in one process and across processes compare).
-static void tally_add(ray_tally* t, const vxk_ray_result* r, const vxk_id_pool* ids)
+// The body enters by its index alone: ids carry their world's salt (vxk/id.h), and the digest
+// must be the same for worlds built alike.
+static void tally_add(ray_tally* t, const vxk_ray_result* r)
 {
     t->terrain_hits += r->target == VXK_RAY_TARGET_TERRAIN;
     t->body_hits += r->target == VXK_RAY_TARGET_BODY;
     uint32_t words[7] = {r->target,
                          r->body.index,
-                         vxk_id_pool_unsalt(ids, r->body.generation),
+                         0,
                          (uint32_t)r->voxel.x,
                          (uint32_t)r->voxel.y,
                          (uint32_t)r->voxel.z,
@@ -882,9 +881,8 @@ void vxk_bench_physics(vxk_bench* b)
         }
         t.rays[step] = 1e3 * rays_s;
         t.rays_s += rays_s;
-        const vxk_id_pool* ids = &vxk_dynamics_get(s.world)->ids;
         for (uint32_t i = 0; i < c->rays; ++i)
-            tally_add(&rays, &results[i], ids);
+            tally_add(&rays, &results[i]);
 #ifdef VXK_HAVE_BULLET
         if (peer) {
             t0 = vxk_bench_now();
