@@ -110,7 +110,8 @@ void vxk_bench_vox(vxk_bench* b);
 void vxk_bench_kd(vxk_bench* b);
 void vxk_bench_step(vxk_bench* b);
 void vxk_bench_physics(vxk_bench* b);
-void vxk_bench_edit(vxk_bench* b);  // perf/phase_edit.c
-void vxk_bench_split(vxk_bench* b); // perf/phase_split.c
+void vxk_bench_edit(vxk_bench* b);      // perf/phase_edit.c
+void vxk_bench_split(vxk_bench* b);     // perf/phase_split.c
+void vxk_bench_fast_body(vxk_bench* b); // perf/phase_fast_body.c
 
 #endif

@@ -31,6 +31,7 @@ static const phase_entry g_phases[] = {
     {"step", vxk_bench_step, "rigid bodies dropped on terrain, vxk_world_step (vs Bullet)"},
     {"edit", vxk_bench_edit, "the edit thread: edits applied per second, submit, publish"},
     {"split", vxk_bench_split, "connectivity splitting of 32^3 regions (vs a plain BFS)"},
+    {"fast_body", vxk_bench_fast_body, "one voxel body at 10 to 1e5 m/s onto terrain, one step"},
     {"physics", vxk_bench_physics,
      "the stress run (default): bodies in waves over a 1024^2 world, rays (vs Bullet)"},
 };

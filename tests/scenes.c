@@ -126,3 +126,38 @@ vxk_worldgen_def vxk_scene_bench_worldgen_def(bool quick, double scale, uint64_t
         size_xz = 65536;
     return vxk_scene_worldgen_def((vxk_int3){size_xz, quick ? 128 : 256, size_xz}, seed);
 }
+
+vxk_world* vxk_scene_fast_body_world(vxk_jobs* jobs, float voxel_size, int32_t side)
+{
+    vxk_world_def def = vxk_default_world_def();
+    def.voxel_size = voxel_size;
+    def.linear_slop = 0.02f * voxel_size;
+    def.jobs = jobs;
+    vxk_world* w = NULL;
+    if (vxk_world_create(&def, &w) != VXK_OK)
+        return NULL;
+    const int32_t h = side / 2;
+    if (vxk_world_fill_box(w, (vxk_int_box){{-h, -8, -h}, {h - 1, -1, h - 1}}, VXK_MAT_STONE) !=
+            VXK_OK ||
+        vxk_world_fill_box(w, (vxk_int_box){{h, -8, -16}, {h + 8191, -1, 15}}, VXK_MAT_STONE) !=
+            VXK_OK ||
+        vxk_world_step(w, 0.0f) != VXK_OK) {
+        vxk_world_destroy(w);
+        return NULL;
+    }
+    return w;
+}
+
+vxk_status vxk_scene_fast_body(vxk_world* world, float voxel_size, vxk_vec3 position,
+                               vxk_vec3 velocity, vxk_body_id* out)
+{
+    uint8_t voxels[8];
+    for (int i = 0; i < 8; ++i)
+        voxels[i] = VXK_MAT_STONE;
+    vxk_voxel_grid grid = {{2, 2, 2}, voxels};
+    vxk_body_def d = vxk_default_body_def();
+    d.position = position;
+    d.linear_velocity = velocity;
+    d.shape = vxk_voxel_shape(&grid, voxel_size);
+    return vxk_body_create(world, &d, out);
+}

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <vxk/body.h>
 #include <vxk/mesher.h>
 #include <vxk/world.h>
 #include <vxk/worldgen.h>
@@ -52,5 +53,17 @@ vxk_worldgen_def vxk_scene_worldgen_def(vxk_int3 size, uint64_t seed);
 // The generator def of the benchmark world (`vxk bench`, perf/phase_world.c): 2048 x 256 x 2048
 // voxels, quick 256 x 128 x 256, x and z multiplied by scale (<= 0: 1) and kept in 8..65536.
 vxk_worldgen_def vxk_scene_bench_worldgen_def(bool quick, double scale, uint64_t seed);
+
+// The terrain of the fast voxel bodies (tests/test_narrowphase.c, perf/phase_fast_body.c): a
+// world of voxel_size metres per voxel and linear slop 0.02 voxel_size (so every length in voxels
+// is the same at any voxel size), on jobs (NULL: inline), its stone 8 voxels thick with the top at
+// y = 0: a square of side voxels centred on the origin, and a strip along +x from its edge,
+// 8,192 voxels long and 32 wide (z in [-16, 15]). The broadphase built; NULL when a step fails.
+vxk_world* vxk_scene_fast_body_world(vxk_jobs* jobs, float voxel_size, int32_t side);
+
+// A 2 x 2 x 2 voxel body of stone voxels of voxel_size at position, moving at velocity: what
+// vxk_body_create returns.
+vxk_status vxk_scene_fast_body(vxk_world* world, float voxel_size, vxk_vec3 position,
+                               vxk_vec3 velocity, vxk_body_id* out);
 
 #endif

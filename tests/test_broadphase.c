@@ -8,6 +8,7 @@
 #include "status_lists.h"
 #include "harness.h"
 #include "scenes.h"
+#include "broadphase_sweep.h"
 
 #include <vxk/broadphase.h>
 #include <vxk/world.h>
@@ -720,6 +721,282 @@ static int test_bad_input_and_huge_boxes(void)
     return 0;
 }
 
+// ---- swept queries ---------------------------------------------------------------------------
+
+enum { SWEEP_CAP = 1 << 16 };
+static vxk_broadphase_hit g_sweep_hits[SWEEP_CAP], g_box_hits[SWEEP_CAP], g_union[SWEEP_CAP];
+
+static uint32_t sweep_query(const vxk_world* world, vxk_broadphase_sweep sweep,
+                            vxk_broadphase_hit* out, vxk_status* status)
+{
+    uint32_t offsets[2] = {0, 0};
+    *status = vxk_broadphase_query_sweep_batch(world, out, SWEEP_CAP, offsets, &sweep, 1);
+    return offsets[1];
+}
+
+static vxk_aabb sweep_bounds(vxk_broadphase_sweep w)
+{
+    vxk_vec3 end_min = {w.box.min.x + w.motion.x, w.box.min.y + w.motion.y,
+                        w.box.min.z + w.motion.z};
+    vxk_vec3 end_max = {w.box.max.x + w.motion.x, w.box.max.y + w.motion.y,
+                        w.box.max.z + w.motion.z};
+    return (vxk_aabb){{fminf(w.box.min.x, end_min.x), fminf(w.box.min.y, end_min.y),
+                       fminf(w.box.min.z, end_min.z)},
+                      {fmaxf(w.box.max.x, end_max.x), fmaxf(w.box.max.y, end_max.y),
+                       fmaxf(w.box.max.z, end_max.z)}};
+}
+
+// The index of chunk c in a (cy, cz, cx) sorted list, or -1.
+static int64_t find_hit(const vxk_broadphase_hit* list, uint32_t n, vxk_int3 c)
+{
+    uint32_t lo = 0, hi = n;
+    vxk_broadphase_hit key = {c, 0};
+    while (lo < hi) {
+        uint32_t mid = (lo + hi) / 2;
+        int order = compare_hits_yzx(&list[mid], &key);
+        if (order == 0)
+            return mid;
+        if (order < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return -1;
+}
+
+static int same_hits(const vxk_broadphase_hit* a, uint32_t na, const vxk_broadphase_hit* b,
+                     uint32_t nb, const char* what, uint32_t q)
+{
+    VXK_CHECK_MSG(na == nb, "%s %u: %u hits, expected %u", what, q, na, nb);
+    for (uint32_t i = 0; i < na; ++i)
+        VXK_CHECK_MSG(compare_hits_yzx(&a[i], &b[i]) == 0 && a[i].flags == b[i].flags,
+                      "%s %u hit %u: chunk %d %d %d flags %u, expected %d %d %d flags %u", what, q,
+                      i, a[i].chunk.x, a[i].chunk.y, a[i].chunk.z, a[i].flags, b[i].chunk.x,
+                      b[i].chunk.y, b[i].chunk.z, b[i].flags);
+    return 0;
+}
+
+// A sweep's hits against the box queries along its motion: sorted without duplicates; every hit
+// of the box at any of the sampled points of the motion is a hit (flags included); every hit is
+// a hit of the box grown by the samples' spacing and a chunk (the flags read the cells the box
+// covers while it crosses a chunk) at one of them.
+static int check_sweep_bounds(const vxk_world* world, vxk_broadphase_sweep w, uint32_t q)
+{
+    vxk_status st;
+    uint32_t n = sweep_query(world, w, g_sweep_hits, &st);
+    VXK_CHECK_EQ_INT(st, VXK_OK);
+    for (uint32_t i = 1; i < n; ++i)
+        VXK_CHECK(compare_hits_yzx(&g_sweep_hits[i - 1], &g_sweep_hits[i]) < 0);
+    float length =
+        sqrtf(w.motion.x * w.motion.x + w.motion.y * w.motion.y + w.motion.z * w.motion.z);
+    uint32_t samples = 1 + (uint32_t)ceilf(2.0f * length);
+    float grow = length / (float)samples + 9.0f;
+    uint32_t united = 0;
+    for (uint32_t i = 0; i <= samples; ++i) {
+        float u = (float)i / (float)samples;
+        vxk_vec3 at = {w.motion.x * u, w.motion.y * u, w.motion.z * u};
+        vxk_aabb box = {{w.box.min.x + at.x, w.box.min.y + at.y, w.box.min.z + at.z},
+                        {w.box.max.x + at.x, w.box.max.y + at.y, w.box.max.z + at.z}};
+        uint32_t m = 0;
+        VXK_CHECK_EQ_INT(vxk_broadphase_query_aabb(world, g_box_hits, SWEEP_CAP, &m, box), VXK_OK);
+        for (uint32_t k = 0; k < m; ++k) {
+            int64_t j = find_hit(g_sweep_hits, n, g_box_hits[k].chunk);
+            VXK_CHECK_MSG(j >= 0 && (g_box_hits[k].flags & ~g_sweep_hits[j].flags) == 0,
+                          "sweep %u misses chunk %d %d %d (flags %u) of its box at u %g", q,
+                          g_box_hits[k].chunk.x, g_box_hits[k].chunk.y, g_box_hits[k].chunk.z,
+                          g_box_hits[k].flags, (double)u);
+        }
+        vxk_aabb grown = {{box.min.x - grow, box.min.y - grow, box.min.z - grow},
+                          {box.max.x + grow, box.max.y + grow, box.max.z + grow}};
+        VXK_CHECK_EQ_INT(vxk_broadphase_query_aabb(world, g_box_hits, SWEEP_CAP, &m, grown),
+                         VXK_OK);
+        for (uint32_t k = 0; k < m; ++k) { // the union, unsorted, flags merged
+            uint32_t j = 0;
+            while (j < united && compare_hits_yzx(&g_union[j], &g_box_hits[k]) != 0)
+                ++j;
+            if (j == united)
+                g_union[united++] = g_box_hits[k];
+            else
+                g_union[j].flags |= g_box_hits[k].flags;
+        }
+    }
+    for (uint32_t i = 0; i < n; ++i) {
+        uint32_t j = 0;
+        while (j < united && compare_hits_yzx(&g_union[j], &g_sweep_hits[i]) != 0)
+            ++j;
+        VXK_CHECK_MSG(j < united && (g_sweep_hits[i].flags & ~g_union[j].flags) == 0,
+                      "sweep %u hit chunk %d %d %d (flags %u) far from its motion", q,
+                      g_sweep_hits[i].chunk.x, g_sweep_hits[i].chunk.y, g_sweep_hits[i].chunk.z,
+                      g_sweep_hits[i].flags);
+    }
+    return 0;
+}
+
+// vxk_broadphase_query_sweep_batch: without motion exactly the box query; along one axis
+// exactly the query of the box it sweeps; along any direction within the bounds above; the walk
+// over the chunks it crosses equal to the scan of the entries (the same sweeps in a world with
+// far terrain added, where the walk is cheaper); a batch equal to single sweeps.
+static int test_sweep_queries(void)
+{
+    const uint32_t count = VXK_TEST_SLOW ? 60 : 300;
+    test_world t, far;
+    if (world_open(&t, 2, 1.0f) || world_open(&far, 1, 1.0f))
+        return 1;
+    uint64_t rng = 0x5EE9;
+    uint64_t rng_far = rng;
+    if (random_fills(t.world, &rng, 40, g_fill_lo, g_fill_hi, 24) ||
+        random_fills(far.world, &rng_far, 40, g_fill_lo, g_fill_hi, 24))
+        return 1;
+    VXK_CHECK_EQ_INT(vxk_world_fill_box(far.world,
+                                        (vxk_int_box){{-1024, -4000, -1024}, {1023, -3993, 1023}},
+                                        VXK_MAT_STONE),
+                     VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_broadphase_build(t.world), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_broadphase_build(far.world), VXK_OK);
+    dense d;
+    memcpy(d.origin, g_origin, sizeof(d.origin));
+    memcpy(d.size, g_size, sizeof(d.size));
+    static vxk_broadphase_sweep batch[64];
+    static uint32_t offsets[65];
+    static vxk_broadphase_hit batch_hits[SWEEP_CAP];
+    uint64_t hits = 0;
+    for (uint32_t q = 0; q < count; ++q) {
+        vxk_broadphase_sweep w = {random_box(&rng, &d, 1.0f), {0, 0, 0}};
+        uint32_t kind = q % 4;
+        float reach = q % 8 < 4 ? 12.0f : q % 8 < 6 ? 120.0f : 400.0f;
+        float m[3] = {0, 0, 0};
+        if (kind == 1)
+            m[vxk_test_rand(&rng) % 3] = vxk_test_randf(&rng, -reach, reach);
+        else if (kind >= 2)
+            for (int k = 0; k < 3; ++k)
+                m[k] = vxk_test_randf(&rng, -reach, reach);
+        w.motion = (vxk_vec3){m[0], m[1], m[2]};
+        if (reach > 200.0f) { // wide and long: through the scan of the entries
+            w.box.min = (vxk_vec3){w.box.min.x - 12, w.box.min.y - 12, w.box.min.z - 12};
+            w.box.max = (vxk_vec3){w.box.max.x + 12, w.box.max.y + 12, w.box.max.z + 12};
+        }
+        vxk_status st;
+        uint32_t n = sweep_query(t.world, w, g_sweep_hits, &st);
+        VXK_CHECK_EQ_INT(st, VXK_OK);
+        hits += n;
+        if (kind <= 1) {
+            uint32_t want = 0;
+            VXK_CHECK_EQ_INT(
+                vxk_broadphase_query_aabb(t.world, g_box_hits, SWEEP_CAP, &want, sweep_bounds(w)),
+                VXK_OK);
+            if (same_hits(g_sweep_hits, n, g_box_hits, want, "axis sweep", q))
+                return 1;
+        } else if (check_sweep_bounds(t.world, w, q)) {
+            return 1;
+        }
+        uint32_t n_far = sweep_query(far.world, w, g_box_hits, &st);
+        VXK_CHECK_EQ_INT(st, VXK_OK);
+        if (same_hits(g_box_hits, n_far, g_sweep_hits, n, "sweep with far terrain", q))
+            return 1;
+        batch[q % 64] = w;
+        if (q % 64 == 63) {
+            VXK_CHECK_EQ_INT(vxk_broadphase_query_sweep_batch(t.world, batch_hits, SWEEP_CAP,
+                                                              offsets, batch, 64),
+                             VXK_OK);
+            for (uint32_t i = 0; i < 64; ++i) {
+                uint32_t one = sweep_query(t.world, batch[i], g_sweep_hits, &st);
+                if (same_hits(batch_hits + offsets[i], offsets[i + 1] - offsets[i], g_sweep_hits,
+                              one, "batch sweep", i))
+                    return 1;
+            }
+        }
+    }
+    VXK_CHECK_MSG(hits > count, "sweeps found only %llu hits", (unsigned long long)hits);
+    world_close(&t);
+    world_close(&far);
+    return 0;
+}
+
+// A long diagonal sweep over a plain gives the chunks along its path (as many as its length),
+// where the box around it gives the square of that; past the ends of the int32 range a sweep
+// finds nothing and is not refused; bad input.
+static int test_sweep_cost_and_edges(void)
+{
+    test_world t;
+    if (world_open(&t, 1, 1.0f))
+        return 1;
+    VXK_CHECK_EQ_INT(
+        vxk_world_fill_box(t.world, (vxk_int_box){{-512, -8, -512}, {511, -1, 511}}, VXK_MAT_STONE),
+        VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_world_fill_box(t.world,
+                                        (vxk_int_box){{INT32_MAX - 20, -8, -8}, {INT32_MAX, -1, 7}},
+                                        VXK_MAT_STONE),
+                     VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_broadphase_build(t.world), VXK_OK);
+    vxk_broadphase_sweep diagonal = {{{-500, 0, -500}, {-499, 1, -499}}, {990, 0, 990}};
+    vxk_status st;
+    uint32_t n = sweep_query(t.world, diagonal, g_sweep_hits, &st), m = 0;
+    VXK_CHECK_EQ_INT(st, VXK_OK);
+    VXK_CHECK_EQ_INT(
+        vxk_broadphase_query_aabb(t.world, g_box_hits, SWEEP_CAP, &m, sweep_bounds(diagonal)),
+        VXK_OK);
+    // (Two layers of chunks hold the plain's top; a diagonal crosses about 3 chunks per step.)
+    VXK_CHECK_MSG(n >= 124 && n <= 8 * 125, "the diagonal sweep hits %u chunks", n);
+    VXK_CHECK_MSG(m >= 124 * 124, "the box around it hits %u", m);
+    // Across the high end of the range along x: the chunks up to it, as the box up to it.
+    vxk_broadphase_sweep across = {{{2147483520.0f, -1, -1}, {2147483520.0f, 1, 1}}, {1e10f, 0, 0}};
+    n = sweep_query(t.world, across, g_sweep_hits, &st);
+    VXK_CHECK_EQ_INT(st, VXK_OK);
+    VXK_CHECK_EQ_INT(
+        vxk_broadphase_query_aabb(t.world, g_box_hits, SWEEP_CAP, &m,
+                                  (vxk_aabb){{2147483520.0f, -1, -1}, {2147483648.0f, 1, 1}}),
+        VXK_OK);
+    VXK_CHECK(m > 0);
+    if (same_hits(g_sweep_hits, n, g_box_hits, m, "across the end", 0))
+        return 1;
+    vxk_broadphase_sweep beyond[] = {
+        {{{3e9f, 0, 0}, {3e9f, 1, 1}}, {1e9f, 0, 0}},
+        {{{-1e30f, -1e30f, -1e30f}, {-1e29f, -1e29f, -1e29f}}, {0, 0, 0}},
+        {{{0, 3e9f, 0}, {1, 3e9f, 1}}, {0, 0, 0}},
+    };
+    for (size_t i = 0; i < sizeof(beyond) / sizeof(beyond[0]); ++i) {
+        VXK_CHECK_EQ_U64(sweep_query(t.world, beyond[i], g_sweep_hits, &st), 0);
+        VXK_CHECK_EQ_INT(st, VXK_OK);
+    }
+    // Through the whole range: the entries it crosses, from both ends.
+    vxk_broadphase_sweep through = {{{-3e9f, -2, -2}, {-3e9f, 0, 0}}, {6e9f, 0, 0}};
+    n = sweep_query(t.world, through, g_sweep_hits, &st);
+    VXK_CHECK_EQ_INT(st, VXK_OK);
+    VXK_CHECK(n > 128 && find_hit(g_sweep_hits, n, (vxk_int3){(1 << 28) - 1, -1, -1}) >= 0);
+    // Bad input: nothing written, the first bad sweep's status.
+    const float nan = nanf("");
+    vxk_broadphase_sweep ok = {{{0, 0, 0}, {1, 1, 1}}, {0, 0, 0}};
+    vxk_broadphase_sweep bad[] = {
+        {{{nan, 0, 0}, {1, 1, 1}}, {0, 0, 0}},
+        {{{0, 0, 0}, {1, 1, 1}}, {0, INFINITY, 0}},
+        {{{0, 2, 0}, {1, 1, 1}}, {0, 0, 0}},
+    };
+    const vxk_status expected[] = {VXK_ERR_NOT_FINITE, VXK_ERR_NOT_FINITE,
+                                   VXK_ERR_INVALID_ARGUMENT};
+    uint32_t offsets[4];
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); ++i) {
+        vxk_broadphase_sweep three[3] = {ok, bad[i], ok};
+        VXK_CHECK_EQ_INT(
+            vxk_broadphase_query_sweep_batch(t.world, g_sweep_hits, 16, offsets, three, 3),
+            expected[i]);
+    }
+    VXK_CHECK_EQ_INT(vxk_broadphase_query_sweep_batch(NULL, g_sweep_hits, 16, offsets, &ok, 1),
+                     VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_broadphase_query_sweep_batch(t.world, g_sweep_hits, 16, NULL, &ok, 1),
+                     VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_broadphase_query_sweep_batch(t.world, NULL, 16, offsets, &ok, 1),
+                     VXK_ERR_INVALID_ARGUMENT);
+    VXK_CHECK_EQ_INT(vxk_broadphase_query_sweep_batch(t.world, g_sweep_hits, 16, offsets, NULL, 1),
+                     VXK_ERR_INVALID_ARGUMENT);
+    // Short: VXK_ERR_CAPACITY with the offsets giving the size needed.
+    VXK_CHECK_EQ_INT(
+        vxk_broadphase_query_sweep_batch(t.world, g_sweep_hits, 3, offsets, &diagonal, 1),
+        VXK_ERR_CAPACITY);
+    VXK_CHECK(offsets[1] >= 124);
+    world_close(&t);
+    return 0;
+}
+
 // ---- bad input and out of memory ----------------------------------------------------------------
 
 static int test_broadphase_edges(void)
@@ -1059,6 +1336,8 @@ int main(void)
     VXK_RUN(test_update_equals_rebuild);
     VXK_RUN(test_batch_equals_single);
     VXK_RUN(test_bad_input_and_huge_boxes);
+    VXK_RUN(test_sweep_queries);
+    VXK_RUN(test_sweep_cost_and_edges);
     vxk_edge_tests_begin();
     VXK_RUN(test_broadphase_edges);
     vxk_oom_tests_begin();

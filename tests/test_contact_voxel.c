@@ -14,6 +14,7 @@
 #include "test.h"
 
 #include "contact_voxel.h"
+#include "contact_voxel_internal.h"
 #include "harness.h"
 
 #include <float.h>
@@ -2361,6 +2362,128 @@ static int test_region_from_chunks(void)
     return 0;
 }
 
+// Regions at the ends of the int32 voxel range (a side at INT32_MIN or ending at INT32_MAX) have
+// no border there: their voxels on that side are typed as if the cells past the range were
+// empty, and make contacts. Against a reference region one cell larger on that side whose extra
+// layer is empty (a plain border), over random content along each axis at each end: the same
+// rows, types, open faces, Inside exits and active box, moved by the one cell.
+static int test_region_int32_ends(void)
+{
+    uint64_t rng = vxk_test_seed(0x1E7D5);
+    for (int round = 0; round < 24; ++round) {
+        const int axis = round % 3, low = (round / 3) % 2;
+        int32_t n[3] = {3 + (int)(vxk_test_rand(&rng) % 12), 3 + (int)(vxk_test_rand(&rng) % 12),
+                        3 + (int)(vxk_test_rand(&rng) % 12)};
+        int32_t m[3] = {(int)(vxk_test_rand(&rng) % 64) - 32, (int)(vxk_test_rand(&rng) % 64) - 32,
+                        (int)(vxk_test_rand(&rng) % 64) - 32};
+        m[axis] = low ? INT32_MIN : INT32_MAX - (n[axis] - 1);
+        int32_t rn[3] = {n[0], n[1], n[2]}, rm[3] = {m[0], m[1], m[2]};
+        rn[axis] += 1;
+        rm[axis] = 100;                    // the reference, away from the ends
+        const int32_t shift = low ? 1 : 0; // edge cell i is reference cell i + shift
+        vxk_int3 size = {n[0], n[1], n[2]}, rsize = {rn[0], rn[1], rn[2]};
+        size_t cells = (size_t)n[0] * n[1] * n[2], rcells = (size_t)rn[0] * rn[1] * rn[2];
+        uint8_t* dense = (uint8_t*)calloc(cells, 1);
+        uint8_t* rdense = (uint8_t*)calloc(rcells, 1);
+        for (int32_t y = 0; y < n[1]; ++y)
+            for (int32_t z = 0; z < n[2]; ++z)
+                for (int32_t x = 0; x < n[0]; ++x) {
+                    uint8_t v = vxk_test_rand(&rng) % 5 != 0;
+                    int32_t r[3] = {x, y, z};
+                    r[axis] += shift;
+                    dense[x + n[0] * (z + n[2] * y)] = v;
+                    rdense[r[0] + rn[0] * (r[2] + rn[2] * r[1])] = v;
+                }
+        size_t bytes = vxk_voxel_view_storage_bytes(size),
+               rbytes = vxk_voxel_view_storage_bytes(rsize);
+        void* s1 = malloc(bytes);
+        void* s2 = malloc(rbytes);
+        vxk_voxel_view edge, ref;
+        VXK_CHECK_EQ_INT(vxk_voxel_view_region_dense(&edge, s1, bytes, (vxk_int3){m[0], m[1], m[2]},
+                                                     size, 1.0f, dense),
+                         VXK_OK);
+        VXK_CHECK_EQ_INT(vxk_voxel_view_region_dense(&ref, s2, rbytes,
+                                                     (vxk_int3){rm[0], rm[1], rm[2]}, rsize, 1.0f,
+                                                     rdense),
+                         VXK_OK);
+        // The edge region's typed cells: its border's but on the end's side.
+        int32_t lo[3] = {1, 1, 1}, hi[3] = {n[0] - 2, n[1] - 2, n[2] - 2};
+        if (low)
+            lo[axis] = 0;
+        else
+            hi[axis] = n[axis] - 1;
+        uint32_t typed = 0;
+        for (int32_t y = 0; y < n[1]; ++y)
+            for (int32_t z = 0; z < n[2]; ++z)
+                for (int32_t x = 0; x < n[0]; ++x) {
+                    int32_t r[3] = {x, y, z};
+                    r[axis] += shift;
+                    size_t i = (size_t)x + n[0] * ((size_t)z + n[2] * y);
+                    size_t j = (size_t)r[0] + rn[0] * ((size_t)r[2] + rn[2] * r[1]);
+                    bool inner = x >= lo[0] && x <= hi[0] && y >= lo[1] && y <= hi[1] &&
+                                 z >= lo[2] && z <= hi[2];
+                    uint8_t want = inner ? ref.types[j] : VXK_VOXEL_BYTE_EMPTY;
+                    VXK_CHECK_MSG(edge.types[i] == want &&
+                                      edge.open[i] == (inner ? ref.open[j] : 0),
+                                  "axis %d %s end, cell (%d, %d, %d): type %02x open %02x, "
+                                  "reference %02x %02x",
+                                  axis, low ? "low" : "high", x, y, z, edge.types[i], edge.open[i],
+                                  want, inner ? ref.open[j] : 0);
+                    typed += inner && dense[i];
+                    const int kinds = 4;
+                    const uint64_t* rows[2][4] = {{edge.corner, edge.edge, edge.face, edge.inside},
+                                                  {ref.corner, ref.edge, ref.face, ref.inside}};
+                    for (int k = 0; k < kinds; ++k) {
+                        uint64_t a =
+                            rows[0][k][((size_t)y * n[2] + z) * edge.words + (x >> 6)] >> (x & 63);
+                        uint64_t b =
+                            rows[1][k][((size_t)r[1] * rn[2] + r[2]) * ref.words + (r[0] >> 6)] >>
+                            (r[0] & 63);
+                        VXK_CHECK_EQ_INT((int)(a & 1u), inner ? (int)(b & 1u) : 0);
+                    }
+                    if (inner && dense[i] && vxk_voxel_type_of(edge.types[i]) == VXK_VOXEL_INSIDE)
+                        VXK_CHECK_EQ_INT(
+                            vxk_voxel_lookup_index(&edge, edge.types[i], (vxk_int3){x, y, z}),
+                            vxk_voxel_lookup_index(&ref, ref.types[j],
+                                                   (vxk_int3){r[0], r[1], r[2]}));
+                }
+        int32_t amin[3] = {edge.active.min.x, edge.active.min.y, edge.active.min.z};
+        int32_t amax[3] = {edge.active.max.x, edge.active.max.y, edge.active.max.z};
+        int32_t rmin[3] = {ref.active.min.x, ref.active.min.y, ref.active.min.z};
+        int32_t rmax[3] = {ref.active.max.x, ref.active.max.y, ref.active.max.z};
+        if (typed) {
+            amin[axis] += shift;
+            amax[axis] += shift;
+            for (int k = 0; k < 3; ++k)
+                VXK_CHECK(amin[k] == rmin[k] && amax[k] == rmax[k]);
+        }
+        free(dense);
+        free(rdense);
+        free(s1);
+        free(s2);
+    }
+    // Sizes: one border needs 2 cells, none past the range.
+    static uint64_t storage[64];
+    vxk_voxel_view v;
+    VXK_CHECK_EQ_INT(vxk_voxel_view_region_begin(&v, storage, sizeof(storage),
+                                                 (vxk_int3){INT32_MIN, 0, 0}, (vxk_int3){2, 3, 3},
+                                                 1.0f),
+                     VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_voxel_view_region_begin(&v, storage, sizeof(storage),
+                                                 (vxk_int3){0, INT32_MAX - 1, 0},
+                                                 (vxk_int3){3, 2, 3}, 1.0f),
+                     VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_voxel_view_region_begin(&v, storage, sizeof(storage),
+                                                 (vxk_int3){INT32_MIN, 0, 0}, (vxk_int3){1, 3, 3},
+                                                 1.0f),
+                     VXK_ERR_OUT_OF_RANGE);
+    VXK_CHECK_EQ_INT(vxk_voxel_view_region_begin(&v, storage, sizeof(storage),
+                                                 (vxk_int3){0, 0, INT32_MAX - 1},
+                                                 (vxk_int3){3, 3, 3}, 1.0f),
+                     VXK_ERR_OUT_OF_RANGE);
+    return 0;
+}
+
 static int test_bad_input(void)
 {
     vxk_voxel_view v, canary;
@@ -2523,6 +2646,7 @@ int main(void)
     VXK_RUN(test_feature_stability);
     VXK_RUN(test_wide_grids);
     VXK_RUN(test_region_from_chunks);
+    VXK_RUN(test_region_int32_ends);
     VXK_RUN(test_bad_input);
     vxk_edge_tests_end();
     vxk_oom_tests_begin();

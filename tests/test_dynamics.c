@@ -1123,6 +1123,89 @@ static int test_seams(void)
     return seam_case(0) || seam_case(1);
 }
 
+// ---- the ends of the int32 voxel range ----------------------------------------------------------
+
+// Terrain at the last 21 voxels of the int32 range along x (the first 21 when low), top at y = 0,
+// and a body of extent 1 m dropped over its end, at x = 2^31 m (-2^31 when low): where the
+// terrain's last voxel ends (begins). Every step succeeds, and the body comes to rest on the top
+// face, held by a manifold with normal +y, no further from where it fell than at the origin (its
+// bounce moves it a few centimetres there too). Floats there are 128 m apart along x: the body's
+// x stays the end of the range itself.
+static int edge_case(bool low, int shape)
+{
+    static const char* const names[] = {"box", "sphere", "voxel body"};
+    vxk_world* w = world_with(k_gravity, NULL, NULL);
+    VXK_CHECK(w != NULL);
+    vxk_int_box terrain = low ? (vxk_int_box){{INT32_MIN, -8, -10}, {INT32_MIN + 20, -1, 10}}
+                              : (vxk_int_box){{INT32_MAX - 20, -8, -10}, {INT32_MAX, -1, 10}};
+    VXK_CHECK_EQ_INT(vxk_world_fill_box(w, terrain, VXK_MAT_STONE), VXK_OK);
+    static uint8_t voxels[8];
+    for (int i = 0; i < 8; ++i)
+        voxels[i] = VXK_MAT_STONE;
+    vxk_voxel_grid grid = {{2, 2, 2}, voxels};
+    vxk_body_def d = vxk_default_body_def();
+    d.position = (vxk_vec3){low ? -2147483648.0f : 2147483648.0f, 1.5f, 0.0f};
+    d.shape = shape == 0   ? vxk_box_shape((vxk_vec3){0.5f, 0.5f, 0.5f}, VXK_MAT_WOOD)
+              : shape == 1 ? vxk_sphere_shape(0.5f, VXK_MAT_STONE)
+                           : vxk_voxel_shape(&grid, 0.5f);
+    vxk_body_id id = add_body(w, &d);
+    VXK_CHECK(!VXK_ID_IS_NULL(id));
+    const float slop = 0.005f, tolerance = 0.01f;
+    for (int step = 0; step < 120; ++step) {
+        vxk_status st = vxk_world_step(w, STEP_DT);
+        VXK_CHECK_MSG(st == VXK_OK, "%s at the %s end, step %d: %s", names[shape],
+                      low ? "low" : "high", step, vxk_status_string(st));
+        vxk_vec3 p = position(w, id);
+        VXK_CHECK_MSG(p.y - 0.5f >= -(slop + tolerance),
+                      "%s at the %s end, step %d: bottom at %.6g, below the top", names[shape],
+                      low ? "low" : "high", step, (double)(p.y - 0.5f));
+    }
+    vxk_vec3 p = position(w, id), v = velocity(w, id);
+    VXK_CHECK_MSG(fabsf(p.y - 0.5f) <= slop + tolerance && fabsf(p.z) <= 0.1f &&
+                      p.x == d.position.x,
+                  "%s at the %s end rests at (%.9g, %.6g, %.6g)", names[shape],
+                  low ? "low" : "high", (double)p.x, (double)p.y, (double)p.z);
+    VXK_CHECK_MSG(sqrtf(v.x * v.x + v.y * v.y + v.z * v.z) <= 0.02f,
+                  "%s at the %s end moves at (%.4g, %.4g, %.4g)", names[shape],
+                  low ? "low" : "high", (double)v.x, (double)v.y, (double)v.z);
+    uint32_t n = read_contacts(w);
+    VXK_CHECK_MSG(
+        n == 1 && VXK_ID_IS_NULL(g_contacts[0].a) && is_vertical(g_contacts[0].normal, 1e-3),
+        "%s at the %s end: %u contacts, the first's normal (%.4g, %.4g, %.4g)", names[shape],
+        low ? "low" : "high", n, n ? (double)g_contacts[0].normal.x : 0.0,
+        n ? (double)g_contacts[0].normal.y : 0.0, n ? (double)g_contacts[0].normal.z : 0.0);
+    vxk_world_destroy(w);
+    return 0;
+}
+
+static int test_int32_ends(void)
+{
+    for (int low = 0; low < 2; ++low)
+        for (int shape = 0; shape < 3; ++shape)
+            if (edge_case(low != 0, shape))
+                return 1;
+    return 0;
+}
+
+// A body past the int32 voxel range finds no terrain there, and the others keep theirs: a sphere
+// resting on the floor stays on it while a box falls at x = 3e9 m.
+static int test_beyond_int32(void)
+{
+    vxk_world* w = world_with(k_gravity, NULL, NULL);
+    VXK_CHECK(w != NULL);
+    VXK_CHECK_EQ_INT(flat_floor(w, -8, 7, -8, 7), VXK_OK);
+    vxk_body_id sphere = add_sphere(w, (vxk_vec3){0.0f, 0.5f, 0.0f}, 0.5f);
+    vxk_body_id far = add_box(w, (vxk_vec3){3e9f, 0.5f, 0.0f}, (vxk_vec3){0.5f, 0.5f, 0.5f});
+    VXK_CHECK(!VXK_ID_IS_NULL(sphere) && !VXK_ID_IS_NULL(far));
+    for (int step = 0; step < 60; ++step)
+        VXK_CHECK_EQ_INT(vxk_world_step(w, STEP_DT), VXK_OK);
+    vxk_vec3 p = position(w, sphere), q = position(w, far);
+    VXK_CHECK_MSG(fabsf(p.y - 0.5f) <= 0.015f, "the sphere sank to %.6g", (double)p.y);
+    VXK_CHECK_MSG(q.y < -3.0f, "the box past the range stopped at %.6g", (double)q.y);
+    vxk_world_destroy(w);
+    return 0;
+}
+
 // Rotational kinetic energy 1/2 w . (R I R^T) w in double from the body-frame inertia (info) and
 // the pose, and the linear part: no isotropy assumed.
 static double body_energy(const vxk_world* w, vxk_body_id id)
@@ -1317,6 +1400,8 @@ int main(void)
     VXK_RUN(test_resting_contacts);
     VXK_RUN(test_pair_contacts);
     VXK_RUN(test_seams);
+    VXK_RUN(test_int32_ends);
+    VXK_RUN(test_beyond_int32);
     VXK_RUN(test_restitution_energy);
     VXK_RUN(test_rolling_ball);
     VXK_RUN(test_overlap_push);

@@ -719,9 +719,69 @@ static int test_ray_slots(void)
     return 0;
 }
 
+// A chunk at an end of the int32 voxel range (its mesher box reaching one cell past it, where no
+// terrain can be) builds as the same content elsewhere with those cells empty: the same quads.
+static int test_chunk_at_int32_ends(void)
+{
+    uint64_t rng = vxk_test_seed(0x1E7D);
+    for (int side = 0; side < 6; ++side) {
+        const int axis = side % 3, low = side / 3;
+        vxk_world_def def = vxk_default_world_def();
+        vxk_world* world = NULL;
+        VXK_CHECK_EQ_INT(vxk_world_create(&def, &world), VXK_OK);
+        int32_t edge[3] = {0, 0, 0};
+        edge[axis] = low ? -(1 << 28) : (1 << 28) - 1;
+        const vxk_int3 edge_chunk = {edge[0], edge[1], edge[2]}, ref_chunk = {2, 2, 2};
+        uint8_t box[1000];
+        for (int y = 0; y < 10; ++y)
+            for (int z = 0; z < 10; ++z)
+                for (int x = 0; x < 10; ++x) {
+                    const int at[3] = {x, y, z};
+                    uint32_t r = (uint32_t)(vxk_test_rand(&rng) % 4);
+                    uint8_t id = r == 0 ? 0 : r == 1 ? VXK_MAT_DIRT : VXK_MAT_STONE;
+                    box[x + 10 * (z + 10 * y)] = at[axis] == (low ? 0 : 9) ? 0 : id;
+                }
+        // The reference box whole; the edge box without its cells past the range.
+        VXK_CHECK_EQ_INT(vxk_world_write_box(world, (vxk_int_box){{15, 15, 15}, {24, 24, 24}}, box),
+                         VXK_OK);
+        int64_t lo[3], hi[3];
+        for (int k = 0; k < 3; ++k) {
+            lo[k] = 8 * (int64_t)edge[k] - 1;
+            hi[k] = lo[k] + 9;
+        }
+        if (low)
+            lo[axis] += 1;
+        else
+            hi[axis] -= 1;
+        uint8_t part[1000];
+        int n[3] = {(int)(hi[0] - lo[0] + 1), (int)(hi[1] - lo[1] + 1), (int)(hi[2] - lo[2] + 1)};
+        const int skip = low ? 1 : 0;
+        for (int y = 0; y < n[1]; ++y)
+            for (int z = 0; z < n[2]; ++z)
+                for (int x = 0; x < n[0]; ++x) {
+                    int b[3] = {x, y, z};
+                    b[axis] += skip;
+                    part[x + n[0] * (z + n[2] * y)] = box[b[0] + 10 * (b[2] + 10 * b[1])];
+                }
+        VXK_CHECK_EQ_INT(vxk_world_write_box(world, vxk_test_box(lo, hi), part), VXK_OK);
+        vxk_narrow_chunk a, b;
+        VXK_CHECK_EQ_INT(vxk_narrow_build_chunk(world, &a, edge_chunk), VXK_OK);
+        VXK_CHECK_EQ_INT(vxk_narrow_build_chunk(world, &b, ref_chunk), VXK_OK);
+        VXK_CHECK_MSG(a.quad_count == b.quad_count && a.quad_count > 0 &&
+                          memcmp(a.quads, b.quads, a.quad_count * sizeof(vxk_quad)) == 0,
+                      "axis %d %s end: %u quads, the reference %u", axis, low ? "low" : "high",
+                      a.quad_count, b.quad_count);
+        vxk_narrow_free_chunk(&a);
+        vxk_narrow_free_chunk(&b);
+        vxk_world_destroy(world);
+    }
+    return 0;
+}
+
 int main(void)
 {
     VXK_RUN(test_quantized_equals_float);
+    VXK_RUN(test_chunk_at_int32_ends);
     VXK_RUN(test_edit_rebuilds);
     VXK_RUN(test_lru_order);
     VXK_RUN(test_grid_and_epochs);

@@ -4,6 +4,7 @@
 #include <vxk/broadphase.h>
 #include <vxk/simd_dilate.h>
 
+#include "broadphase_sweep.h"
 #include "chunk_map.h"
 #include "world_internal.h"
 
@@ -951,6 +952,179 @@ static bool query_core(const vxk_broadphase* bp, const voxel_range* r, hit_sink*
     return !sink->failed;
 }
 
+// ---- swept queries ---------------------------------------------------------------------------
+
+// A sweep in voxel units: the query's expanded box e (continuous coordinates: cells
+// [floor(min) - 1, ceil(max)] span [floor(min) - 1, ceil(max) + 1]) moved by m, u in [0, 1], and
+// the cells of its bounding box within the int32 range.
+typedef struct sweep_range {
+    double lo[3], hi[3], m[3];
+    voxel_range cells;
+} sweep_range;
+
+// The sweep in voxel units; false when none of it lies within the int32 voxel range.
+static bool sweep_range_of(const vxk_world* world, const vxk_broadphase_sweep* sweep,
+                           sweep_range* out)
+{
+    const float mins[3] = {sweep->box.min.x, sweep->box.min.y, sweep->box.min.z};
+    const float maxs[3] = {sweep->box.max.x, sweep->box.max.y, sweep->box.max.z};
+    const float motion[3] = {sweep->motion.x, sweep->motion.y, sweep->motion.z};
+    const double voxel = (double)world->voxel_size;
+    for (int a = 0; a < 3; ++a) {
+        double m = (double)motion[a] / voxel;
+        out->lo[a] = floor((double)mins[a] / voxel) - 1.0;
+        out->hi[a] = ceil((double)maxs[a] / voxel) + 1.0;
+        out->m[a] = m;
+        // The cells of the bounding box, as query_range's for a box without motion.
+        double lo = out->lo[a] + fmin(m, 0.0), hi = out->hi[a] - 1.0 + fmax(m, 0.0);
+        if (m != 0.0) {
+            lo = floor(lo);
+            hi = ceil(hi);
+        }
+        if (hi < -2147483648.0 || lo > 2147483647.0)
+            return false;
+        out->cells.lo[a] = lo < -2147483648.0 ? INT32_MIN : (int32_t)lo;
+        out->cells.hi[a] = hi > 2147483647.0 ? INT32_MAX : (int32_t)hi;
+    }
+    return true;
+}
+
+// Narrows [u0, u1] to where the moving box meets cells [a, b] along axis k (closed): false when
+// it never does.
+static bool sweep_span(const sweep_range* r, int k, int64_t a, int64_t b, double* u0, double* u1)
+{
+    double lo = (double)a - r->hi[k], hi = (double)b + 1.0 - r->lo[k];
+    if (r->m[k] == 0.0)
+        return lo <= 0.0 && 0.0 <= hi && *u0 <= *u1;
+    double ua = lo / r->m[k], ub = hi / r->m[k];
+    *u0 = fmax(*u0, fmin(ua, ub));
+    *u1 = fmin(*u1, fmax(ua, ub));
+    return *u0 <= *u1;
+}
+
+// The cells along axis k that the moving box covers for u in [u0, u1], within the sweep's cells.
+static void sweep_cells(const sweep_range* r, int k, double u0, double u1, int32_t* lo, int32_t* hi)
+{
+    double a = r->lo[k] + fmin(r->m[k] * u0, r->m[k] * u1);
+    double b = r->hi[k] - 1.0 + fmax(r->m[k] * u0, r->m[k] * u1);
+    a = floor(a);
+    b = ceil(b);
+    *lo = a <= (double)r->cells.lo[k] ? r->cells.lo[k] : (int32_t)a;
+    *hi = b >= (double)r->cells.hi[k] ? r->cells.hi[k] : (int32_t)b;
+}
+
+// sweep_span over the cells of chunk coordinate c along axis k within the sweep's.
+static bool sweep_chunk_span(const sweep_range* r, int k, int32_t c, double* u0, double* u1)
+{
+    int64_t lo = VXK_MAX((int64_t)c * 8, (int64_t)r->cells.lo[k]);
+    int64_t hi = VXK_MIN((int64_t)c * 8 + 7, (int64_t)r->cells.hi[k]);
+    return lo <= hi && sweep_span(r, k, lo, hi, u0, u1);
+}
+
+// The chunk's span of the sweep: [u0, u1] where the moving box meets its cells within the
+// sweep's along every axis, and the cells it covers then. False when it never does.
+static bool sweep_chunk(const sweep_range* r, vxk_int3 chunk, voxel_range* cells)
+{
+    const int32_t c[3] = {chunk.x, chunk.y, chunk.z};
+    double u0 = 0.0, u1 = 1.0;
+    for (int k = 1; k < 4; ++k) // y, z, x: the order the nested walk narrows in
+        if (!sweep_chunk_span(r, k % 3, c[k % 3], &u0, &u1))
+            return false;
+    for (int a = 0; a < 3; ++a)
+        sweep_cells(r, a, u0, u1, &cells->lo[a], &cells->hi[a]);
+    return true;
+}
+
+// The chunks along axis k whose cells the moving box meets, boundary included, for u in
+// [u0, u1] (a superset of those sweep_chunk accepts), within the sweep's cells.
+static void sweep_walk(const sweep_range* r, int k, double u0, double u1, int32_t* c0, int32_t* c1)
+{
+    double a = floor(r->lo[k] + fmin(r->m[k] * u0, r->m[k] * u1)) - 1.0;
+    double b = floor(r->hi[k] + fmax(r->m[k] * u0, r->m[k] * u1));
+    int32_t lo = a <= (double)r->cells.lo[k] ? r->cells.lo[k] : (int32_t)a;
+    int32_t hi = b >= (double)r->cells.hi[k] ? r->cells.hi[k] : (int32_t)b;
+    *c0 = vxk_floor_div8(lo);
+    *c1 = vxk_floor_div8(hi);
+}
+
+static void sweep_push(const vxk_broadphase* bp, const sweep_range* r, uint32_t value, vxk_int3 c,
+                       hit_sink* sink)
+{
+    voxel_range cells;
+    if (!sweep_chunk(r, c, &cells))
+        return;
+    // Only the chunks whose cells the box overlaps with positive volume, as the box queries.
+    const int32_t base[3] = {c.x, c.y, c.z};
+    for (int a = 0; a < 3; ++a)
+        if (cells.hi[a] < base[a] * 8 || cells.lo[a] > base[a] * 8 + 7 || cells.lo[a] > cells.hi[a])
+            return;
+    uint32_t flags = chunk_hit_flags(bp, value, &cells, c);
+    if (flags)
+        sink_push(sink, (vxk_broadphase_hit){c, flags});
+}
+
+// Appends the hits of one sweep to the sink in (cy, cz, cx) order: the chunk rows and columns the
+// moving box crosses, walked by narrowing its span along y, then z, then x; a sweep over more
+// chunks than a few times the entries scans the entries. False when out of memory.
+static bool sweep_core(const vxk_broadphase* bp, const sweep_range* r, hit_sink* sink)
+{
+    if (!bp || bp->map.count == 0)
+        return true;
+    if (r->m[0] == 0.0 && r->m[1] == 0.0 && r->m[2] == 0.0)
+        return query_core(bp, &r->cells, sink);
+    // Chunks the walk visits, at most: the box's chunks and those its faces cross.
+    double extent[3], volume = 1.0, swept = 0.0;
+    for (int a = 0; a < 3; ++a) {
+        extent[a] = (r->hi[a] - r->lo[a]) / 8.0 + 2.0;
+        volume *= extent[a];
+    }
+    for (int a = 0; a < 3; ++a)
+        swept += fabs(r->m[a]) / 8.0 * volume / extent[a];
+    int32_t c0[3], c1[3];
+    for (int a = 0; a < 3; ++a) {
+        c0[a] = vxk_floor_div8(r->cells.lo[a]);
+        c1[a] = vxk_floor_div8(r->cells.hi[a]);
+    }
+    if (volume + swept <= 4.0 * (double)bp->map.count + 64.0) {
+        for (int32_t cy = c0[1]; cy <= c1[1]; ++cy) {
+            double y0 = 0.0, y1 = 1.0;
+            if (!sweep_chunk_span(r, 1, cy, &y0, &y1))
+                continue;
+            int32_t cz0, cz1;
+            sweep_walk(r, 2, y0, y1, &cz0, &cz1);
+            for (int32_t cz = cz0; cz <= cz1; ++cz) {
+                double z0 = y0, z1 = y1;
+                if (!sweep_chunk_span(r, 2, cz, &z0, &z1))
+                    continue;
+                int32_t cx0, cx1;
+                sweep_walk(r, 0, z0, z1, &cx0, &cx1);
+                for (int32_t cx = cx0; cx <= cx1; ++cx) {
+                    vxk_int3 c = {cx, cy, cz};
+                    uint32_t value = vxk_chunk_map_find(&bp->map, c);
+                    if (value != VXK_CHUNK_MAP_EMPTY)
+                        sweep_push(bp, r, value, c, sink);
+                }
+            }
+        }
+        return !sink->failed;
+    }
+    hit_sink scan = {NULL, 0, 0, true, false};
+    uint32_t cursor = 0;
+    const vxk_chunk_map_slot* slot;
+    while ((slot = vxk_chunk_map_next(&bp->map, &cursor)) != NULL)
+        sweep_push(bp, r, slot->value, slot->key, &scan);
+    if (scan.failed) {
+        sink_free(&scan);
+        return false;
+    }
+    if (scan.count)
+        qsort(scan.hits, (size_t)scan.count, sizeof(vxk_broadphase_hit), compare_hits);
+    for (uint64_t i = 0; i < scan.count; ++i)
+        sink_push(sink, scan.hits[i]);
+    sink_free(&scan);
+    return !sink->failed;
+}
+
 vxk_status vxk_broadphase_query_aabb(const vxk_world* world, vxk_broadphase_hit* results,
                                      uint32_t capacity, uint32_t* count, vxk_aabb box)
 {
@@ -982,10 +1156,11 @@ typedef struct batch_piece_record {
 typedef struct batch_job {
     const vxk_world* world;
     const vxk_broadphase* bp;
-    const vxk_aabb* boxes;
-    uint32_t* offsets;           // offsets[i + 1] receives box i's hit count
-    hit_sink* thread_sinks;      // one per thread index
-    batch_piece_record* records; // one per piece
+    const vxk_aabb* boxes;              // or
+    const vxk_broadphase_sweep* sweeps; // the queries
+    uint32_t* offsets;                  // offsets[i + 1] receives box i's hit count
+    hit_sink* thread_sinks;             // one per thread index
+    batch_piece_record* records;        // one per piece
 } batch_job;
 
 static void batch_piece(void* ctx, uint32_t begin, uint32_t end, uint32_t thread)
@@ -996,18 +1171,30 @@ static void batch_piece(void* ctx, uint32_t begin, uint32_t end, uint32_t thread
     record->thread = thread;
     record->start = sink->count;
     for (uint32_t i = begin; i < end; ++i) {
-        voxel_range range;
-        vxk_status status = query_range(job->world, job->boxes[i], &range);
-        VXK_ASSERT(status == VXK_OK); // validated before the jobs
-        (void)status;
         uint64_t before = sink->count;
-        if (!query_core(job->bp, &range, sink))
-            sink->failed = true;
+        if (job->sweeps) {
+            sweep_range range;
+            if (sweep_range_of(job->world, &job->sweeps[i], &range) &&
+                !sweep_core(job->bp, &range, sink))
+                sink->failed = true;
+        } else {
+            voxel_range range;
+            vxk_status status = query_range(job->world, job->boxes[i], &range);
+            VXK_ASSERT(status == VXK_OK); // validated before the jobs
+            (void)status;
+            if (!query_core(job->bp, &range, sink))
+                sink->failed = true;
+        }
         uint64_t hits = sink->count - before;
         job->offsets[i + 1] = hits > UINT32_MAX ? UINT32_MAX : (uint32_t)hits;
     }
     record->count = sink->count - record->start;
 }
+
+// A batch of boxes or of sweeps (validated), as vxk_broadphase_query_batch runs it.
+static vxk_status run_batch(const vxk_world* world, vxk_broadphase_hit* results, uint32_t capacity,
+                            uint32_t* offsets, const vxk_aabb* boxes,
+                            const vxk_broadphase_sweep* sweeps, uint32_t count);
 
 vxk_status vxk_broadphase_query_batch(const vxk_world* world, vxk_broadphase_hit* results,
                                       uint32_t capacity, uint32_t* offsets, const vxk_aabb* boxes,
@@ -1021,6 +1208,31 @@ vxk_status vxk_broadphase_query_batch(const vxk_world* world, vxk_broadphase_hit
         if (status != VXK_OK)
             return status;
     }
+    return run_batch(world, results, capacity, offsets, boxes, NULL, count);
+}
+
+vxk_status vxk_broadphase_query_sweep_batch(const vxk_world* world, vxk_broadphase_hit* results,
+                                            uint32_t capacity, uint32_t* offsets,
+                                            const vxk_broadphase_sweep* sweeps, uint32_t count)
+{
+    if (!world || !offsets || (!sweeps && count > 0) || (!results && capacity > 0))
+        return VXK_ERR_INVALID_ARGUMENT;
+    for (uint32_t i = 0; i < count; ++i) {
+        const vxk_broadphase_sweep* w = &sweeps[i];
+        if (!vxk_vec3_is_finite(w->box.min) || !vxk_vec3_is_finite(w->box.max) ||
+            !vxk_vec3_is_finite(w->motion))
+            return VXK_ERR_NOT_FINITE;
+        if (w->box.min.x > w->box.max.x || w->box.min.y > w->box.max.y ||
+            w->box.min.z > w->box.max.z)
+            return VXK_ERR_INVALID_ARGUMENT;
+    }
+    return run_batch(world, results, capacity, offsets, NULL, sweeps, count);
+}
+
+static vxk_status run_batch(const vxk_world* world, vxk_broadphase_hit* results, uint32_t capacity,
+                            uint32_t* offsets, const vxk_aabb* boxes,
+                            const vxk_broadphase_sweep* sweeps, uint32_t count)
+{
     offsets[0] = 0;
     if (count == 0)
         return VXK_OK;
@@ -1060,7 +1272,7 @@ vxk_status vxk_broadphase_query_batch(const vxk_world* world, vxk_broadphase_hit
     if (status == VXK_OK) {
         for (uint32_t t = 0; t < thread_count; ++t)
             sinks[t].growable = true;
-        batch_job job = {world, broadphase_of(world), boxes, offsets, sinks, records};
+        batch_job job = {world, broadphase_of(world), boxes, sweeps, offsets, sinks, records};
         vxk_parallel_for(jobs, "broadphase_query", count, BP_QUERY_GRAIN, batch_piece, &job);
         uint64_t total = 0;
         for (uint32_t t = 0; t < thread_count; ++t) {

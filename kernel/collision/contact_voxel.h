@@ -114,7 +114,7 @@
 #define VXK_VOXEL_CLUSTERS 64
 
 typedef struct vxk_voxel_view {
-    vxk_int3 size;  // voxels per axis, 1..256 (a region: 3..256, border included)
+    vxk_int3 size;  // voxels per axis, 1..256 (a region: 3..256 with its borders)
     uint32_t words; // 64-bit words per row: (size.x + 63) / 64
     // Bit rows: row (y, z) starts at word (y * size.z + z) * words; voxel x is bit x & 63 of
     // word x >> 6. solid: occupancy; corner, edge, inside: the voxels typed Corner, Edge, Inside;
@@ -132,8 +132,9 @@ typedef struct vxk_voxel_view {
     float voxel_size;
     vxk_vec3 origin;    // voxel (0,0,0)'s lowest corner in the body frame
     vxk_transform pose; // the body frame in world; the caller sets it before colliding
-    // A region view: cells outside the grid count as solid for Inside exits, and the exits of
-    // its Inside voxels are walked when a contact needs them (their type bytes say NONE).
+    // A region view: cells outside the grid count as solid for Inside exits (but those past the
+    // end of the int32 voxel range: empty), and the exits of its Inside voxels are walked when a
+    // contact needs them (their type bytes say NONE).
     bool region;
     void* storage; // owned by a view from vxk_voxel_view_create, else NULL
     size_t storage_bytes;
@@ -232,10 +233,14 @@ void vxk_voxel_view_destroy(vxk_voxel_view* view);
 // A terrain region, step 1: the world voxels [region_min, region_min + size) in storage (at
 // least vxk_voxel_view_storage_bytes(size) bytes, 8-byte aligned), all empty. The outermost
 // layer is the border: it types its neighbours and makes no contacts, so gather the voxels
-// that may touch grown by one. The pose is the identity, origin region_min * voxel_size, base
-// region_min. Errors (*view untouched): NULL view or storage -> VXK_ERR_INVALID_ARGUMENT; a side
-// outside 3..256 -> VXK_ERR_OUT_OF_RANGE; storage too small -> VXK_ERR_CAPACITY; voxel_size not
-// finite and positive -> VXK_ERR_NOT_FINITE. O(storage) to clear the rows.
+// that may touch grown by one. A side at the end of the int32 voxel range (region_min at
+// INT32_MIN, or region_min + size - 1 at INT32_MAX) has no border: past it no terrain can be, so
+// its cells are empty and the voxels on that side are typed and make contacts. The pose is the
+// identity, origin region_min * voxel_size, base region_min. Errors (*view untouched): NULL view
+// or storage -> VXK_ERR_INVALID_ARGUMENT; a side over 256, a side without a voxel inside its
+// borders (under 3 with both, 2 with one), or a region past INT32_MAX -> VXK_ERR_OUT_OF_RANGE;
+// storage too small -> VXK_ERR_CAPACITY; voxel_size not finite and positive ->
+// VXK_ERR_NOT_FINITE. O(storage) to clear the rows.
 vxk_status vxk_voxel_view_region_begin(vxk_voxel_view* view, void* storage, size_t storage_bytes,
                                        vxk_int3 region_min, vxk_int3 size, float voxel_size);
 
@@ -246,8 +251,8 @@ void vxk_voxel_view_region_add_chunk(vxk_voxel_view* view, vxk_int3 chunk, const
 
 // Step 3: types the voxels inside the border (as vxk_voxel_types: Empty..Inside by empty face
 // neighbours; the Inside exits are walked when a contact needs one, with cells outside the region
-// solid, NONE when no exit lies inside it) and records their empty face neighbours, builds the
-// Corner, Edge, Face and Inside rows and the active box.
+// solid but past the int32 range, NONE when no exit lies inside it) and records their empty face
+// neighbours, builds the Corner, Edge, Face and Inside rows and the active box.
 // Errors: NULL view or a view that is not a region -> VXK_ERR_INVALID_ARGUMENT. O(voxels).
 vxk_status vxk_voxel_view_region_finish(vxk_voxel_view* view);
 

@@ -31,12 +31,20 @@ static inline bool inside_grid(const vxk_voxel_view* v, int32_t x, int32_t y, in
     return x >= 0 && y >= 0 && z >= 0 && x < v->size.x && y < v->size.y && z < v->size.z;
 }
 
+// Whether a cell of a region lies past the end of the int32 voxel range, where no terrain is.
+static inline bool beyond_voxel_range(const vxk_voxel_view* v, int32_t x, int32_t y, int32_t z)
+{
+    const int64_t p[3] = {(int64_t)v->base.x + x, (int64_t)v->base.y + y, (int64_t)v->base.z + z};
+    return p[0] < INT32_MIN || p[0] > INT32_MAX || p[1] < INT32_MIN || p[1] > INT32_MAX ||
+           p[2] < INT32_MIN || p[2] > INT32_MAX;
+}
+
 // Occupancy of any cell: outside the grid a body is empty; a region is solid (only the Inside
-// exits read there).
+// exits and edge classes read there), but past the end of the int32 voxel range.
 static inline bool solid_at(const vxk_voxel_view* v, int32_t x, int32_t y, int32_t z)
 {
     if (!inside_grid(v, x, y, z))
-        return v->region;
+        return v->region && !beyond_voxel_range(v, x, y, z);
     return (v->solid[row_at(v, y, z) + ((uint32_t)x >> 6)] >> (x & 63)) & 1u;
 }
 

@@ -154,12 +154,27 @@ void vxk_voxel_view_destroy(vxk_voxel_view* view)
     memset(view, 0, sizeof(*view));
 }
 
+// A region's inner voxels: all but its border layer, which a side at the end of the int32 voxel
+// range does not have (nothing lies past it, so its voxels are typed there).
+static vxk_int_box region_inner(vxk_int3 base, vxk_int3 size)
+{
+    const int32_t b[3] = {base.x, base.y, base.z}, n[3] = {size.x, size.y, size.z};
+    int32_t lo[3], hi[3];
+    for (int k = 0; k < 3; ++k) {
+        lo[k] = b[k] == INT32_MIN ? 0 : 1;
+        hi[k] = (int64_t)b[k] + n[k] - 1 == INT32_MAX ? n[k] - 1 : n[k] - 2;
+    }
+    return (vxk_int_box){{lo[0], lo[1], lo[2]}, {hi[0], hi[1], hi[2]}};
+}
+
 vxk_status vxk_voxel_view_region_begin(vxk_voxel_view* view, void* storage, size_t storage_bytes,
                                        vxk_int3 region_min, vxk_int3 size, float voxel_size)
 {
     if (!view || !storage)
         return VXK_ERR_INVALID_ARGUMENT;
-    if (!size_ok(size, 3))
+    if (!size_ok(size, 1) || (int64_t)region_min.x + size.x - 1 > INT32_MAX ||
+        (int64_t)region_min.y + size.y - 1 > INT32_MAX ||
+        (int64_t)region_min.z + size.z - 1 > INT32_MAX || box_empty(region_inner(region_min, size)))
         return VXK_ERR_OUT_OF_RANGE;
     if (!vxk_is_finite(voxel_size) || !(voxel_size > 0.0f))
         return VXK_ERR_NOT_FINITE;
@@ -236,16 +251,20 @@ vxk_status vxk_voxel_view_region_finish(vxk_voxel_view* view)
     const vxk_int3 s = view->size;
     memset(view->types, VXK_VOXEL_BYTE_EMPTY, (size_t)s.x * (size_t)s.y * (size_t)s.z);
     memset(view->open, 0, (size_t)s.x * (size_t)s.y * (size_t)s.z);
-    const vxk_int_box inner = {{1, 1, 1}, {s.x - 2, s.y - 2, s.z - 2}};
+    // Past the end of the int32 range (a side without border) every cell is empty.
+    static const uint64_t empty_row[VXK_VOXEL_VIEW_MAX_SIZE / 64] = {0};
+    const vxk_int_box inner = region_inner(view->base, s);
     for (int32_t y = inner.min.y; y <= inner.max.y; ++y) {
         for (int32_t z = inner.min.z; z <= inner.max.z; ++z) {
             const uint64_t* row = view->solid + row_at(view, y, z);
             const uint64_t* near[4] = {
-                view->solid + row_at(view, y + 1, z), view->solid + row_at(view, y, z + 1),
-                view->solid + row_at(view, y - 1, z), view->solid + row_at(view, y, z - 1)};
+                y + 1 < s.y ? view->solid + row_at(view, y + 1, z) : empty_row,
+                z + 1 < s.z ? view->solid + row_at(view, y, z + 1) : empty_row,
+                y > 0 ? view->solid + row_at(view, y - 1, z) : empty_row,
+                z > 0 ? view->solid + row_at(view, y, z - 1) : empty_row};
             for (uint32_t w = 0; w < view->words; ++w) {
                 uint64_t bits = row[w];
-                if (w == 0)
+                if (w == 0 && inner.min.x > 0)
                     bits &= ~1ull; // x = 0 is border
                 if (!bits)
                     continue;
@@ -336,13 +355,13 @@ static uint32_t region_exit(const vxk_voxel_view* v, int32_t x, int32_t y, int32
         uint32_t length_squared = (uint32_t)(d.x * d.x + d.y * d.y + d.z * d.z);
         for (int32_t n = 1; (uint32_t)(n * n) * length_squared < best; ++n) {
             int32_t px = x + n * d.x, py = y + n * d.y, pz = z + n * d.z;
-            if (!inside_grid(v, px, py, pz))
-                break;
             if (!solid_at(v, px, py, pz)) {
                 best = (uint32_t)(n * n) * length_squared;
                 best_k = k;
                 break;
             }
+            if (!inside_grid(v, px, py, pz))
+                break;
         }
     }
     return best_k;

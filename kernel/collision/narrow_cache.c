@@ -145,6 +145,51 @@ static vxk_status build_float(vxk_narrow_chunk* out, const vxk_quad* quads, uint
     return VXK_OK;
 }
 
+// The chunk's quads, as vxk_terrain_chunk_mesh makes them, but for a chunk at the end of the
+// int32 voxel range too: its border's cells past the range are empty (no terrain lies there),
+// where vxk_chunk_mesh refuses the box.
+static vxk_status chunk_quads(const vxk_world* world, vxk_int3 chunk, vxk_quad* quads,
+                              uint32_t* count)
+{
+    const int64_t first[3] = {8 * (int64_t)chunk.x - 1, 8 * (int64_t)chunk.y - 1,
+                              8 * (int64_t)chunk.z - 1};
+    int64_t lo[3], hi[3];
+    bool inside = true;
+    for (int k = 0; k < 3; ++k) {
+        lo[k] = first[k] < INT32_MIN ? INT32_MIN : first[k];
+        hi[k] =
+            first[k] + VXK_MESHER_BOX - 1 > INT32_MAX ? INT32_MAX : first[k] + VXK_MESHER_BOX - 1;
+        inside &= lo[k] == first[k] && hi[k] == first[k] + VXK_MESHER_BOX - 1;
+    }
+    if (inside)
+        return vxk_terrain_chunk_mesh(&world->terrain, quads, VXK_MESHER_MAX_QUADS, count,
+                                      &world->materials, chunk);
+    uint8_t box[VXK_MESHER_BOX_VOXELS] = {0}, part[VXK_MESHER_BOX_VOXELS];
+    int64_t n[3];
+    for (int k = 0; k < 3; ++k) {
+        n[k] = hi[k] - lo[k] + 1;
+        if (n[k] <= 0) { // a chunk past the range: all air
+            *count = 0;
+            return VXK_OK;
+        }
+    }
+    vxk_terrain_read(&world->terrain, part,
+                     (vxk_int_box){{(int32_t)lo[0], (int32_t)lo[1], (int32_t)lo[2]},
+                                   {(int32_t)hi[0], (int32_t)hi[1], (int32_t)hi[2]}});
+    for (int64_t y = 0; y < n[1]; ++y)
+        for (int64_t z = 0; z < n[2]; ++z)
+            for (int64_t x = 0; x < n[0]; ++x) {
+                int64_t bx = lo[0] - first[0] + x, by = lo[1] - first[1] + y;
+                int64_t bz = lo[2] - first[2] + z;
+                box[bx + VXK_MESHER_BOX * (bz + VXK_MESHER_BOX * by)] =
+                    part[x + n[0] * (z + n[2] * y)];
+            }
+    uint8_t solid[256];
+    vxk_status status = vxk_chunk_solid_table(solid, &world->materials);
+    return status != VXK_OK ? status
+                            : vxk_quad_mesh_chunk(quads, VXK_MESHER_MAX_QUADS, count, box, solid);
+}
+
 static vxk_status build_chunk(const vxk_world* world, vxk_int3 chunk, bool allow_quantized,
                               vxk_narrow_chunk* out)
 {
@@ -155,8 +200,7 @@ static vxk_status build_chunk(const vxk_world* world, vxk_int3 chunk, bool allow
     vxk_terrain_chunk_bits(&world->terrain, chunk, out->solid, water);
     vxk_quad quads[VXK_MESHER_MAX_QUADS];
     uint32_t count = 0;
-    vxk_status status = vxk_terrain_chunk_mesh(&world->terrain, quads, VXK_MESHER_MAX_QUADS, &count,
-                                               &world->materials, chunk);
+    vxk_status status = chunk_quads(world, chunk, quads, &count);
     if (status != VXK_OK)
         return status;
     if (count) {

@@ -6,7 +6,7 @@
 // step.
 #include "dynamics.h"
 
-#include <vxk/broadphase.h>
+#include "broadphase_sweep.h"
 
 // How far the pair tracker pads the bodies' boxes (metres): a body re-enters its tree only when
 // its swept box leaves the padded one.
@@ -91,19 +91,41 @@ vxk_status vxk_dynamics_predict(vxk_dynamics* dyn, vxk_dynamics_frame* f)
     return VXK_OK;
 }
 
-// The terrain chunks near each awake dynamic body (hits and offsets in the dynamics' buffers).
+// The terrain chunks near each awake dynamic body (hits and offsets in the dynamics' buffers):
+// those of its box grown by its reach, or for a fast body (VXK_FAST_MOTION_VOXELS) those along
+// its path (its box grown by the reach's part that is not motion and VXK_FAST_MOTION_VOXELS
+// voxels, swept along the motion), as many as the speed where the grown box's are the cube of it.
+// Terrain lies within the int32 voxel range: the parts of a box past it have none.
 static vxk_status terrain_candidates(vxk_dynamics* dyn, vxk_dynamics_frame* f)
 {
     const uint32_t dynamic_count = f->dynamic_count;
     if (reserve(dyn, SCRATCH_OFFSETS, sizeof(uint32_t) * ((size_t)dynamic_count + 1)) != VXK_OK)
         return VXK_ERR_OUT_OF_MEMORY;
+    vxk_broadphase_sweep* sweeps = (vxk_broadphase_sweep*)vxk_arena_alloc(
+        f->arena, sizeof(vxk_broadphase_sweep) * (size_t)dynamic_count + 16);
+    if (!sweeps)
+        return VXK_ERR_OUT_OF_MEMORY;
+    const float voxel_size = dyn->world->voxel_size;
+    const float fast = VXK_FAST_MOTION_VOXELS * voxel_size;
+    for (uint32_t d = 0; d < dynamic_count; ++d) {
+        uint32_t i = f->dynamic[d];
+        vxk_vec3 motion = vxk_v3_scale(f->vel[i], f->dt);
+        if (!(vxk_v3_length(motion) > fast)) {
+            sweeps[d] = (vxk_broadphase_sweep){f->dyn_boxes[d], {0, 0, 0}};
+            continue;
+        }
+        const vxk_aabb* box = &dyn->bodies[i].aabb;
+        float g = f->spin[i] + 4.0f * dyn->settings.linear_slop + fast + voxel_size;
+        sweeps[d] = (vxk_broadphase_sweep){
+            {vxk_v3_sub(box->min, vxk_v3(g, g, g)), vxk_v3_add(box->max, vxk_v3(g, g, g))}, motion};
+    }
     uint32_t* offsets = (uint32_t*)dyn->scratch[SCRATCH_OFFSETS];
     uint32_t hit_cap = (uint32_t)(dyn->scratch_bytes[SCRATCH_HITS] / sizeof(vxk_broadphase_hit));
     vxk_status status;
     for (;;) {
-        status =
-            vxk_broadphase_query_batch(dyn->world, (vxk_broadphase_hit*)dyn->scratch[SCRATCH_HITS],
-                                       hit_cap, offsets, f->dyn_boxes, dynamic_count);
+        status = vxk_broadphase_query_sweep_batch(dyn->world,
+                                                  (vxk_broadphase_hit*)dyn->scratch[SCRATCH_HITS],
+                                                  hit_cap, offsets, sweeps, dynamic_count);
         if (status != VXK_ERR_CAPACITY)
             break;
         if (reserve(dyn, SCRATCH_HITS,
@@ -113,12 +135,8 @@ static vxk_status terrain_candidates(vxk_dynamics* dyn, vxk_dynamics_frame* f)
         }
         hit_cap = (uint32_t)(dyn->scratch_bytes[SCRATCH_HITS] / sizeof(vxk_broadphase_hit));
     }
-    if (status != VXK_OK && status != VXK_ERR_OUT_OF_RANGE)
+    if (status != VXK_OK)
         return status == VXK_ERR_CAPACITY ? VXK_ERR_OUT_OF_MEMORY : status;
-    if (status == VXK_ERR_OUT_OF_RANGE) { // a body far outside the terrain's range: no terrain
-        for (uint32_t i = 0; i <= dynamic_count; ++i)
-            offsets[i] = 0;
-    }
     f->offsets = offsets;
     f->hits = (const vxk_broadphase_hit*)dyn->scratch[SCRATCH_HITS];
     return VXK_OK;

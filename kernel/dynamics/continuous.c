@@ -5,11 +5,11 @@
 // Frames: each bullet's sweep and its obstacles are expressed relative to its centre at the
 // step's start, so the advancement works on small coordinates wherever the body is.
 #include "continuous.h"
+#include "broadphase_sweep.h"
 #include "narrow_cache.h"
 #include "shape.h"
 #include "toi.h"
 
-#include <vxk/broadphase.h>
 #include <vxk/kdtree.h>
 #include <vxk/kdtree16.h>
 
@@ -192,8 +192,8 @@ static bool to_sweep(const vxk_body* b, const vxk_transform* start)
     return moved > 0.5f * vxk_body_class(b)->min_extent(b);
 }
 
-// The broadphase answers boxes inside the int32 voxel range; beyond it there is no terrain, so
-// sweeps are clamped to (just inside) it.
+// Positions are held within twice the int32 voxel range, past which the broadphase finds no
+// terrain anyway, so that the sweeps' boxes and motions stay finite.
 static vxk_vec3 clamp_to_range(vxk_vec3 v, float limit)
 {
     return vxk_v3_max(vxk_v3(-limit, -limit, -limit), vxk_v3_min(vxk_v3(limit, limit, limit), v));
@@ -218,15 +218,18 @@ vxk_status vxk_dynamics_continuous(vxk_dynamics* dyn, const vxk_transform* start
     uint32_t* bullets = (uint32_t*)vxk_arena_alloc(arena, sizeof(uint32_t) * bullet_count);
     uint32_t* statics = (uint32_t*)vxk_arena_alloc(arena, sizeof(uint32_t) * (static_count + 1));
     vxk_aabb* swept = (vxk_aabb*)vxk_arena_alloc(arena, sizeof(vxk_aabb) * bullet_count);
+    vxk_broadphase_sweep* sweeps =
+        (vxk_broadphase_sweep*)vxk_arena_alloc(arena, sizeof(vxk_broadphase_sweep) * bullet_count);
     uint32_t* offsets = (uint32_t*)vxk_arena_alloc(arena, sizeof(uint32_t) * (bullet_count + 1));
     bullet_result* results =
         (bullet_result*)vxk_arena_alloc(arena, sizeof(bullet_result) * bullet_count);
-    if (!bullets || !statics || !swept || !offsets || !results)
+    if (!bullets || !statics || !swept || !sweeps || !offsets || !results)
         return VXK_ERR_OUT_OF_MEMORY;
     const float target = dyn->settings.linear_slop;
     const float tolerance = 0.25f * dyn->settings.linear_slop;
     vxk_world* world = dyn->world;
-    const float limit = 0.99f * 2147483648.0f * world->voxel_size;
+    const float limit = fminf(4294967296.0f * world->voxel_size, 1e37f);
+    const float fast = VXK_FAST_MOTION_VOXELS * world->voxel_size;
     uint32_t nb = 0, ns = 0;
     for (uint32_t i = 0; i < cap; ++i) {
         const vxk_body* b = &dyn->bodies[i];
@@ -235,11 +238,18 @@ vxk_status vxk_dynamics_continuous(vxk_dynamics* dyn, const vxk_transform* start
         if (!to_sweep(b, &start_poses[i]))
             continue;
         // Every pose of the sweep lies within the bounding radius of the centre's segment.
-        float g = b->bound_radius + target + tolerance;
-        vxk_vec3 p0 = start_poses[i].p, p1 = b->pose.p;
+        float reach = b->bound_radius + target + tolerance;
+        vxk_vec3 g = vxk_v3(reach, reach, reach);
+        vxk_vec3 p0 = clamp_to_range(start_poses[i].p, limit);
+        vxk_vec3 p1 = clamp_to_range(b->pose.p, limit);
         swept[nb] =
-            (vxk_aabb){clamp_to_range(vxk_v3_sub(vxk_v3_min(p0, p1), vxk_v3(g, g, g)), limit),
-                       clamp_to_range(vxk_v3_add(vxk_v3_max(p0, p1), vxk_v3(g, g, g)), limit)};
+            (vxk_aabb){vxk_v3_sub(vxk_v3_min(p0, p1), g), vxk_v3_add(vxk_v3_max(p0, p1), g)};
+        // The terrain chunks of the box around the segment; those along the segment when it is
+        // long (VXK_FAST_MOTION_VOXELS: the box's grow with the cube of its length).
+        vxk_vec3 motion = vxk_v3_sub(p1, p0);
+        sweeps[nb] = vxk_v3_length(motion) > fast
+                         ? (vxk_broadphase_sweep){{vxk_v3_sub(p0, g), vxk_v3_add(p0, g)}, motion}
+                         : (vxk_broadphase_sweep){swept[nb], {0, 0, 0}};
         bullets[nb++] = i;
     }
     // Terrain chunks near each sweep (arena hits, grown once when short).
@@ -249,13 +259,14 @@ vxk_status vxk_dynamics_continuous(vxk_dynamics* dyn, const vxk_transform* start
     if (!hits)
         return VXK_ERR_OUT_OF_MEMORY;
     vxk_status status =
-        vxk_broadphase_query_batch(world, hits, hit_cap, offsets, swept, bullet_count);
+        vxk_broadphase_query_sweep_batch(world, hits, hit_cap, offsets, sweeps, bullet_count);
     if (status == VXK_ERR_CAPACITY) {
         hit_cap = offsets[bullet_count];
         hits = (vxk_broadphase_hit*)vxk_arena_alloc(arena, sizeof(vxk_broadphase_hit) * hit_cap);
         if (!hits)
             return VXK_ERR_OUT_OF_MEMORY;
-        status = vxk_broadphase_query_batch(world, hits, hit_cap, offsets, swept, bullet_count);
+        status =
+            vxk_broadphase_query_sweep_batch(world, hits, hit_cap, offsets, sweeps, bullet_count);
     }
     if (status != VXK_OK)
         return status == VXK_ERR_CAPACITY ? VXK_ERR_OUT_OF_MEMORY : status;

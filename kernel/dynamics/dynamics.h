@@ -123,12 +123,20 @@ typedef struct vxk_contact {
     vxk_contact_point_state points[VXK_MANIFOLD_POINTS];
 } vxk_contact;
 
+// What the voxel bodies' terrain regions cost in a narrowphase (narrowphase.c): region tiles
+// that met a body's cube or path, terrain chunks read, voxels typed (regions finished).
+typedef struct vxk_region_work {
+    uint64_t tiles, chunks, voxels;
+} vxk_region_work;
+
 // What one thread of the narrowphase works in: the voxel contacts' scratch and the storage of
-// the terrain regions it gathers (grown by its thread alone, kept across steps).
+// the terrain regions it gathers (grown by its thread alone, kept across steps), and what its
+// regions cost in the last narrowphase.
 typedef struct vxk_thread_scratch {
     vxk_voxel_contact_scratch voxel;
     void* region;
     size_t region_bytes;
+    vxk_region_work work;
 } vxk_thread_scratch;
 
 // The manifolds one narrowphase piece wrote, in task order (kept across steps, grown).
@@ -219,6 +227,11 @@ vxk_status vxk_dynamics_reserve(void** buffer, size_t* capacity_bytes, size_t by
 // figures in the step's stats. A stage that fails with VXK_ERR_OUT_OF_MEMORY before the solve has
 // moved nothing.
 
+// The motion over a step (terrain voxels) past which a body is fast: its terrain chunks are
+// those along its path (its box swept along the motion and grown by this many voxels more), not
+// those of its box grown by its reach on every side (candidates.c, continuous.c), and a voxel
+// body's terrain region covers only what its contacts reach (narrowphase.c).
+#define VXK_FAST_MOTION_VOXELS 8
 // Manifolds a narrowphase task may produce (one per normal cluster).
 #define VXK_TASK_MANIFOLDS 4
 // Tasks per narrowphase piece.
@@ -289,6 +302,9 @@ vxk_status vxk_dynamics_candidates(vxk_dynamics* dyn, vxk_dynamics_frame* f,
 // touches woken; the moving bodies listed.
 vxk_status vxk_dynamics_narrowphase(vxk_dynamics* dyn, vxk_dynamics_frame* f,
                                     vxk_world_step_stats* stats);
+// What the voxel bodies' terrain regions cost in the last narrowphase, over all threads (what
+// tests bound: it grows with a body's path, not with the cube of its speed).
+void vxk_dynamics_region_work(const vxk_dynamics* dyn, vxk_region_work* out);
 // Islands of the moving dynamic bodies over the manifolds, packed into the solver's bundles.
 vxk_status vxk_dynamics_islands(vxk_dynamics* dyn, vxk_dynamics_frame* f,
                                 vxk_world_step_stats* stats);

@@ -120,6 +120,8 @@ typedef struct narrow_ctx {
     uint32_t epoch;
     vxk_contact_piece* pieces;
     float voxel_size;
+    const vxk_vec3* vel; // by body index: the motion the margins cover (the frame's)
+    float dt;
     vxk_status status; // first failure (set under no lock: any failure sets OUT_OF_MEMORY)
 } narrow_ctx;
 
@@ -138,20 +140,73 @@ typedef struct gather_sink {
     vxk_contact_sink base;
     gatherer* g;
     float deepest;
+    const vxk_vec3* shift; // added to the points (a far body's frame: body_frame), or NULL
 } gather_sink;
 
 static void gather_add(vxk_contact_sink* sink, const vxk_manifold* m, uint32_t key,
                        uint8_t material)
 {
     gather_sink* s = (gather_sink*)sink;
+    vxk_manifold moved;
+    if (s->shift) {
+        moved = *m;
+        for (uint32_t i = 0; i < moved.point_count; ++i)
+            moved.points[i].point = vxk_v3_add(moved.points[i].point, *s->shift);
+        m = &moved;
+    }
     gather(s->g, m, key, material);
     s->deepest = fminf(s->deepest, manifold_deepest(m));
 }
 
-static void terrain_chunk(narrow_ctx* ctx, const vxk_narrow_task* t, vxk_int3 coord, gatherer* g,
-                          vxk_int3* deepest_chunk, float* deepest)
+// Coordinates (voxels) past which a body collides with the terrain in a frame at its position:
+// there a float world coordinate keeps less than a five-hundredth of a voxel (at the ends of the
+// int32 range, 128 voxels), too little for the faces' corners and the voxels' centres.
+#define FAR_VOXELS 16384.0f
+
+// The body a terrain task collides: the body itself, or far from the origin a copy of it at the
+// origin, with the terrain moved by -shift and the points moved back by +shift. (The points are
+// world points as everywhere: there they keep the float's spacing, but the faces, voxels and
+// depths they come from were exact.)
+typedef struct body_frame {
+    const vxk_body* body;
+    vxk_body near;
+    vxk_vec3 shift;
+    bool far;
+} body_frame;
+
+static void body_frame_init(body_frame* f, const narrow_ctx* ctx, const vxk_body* body)
 {
-    const vxk_body* body = &ctx->dyn->bodies[t->b];
+    const vxk_vec3 p = body->pose.p;
+    const float far = FAR_VOXELS * ctx->voxel_size;
+    f->far = fabsf(p.x) >= far || fabsf(p.y) >= far || fabsf(p.z) >= far;
+    f->body = body;
+    f->shift = vxk_v3(0, 0, 0);
+    if (!f->far)
+        return;
+    f->near = *body;
+    f->near.pose.p = vxk_v3(0, 0, 0);
+    f->near.aabb = vxk_body_compute_aabb(&f->near);
+    f->body = &f->near;
+    f->shift = p;
+}
+
+// A world box of the frame's body grown by margin, in voxel units of the world (exact in double
+// for a far body, whose float box has lost the voxel's fraction).
+static void frame_box(const body_frame* f, float margin, float s, double lo[3], double hi[3])
+{
+    const vxk_aabb* b = &f->body->aabb;
+    const double shift[3] = {f->shift.x, f->shift.y, f->shift.z};
+    const double bmin[3] = {b->min.x, b->min.y, b->min.z}, bmax[3] = {b->max.x, b->max.y, b->max.z};
+    for (int k = 0; k < 3; ++k) {
+        lo[k] = (bmin[k] - (double)margin + shift[k]) / (double)s;
+        hi[k] = (bmax[k] + (double)margin + shift[k]) / (double)s;
+    }
+}
+
+static void terrain_chunk(narrow_ctx* ctx, const vxk_narrow_task* t, const body_frame* frame,
+                          vxk_int3 coord, gatherer* g, vxk_int3* deepest_chunk, float* deepest)
+{
+    const vxk_body* body = frame->body;
     const vxk_narrow_chunk* chunk = NULL;
     vxk_narrow_ref ref = {0};
     if (vxk_narrow_acquire_current(ctx->cache, ctx->dyn->world, &chunk, &ref, coord) != VXK_OK) {
@@ -166,6 +221,14 @@ static void terrain_chunk(narrow_ctx* ctx, const vxk_narrow_task* t, vxk_int3 co
     vxk_vec3 grow = vxk_v3(t->margin, t->margin, t->margin);
     vxk_aabb box = {vxk_v3_sub(vxk_v3_scale(vxk_v3_sub(body->aabb.min, grow), inv), origin),
                     vxk_v3_sub(vxk_v3_scale(vxk_v3_add(body->aabb.max, grow), inv), origin)};
+    if (frame->far) {
+        double lo[3], hi[3];
+        frame_box(frame, t->margin, ctx->voxel_size, lo, hi);
+        const double corner[3] = {8.0 * coord.x, 8.0 * coord.y, 8.0 * coord.z};
+        box = (vxk_aabb){
+            {(float)(lo[0] - corner[0]), (float)(lo[1] - corner[1]), (float)(lo[2] - corner[2])},
+            {(float)(hi[0] - corner[0]), (float)(hi[1] - corner[1]), (float)(hi[2] - corner[2])}};
+    }
     uint32_t hits[VXK_MESHER_MAX_QUADS];
     uint32_t n =
         chunk->quantized
@@ -190,9 +253,18 @@ static void terrain_chunk(narrow_ctx* ctx, const vxk_narrow_task* t, vxk_int3 co
         vxk_quad q = chunk->quads[hits[i]];
         vxk_face f;
         vxk_face_from_quad(&f, q, coord, ctx->voxel_size);
+        if (frame->far) { // the face's corner in the body's frame
+            const double s = (double)ctx->voxel_size;
+            int64_t c[3] = {8 * (int64_t)coord.x + q.x, 8 * (int64_t)coord.y + q.y,
+                            8 * (int64_t)coord.z + q.z};
+            c[vxk_quad_axis(q)] += vxk_quad_positive(q) ? 1 : 0;
+            f.min = vxk_v3((float)((double)c[0] * s - (double)frame->shift.x),
+                           (float)((double)c[1] * s - (double)frame->shift.y),
+                           (float)((double)c[2] * s - (double)frame->shift.z));
+        }
         uint32_t key = chunk_key ^ ((uint32_t)q.x | (uint32_t)q.y << 3 | (uint32_t)q.z << 6 |
                                     (uint32_t)q.normal << 9);
-        gather_sink sink = {{gather_add}, g, FLT_MAX};
+        gather_sink sink = {{gather_add}, g, FLT_MAX, frame->far ? &frame->shift : NULL};
         cls->collide_face(&sink.base, body, &rot, &f, key, t->margin);
         float d = sink.deepest;
         if (d < *deepest) {
@@ -203,14 +275,45 @@ static void terrain_chunk(narrow_ctx* ctx, const vxk_narrow_task* t, vxk_int3 co
     vxk_narrow_release(&ref);
 }
 
-static int64_t floor_div(float x, float s)
-{
-    double f = floor((double)x / (double)s);
-    return f < -2147483000.0 ? -2147483000 : f > 2147483000.0 ? 2147483000 : (int64_t)f;
-}
+// ---- voxel bodies against the terrain ----------------------------------------------------------
+//
+// A voxel body collides with the terrain around it as seed 003 sees it: the terrain's voxels
+// gathered from chunk bits into region views (tiles of at most REGION_TILE voxels a side inside
+// a one-voxel border) and collided voxel against voxel. A region of one tile is kept with the
+// body and gathered again only when its box or the terrain's epoch changes (the same box of the
+// same terrain is the same region, so results do not depend on it).
+//
+// Contacts reach at most a terrain voxel past the body (the margin is capped there): the voxel
+// rules pair voxels that nearly touch, and past a voxel they pair a body voxel with terrain
+// voxels buried under others as if it were inside them (a body 4 voxels over a slab, its margin
+// 7 voxels, got the slab's inner voxels as one voxel deep and was thrown off upwards). A body
+// that moves further in a step is stopped at its first impact by the continuous stage.
+//
+// The region is the body's box grown by the margin and a voxel. Past VXK_FAST_MOTION_VOXELS of
+// motion in the step it is grown only by what the contacts reach, so that its voxels do not grow
+// with the cube of the speed; within it, the region stays the margin's (its extent bounds the
+// walks of its Inside voxels' exits: the results of those bodies are what they were).
+//
+// Voxels past the int32 range are not terrain: a region at its end has no border there
+// (vxk_voxel_view_region_begin).
 
 // Region tiles hold at most this many voxels per side inside their one-voxel border.
 #define REGION_TILE (VXK_VOXEL_VIEW_MAX_SIZE - 2)
+
+// floor(x), held just past the int32 range so that a box beyond it stays beyond it (NaN reads as
+// below).
+static int64_t voxel_floor(double x)
+{
+    double f = floor(x);
+    const double lo = (double)INT32_MIN - 2.0, hi = (double)INT32_MAX + 2.0;
+    return f >= hi ? (int64_t)hi : f >= lo ? (int64_t)f : (int64_t)lo;
+}
+
+// floor(x / s) as voxel_floor.
+static int64_t floor_div(float x, float s)
+{
+    return voxel_floor((double)x / (double)s);
+}
 
 // Grows a region's storage to at least bytes, doubling: regions vary with the bodies' motion,
 // and a steady run must stop allocating.
@@ -229,61 +332,133 @@ static bool region_reserve(void** storage, size_t* capacity, size_t bytes)
     return true;
 }
 
-// The terrain's voxels [rmin, rmin + rsize) gathered from chunk bits into a region view.
+// The terrain's voxels [rmin, rmin + rsize) gathered from chunk bits into a region view (the
+// chunks without solid voxels left alone), counted in work.
 static bool region_gather(const vxk_terrain* terrain, vxk_voxel_view* region, void* storage,
-                          size_t bytes, vxk_int3 rmin, vxk_int3 rsize, float s)
+                          size_t bytes, vxk_int3 rmin, vxk_int3 rsize, float s,
+                          vxk_region_work* work)
 {
     if (vxk_voxel_view_region_begin(region, storage, bytes, rmin, rsize, s) != VXK_OK)
         return false;
-    int32_t c0[3], c1[3];
     const int32_t m[3] = {rmin.x, rmin.y, rmin.z}, size[3] = {rsize.x, rsize.y, rsize.z};
+    int32_t c0[3], c1[3];
     for (int k = 0; k < 3; ++k) {
-        c0[k] = (int32_t)floor_div((float)m[k], 8.0f);
-        c1[k] = (int32_t)((m[k] + (int64_t)size[k] - 1 - 8 * (int64_t)c0[k]) / 8 + c0[k]);
+        c0[k] = vxk_floor_div8(m[k]);
+        c1[k] = vxk_floor_div8((int32_t)((int64_t)m[k] + size[k] - 1));
     }
     for (int32_t cy = c0[1]; cy <= c1[1]; ++cy)
         for (int32_t cz = c0[2]; cz <= c1[2]; ++cz)
             for (int32_t cx = c0[0]; cx <= c1[0]; ++cx) {
-                uint64_t solid[8], water[8];
+                uint64_t solid[8], water[8], bits = 0;
                 vxk_int3 c = {cx, cy, cz};
                 vxk_terrain_chunk_bits(terrain, c, solid, water);
-                vxk_voxel_view_region_add_chunk(region, c, solid);
+                work->chunks++;
+                for (int y = 0; y < 8; ++y)
+                    bits |= solid[y];
+                if (bits)
+                    vxk_voxel_view_region_add_chunk(region, c, solid);
             }
+    work->voxels += (uint64_t)size[0] * (uint64_t)size[1] * (uint64_t)size[2];
     return vxk_voxel_view_region_finish(region) == VXK_OK;
 }
 
-// A voxel body against the terrain as seed 003 sees it: the terrain around the body, grown by
-// the margin and a voxel, gathered from chunk bits into region views (tiles of at most 254
-// voxels a side inside their border) and collided voxel against voxel. A region of one tile is
-// kept with the body and gathered again only when its box or the terrain's epoch changes (the
-// same box of the same terrain is the same region, so results do not depend on it).
-static void voxel_terrain_task(narrow_ctx* ctx, const vxk_narrow_task* t, gatherer* g,
-                               vxk_int3* chunk, vxk_thread_scratch* ts)
+// The region around the inner voxels [t0, t1] (their border, but past the int32 range).
+static void tile_region(const int64_t t0[3], const int64_t t1[3], vxk_int3* rmin, vxk_int3* rsize)
 {
-    const vxk_body* body = &ctx->dyn->bodies[t->b];
-    vxk_voxel_data* kept = ctx->dyn->bodies[t->b].voxels;
+    int32_t lo[3], n[3];
+    for (int k = 0; k < 3; ++k) {
+        int64_t a = t0[k] - 1 < INT32_MIN ? INT32_MIN : t0[k] - 1;
+        int64_t b = t1[k] + 1 > INT32_MAX ? INT32_MAX : t1[k] + 1;
+        lo[k] = (int32_t)a;
+        n[k] = (int32_t)(b - a + 1);
+    }
+    *rmin = (vxk_int3){lo[0], lo[1], lo[2]};
+    *rsize = (vxk_int3){n[0], n[1], n[2]};
+}
+
+// The body against one gathered region: its manifolds into g, the chunk of the deepest. A far
+// body's views are collided in its frame (the region's origin and the body's pose moved by
+// -shift), the points moved back.
+static void collide_region(narrow_ctx* ctx, const vxk_narrow_task* t, const body_frame* frame,
+                           gatherer* g, vxk_int3* chunk, vxk_thread_scratch* ts,
+                           const vxk_voxel_view* region, float* deepest)
+{
     const vxk_terrain* terrain = &ctx->dyn->world->terrain;
+    const vxk_voxel_view* a = region;
+    const vxk_voxel_view* b = &frame->body->voxels->view;
+    const vxk_vec3 shift = frame->shift;
+    vxk_voxel_view near_a, near_b;
+    if (frame->far) {
+        const double s = (double)ctx->voxel_size;
+        near_a = *region;
+        near_a.origin = vxk_v3((float)((double)region->base.x * s - (double)shift.x),
+                               (float)((double)region->base.y * s - (double)shift.y),
+                               (float)((double)region->base.z * s - (double)shift.z));
+        near_b = *b;
+        near_b.pose.p = vxk_v3(0, 0, 0);
+        a = &near_a;
+        b = &near_b;
+    }
+    vxk_voxel_manifolds vm;
+    vxk_collide_voxels(&vm, &ts->voxel, a, b, fminf(t->margin, ctx->voxel_size), 0);
+    for (uint32_t k = 0; k < vm.count; ++k) {
+        for (uint32_t i = 0; frame->far && i < vm.manifolds[k].point_count; ++i)
+            vm.manifolds[k].points[i].point = vxk_v3_add(vm.manifolds[k].points[i].point, shift);
+        vxk_int3 v = vm.voxel_a[k];
+        uint8_t material;
+        vxk_terrain_read(terrain, &material, (vxk_int_box){v, v});
+        gather(g, &vm.manifolds[k], 0, material);
+        float d = manifold_deepest(&vm.manifolds[k]);
+        if (d < *deepest) {
+            *deepest = d;
+            *chunk = (vxk_int3){v.x >> 3, v.y >> 3, v.z >> 3};
+        }
+    }
+}
+
+static void voxel_terrain_task(narrow_ctx* ctx, const vxk_narrow_task* t, const body_frame* frame,
+                               gatherer* g, vxk_int3* chunk, vxk_thread_scratch* ts)
+{
     const float s = ctx->voxel_size;
-    int64_t lo[3] = {floor_div(body->aabb.min.x - t->margin, s) - 1,
-                     floor_div(body->aabb.min.y - t->margin, s) - 1,
-                     floor_div(body->aabb.min.z - t->margin, s) - 1};
-    int64_t hi[3] = {floor_div(body->aabb.max.x + t->margin, s) + 1,
-                     floor_div(body->aabb.max.y + t->margin, s) + 1,
-                     floor_div(body->aabb.max.z + t->margin, s) + 1};
+    // A fast body's region reaches only what its contacts reach.
+    const vxk_vec3 v = ctx->vel[t->b];
+    const double motion = sqrt((double)v.x * v.x + (double)v.y * v.y + (double)v.z * v.z) *
+                          (double)ctx->dt / (double)s;
+    const float reach = motion > VXK_FAST_MOTION_VOXELS ? fminf(t->margin, s) : t->margin;
+    const vxk_aabb* box = &frame->body->aabb;
+    int64_t lo[3] = {floor_div(box->min.x - reach, s) - 1, floor_div(box->min.y - reach, s) - 1,
+                     floor_div(box->min.z - reach, s) - 1};
+    int64_t hi[3] = {floor_div(box->max.x + reach, s) + 1, floor_div(box->max.y + reach, s) + 1,
+                     floor_div(box->max.z + reach, s) + 1};
+    if (frame->far) { // its box in voxels exact, where the float box is not
+        double grown_lo[3], grown_hi[3];
+        frame_box(frame, reach, s, grown_lo, grown_hi);
+        for (int k = 0; k < 3; ++k) {
+            lo[k] = voxel_floor(grown_lo[k]) - 1;
+            hi[k] = voxel_floor(grown_hi[k]) + 1;
+        }
+    }
+    for (int k = 0; k < 3; ++k) {
+        lo[k] = lo[k] < INT32_MIN ? INT32_MIN : lo[k];
+        hi[k] = hi[k] > INT32_MAX ? INT32_MAX : hi[k];
+        if (lo[k] > hi[k])
+            return; // past the int32 range: no terrain
+    }
     const bool one_tile =
         hi[0] - lo[0] < REGION_TILE && hi[1] - lo[1] < REGION_TILE && hi[2] - lo[2] < REGION_TILE;
+    vxk_voxel_data* kept = ctx->dyn->bodies[t->b].voxels;
+    const vxk_terrain* terrain = &ctx->dyn->world->terrain;
     float deepest = FLT_MAX;
     for (int64_t ty = lo[1]; ty <= hi[1]; ty += REGION_TILE)
         for (int64_t tz = lo[2]; tz <= hi[2]; tz += REGION_TILE)
             for (int64_t tx = lo[0]; tx <= hi[0]; tx += REGION_TILE) {
-                int64_t t0[3] = {tx, ty, tz};
-                vxk_int3 rmin = {(int32_t)(tx - 1), (int32_t)(ty - 1), (int32_t)(tz - 1)};
-                int32_t size[3];
-                for (int k = 0; k < 3; ++k) {
-                    int64_t end = t0[k] + REGION_TILE - 1 < hi[k] ? t0[k] + REGION_TILE - 1 : hi[k];
-                    size[k] = (int32_t)(end - t0[k] + 3);
-                }
-                vxk_int3 rsize = {size[0], size[1], size[2]};
+                const int64_t t0[3] = {tx, ty, tz};
+                int64_t t1[3];
+                for (int k = 0; k < 3; ++k)
+                    t1[k] = t0[k] + REGION_TILE - 1 < hi[k] ? t0[k] + REGION_TILE - 1 : hi[k];
+                vxk_int3 rmin, rsize;
+                tile_region(t0, t1, &rmin, &rsize);
+                ts->work.tiles++;
                 size_t bytes = vxk_voxel_view_storage_bytes(rsize);
                 const vxk_voxel_view* region;
                 vxk_voxel_view tile;
@@ -298,7 +473,7 @@ static void voxel_terrain_task(narrow_ctx* ctx, const vxk_narrow_task* t, gather
                             return;
                         }
                         if (!region_gather(terrain, &kept->region, kept->region_storage,
-                                           kept->region_bytes, rmin, rsize, s))
+                                           kept->region_bytes, rmin, rsize, s, &ts->work))
                             continue;
                         kept->region_epoch = ctx->epoch;
                         kept->region_valid = true;
@@ -309,44 +484,34 @@ static void voxel_terrain_task(narrow_ctx* ctx, const vxk_narrow_task* t, gather
                         ctx->status = VXK_ERR_OUT_OF_MEMORY;
                         return;
                     }
-                    if (!region_gather(terrain, &tile, ts->region, ts->region_bytes, rmin, rsize,
-                                       s))
+                    if (!region_gather(terrain, &tile, ts->region, ts->region_bytes, rmin, rsize, s,
+                                       &ts->work))
                         continue;
                     region = &tile;
                 }
-                vxk_voxel_manifolds vm;
-                vxk_collide_voxels(&vm, &ts->voxel, region, &body->voxels->view, t->margin, 0);
-                for (uint32_t k = 0; k < vm.count; ++k) {
-                    vxk_int3 v = vm.voxel_a[k];
-                    uint8_t material;
-                    vxk_terrain_read(terrain, &material, (vxk_int_box){v, v});
-                    gather(g, &vm.manifolds[k], 0, material);
-                    float d = manifold_deepest(&vm.manifolds[k]);
-                    if (d < deepest) {
-                        deepest = d;
-                        *chunk = (vxk_int3){v.x >> 3, v.y >> 3, v.z >> 3};
-                    }
-                }
+                collide_region(ctx, t, frame, g, chunk, ts, region, &deepest);
             }
 }
 
 static void terrain_task(narrow_ctx* ctx, const vxk_narrow_task* t, gatherer* g, vxk_int3* chunk,
                          vxk_thread_scratch* ts)
 {
-    if (!vxk_body_class(&ctx->dyn->bodies[t->b])->collide_face) {
-        voxel_terrain_task(ctx, t, g, chunk, ts);
+    body_frame frame;
+    body_frame_init(&frame, ctx, &ctx->dyn->bodies[t->b]);
+    if (!vxk_body_class(frame.body)->collide_face) {
+        voxel_terrain_task(ctx, t, &frame, g, chunk, ts);
         return;
     }
     float deepest = FLT_MAX;
     for (uint32_t h = t->hit_begin; h < t->hit_end; ++h)
         if (ctx->hits[h].flags & VXK_BROADPHASE_HIT_SOLID)
-            terrain_chunk(ctx, t, ctx->hits[h].chunk, g, chunk, &deepest);
+            terrain_chunk(ctx, t, &frame, ctx->hits[h].chunk, g, chunk, &deepest);
 }
 
 static void pair_task(narrow_ctx* ctx, const vxk_narrow_task* t, gatherer* g,
                       vxk_thread_scratch* ts)
 {
-    gather_sink sink = {{gather_add}, g, FLT_MAX};
+    gather_sink sink = {{gather_add}, g, FLT_MAX, NULL};
     vxk_collide_bodies(&sink.base, &ctx->dyn->bodies[t->a], &ctx->dyn->bodies[t->b], t->margin,
                        &ts->voxel);
 }
@@ -634,6 +799,8 @@ vxk_status vxk_dynamics_narrowphase(vxk_dynamics* dyn, vxk_dynamics_frame* f,
     for (uint32_t i = 0; i < cap; ++i)
         if (dyn->bodies[i].live && dyn->bodies[i].voxels)
             dyn->bodies[i].voxels->view.pose = dyn->bodies[i].pose;
+    for (uint32_t i = 0; i < dyn->thread_capacity; ++i)
+        dyn->threads[i].work = (vxk_region_work){0, 0, 0};
     narrow_ctx nctx = {dyn,
                        dyn->threads,
                        vxk_narrow_cache_get(world),
@@ -643,6 +810,8 @@ vxk_status vxk_dynamics_narrowphase(vxk_dynamics* dyn, vxk_dynamics_frame* f,
                        vxk_terrain_epoch(&world->terrain),
                        dyn->pieces,
                        world->voxel_size,
+                       f->vel,
+                       f->dt,
                        VXK_OK};
     vxk_parallel_for(world->jobs, "narrowphase", task_count, VXK_NARROW_GRAIN, narrow_range, &nctx);
     if (nctx.status != VXK_OK)
@@ -699,4 +868,14 @@ vxk_status vxk_dynamics_narrowphase(vxk_dynamics* dyn, vxk_dynamics_frame* f,
     f->now_count = now_count;
     stats->contacts = now_count;
     return VXK_OK;
+}
+
+void vxk_dynamics_region_work(const vxk_dynamics* dyn, vxk_region_work* out)
+{
+    *out = (vxk_region_work){0, 0, 0};
+    for (uint32_t i = 0; i < dyn->thread_capacity; ++i) {
+        out->tiles += dyn->threads[i].work.tiles;
+        out->chunks += dyn->threads[i].work.chunks;
+        out->voxels += dyn->threads[i].work.voxels;
+    }
 }
