@@ -230,8 +230,12 @@ vxk_status vxk_dynamics_events(vxk_dynamics* dyn, vxk_dynamics_frame* f,
     dyn->contact_capacity = dyn->next_capacity;
     dyn->next_contacts = old;
     dyn->next_capacity = old_cap;
+    // The limits where the step ends (vxk/world.h, vxk_world_step): what the solve and the
+    // sweeps made of the velocities within the maximum speeds.
     for (uint32_t i = 0; i < f->moving_count; ++i) {
         vxk_body* b = &dyn->bodies[f->moving[i]];
+        b->v = vxk_v3_clamp_length(b->v, VXK_MAX_LINEAR_SPEED);
+        b->w = vxk_v3_clamp_length(b->w, VXK_MAX_ANGULAR_SPEED);
         b->force = b->torque = vxk_v3(0, 0, 0);
         b->aabb = vxk_body_compute_aabb(b);
     }

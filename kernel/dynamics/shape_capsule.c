@@ -20,7 +20,8 @@ static vxk_status capsule_validate(const vxk_shape_def* s)
 {
     if (!vxk_is_finite(s->half_height))
         return VXK_ERR_NOT_FINITE;
-    return s->radius > 0.0f && s->half_height > 0.0f ? VXK_OK : VXK_ERR_OUT_OF_RANGE;
+    return vxk_size_in_range(s->radius) && vxk_size_in_range(s->half_height) ? VXK_OK
+                                                                             : VXK_ERR_OUT_OF_RANGE;
 }
 
 // A cylinder of length 2h and two hemispheres of radius r; each hemisphere's inertia about the
