@@ -132,7 +132,8 @@ static void capsule_ray(const vxk_body_ray* r, const vxk_body* b, uint32_t index
         for (int j = 0; j < 3; ++j)
             n[j] = (oc[j] + t * d[j]) / rad;
     }
-    if (!(t_hit <= r->tmax) || !vxk_ray_takes(best, t_hit, index))
+    // No hit leaves t_hit infinite, which an unlimited ray's tmax would let through.
+    if (t_hit == INFINITY || !(t_hit <= r->tmax) || !vxk_ray_takes(best, t_hit, index))
         return;
     best->t = t_hit;
     best->index = index;
