@@ -188,7 +188,7 @@ static double length3(vxk_vec3 v)
     return sqrt((double)v.x * v.x + (double)v.y * v.y + (double)v.z * v.z);
 }
 
-// Every body: pose, box and velocities finite, speeds within the maxima.
+// Every body: pose, box and velocities finite, speeds within the maxima. Replays print them.
 static bool bodies_sane(fuzz* f, const char* after)
 {
     vxk_body_id ids[MAX_BODIES + 4];
@@ -201,6 +201,13 @@ static bool bodies_sane(fuzz* f, const char* after)
             vxk_body_get_velocity(f->w, ids[i], &v, &av) != VXK_OK ||
             vxk_body_get_aabb(f->w, ids[i], &box) != VXK_OK)
             FUZZ_FAIL(f, "after %s: body %u unreadable", after, ids[i].index);
+        if (f->verbose)
+            fprintf(stderr,
+                    "     body %u: p (%.9g, %.9g, %.9g) q (%.9g, %.9g, %.9g, %.9g) "
+                    "v (%.9g, %.9g, %.9g) w (%.9g, %.9g, %.9g)\n",
+                    ids[i].index, (double)t.p.x, (double)t.p.y, (double)t.p.z, (double)t.q.x,
+                    (double)t.q.y, (double)t.q.z, (double)t.q.w, (double)v.x, (double)v.y,
+                    (double)v.z, (double)av.x, (double)av.y, (double)av.z);
         bool finite = finite3(t.p) && isfinite(t.q.x) && isfinite(t.q.y) && isfinite(t.q.z) &&
                       isfinite(t.q.w) && finite3(v) && finite3(av) && finite3(box.min) &&
                       finite3(box.max);
@@ -303,6 +310,14 @@ static bool call_create(fuzz* f)
     if (vxk_world_body_count(f->w) >= MAX_BODIES)
         return true;
     vxk_status st = vxk_body_create(f->w, &d, &id);
+    if (f->verbose)
+        fprintf(stderr,
+                "     create: type %d shape %d radius %.9g half (%.9g, %.9g, %.9g) height %.9g "
+                "voxel %.9g material %d p (%.9g, %.9g, %.9g)\n",
+                d.type, d.shape.type, (double)d.shape.radius, (double)d.shape.half_extents.x,
+                (double)d.shape.half_extents.y, (double)d.shape.half_extents.z,
+                (double)d.shape.half_height, (double)d.shape.voxel_size, d.shape.material,
+                (double)d.position.x, (double)d.position.y, (double)d.position.z);
     if (st == VXK_OK)
         f->ids[f->id_count++ % ID_RING] = id;
     return check(f, "vxk_body_create", st, hash);
@@ -454,6 +469,19 @@ static bool make_world(fuzz* f)
         if (!vxk_test_status_documented("vxk_world_create", st))
             FUZZ_FAIL(f, "vxk_world_create returned %s, which its header does not list",
                       vxk_status_string(st));
+        if (f->verbose)
+            fprintf(stderr,
+                    "  world: %s voxel %.9g gravity (%.9g, %.9g, %.9g) substeps %u hertz %.9g "
+                    "ratio %.9g push %.9g threshold %.9g slop %.9g sleep %d %.9g %.9g "
+                    "recycling %d wood %.9g %.9g %.9g\n",
+                    vxk_status_string(st), (double)d.voxel_size, (double)d.gravity.x,
+                    (double)d.gravity.y, (double)d.gravity.z, d.substeps, (double)d.contact_hertz,
+                    (double)d.contact_damping_ratio, (double)d.contact_push_speed,
+                    (double)d.restitution_threshold, (double)d.linear_slop, d.enable_sleep,
+                    (double)d.sleep_threshold, (double)d.time_to_sleep, d.contact_recycling,
+                    (double)table.materials[VXK_MAT_WOOD].density,
+                    (double)table.materials[VXK_MAT_WOOD].friction,
+                    (double)table.materials[VXK_MAT_WOOD].restitution);
         if (st != VXK_OK) {
             if (w != canary)
                 FUZZ_FAIL(f, "vxk_world_create failed and wrote *out");
@@ -487,6 +515,22 @@ static bool run_sequence(fuzz* f)
     return true;
 }
 
+#define FUZZ_SEED 0xF022A11u
+
+// One sequence, its generator made from the base seed and its number; whether it passed.
+static bool run_one(uint64_t base, int sequence, bool verbose)
+{
+    fuzz f;
+    memset(&f, 0, sizeof(f));
+    f.rng = base ^ ((uint64_t)sequence * 0x9E3779B97F4A7C15ull);
+    f.sequence = sequence;
+    f.verbose = verbose;
+    f.terrain = below(&f, 2) != 0;
+    bool ok = run_sequence(&f) && f.failures == 0;
+    vxk_world_destroy(f.w);
+    return ok;
+}
+
 static int test_api_sequences(void)
 {
     const char* env = getenv("VXK_API_FUZZ_SEQUENCES");
@@ -496,19 +540,10 @@ static int test_api_sequences(void)
     if (only)
         count = first + 1;
     VXK_CHECK(vxk_test_status_lists_problems() == 0);
-    uint64_t seed = vxk_test_seed(0xF022A11);
+    uint64_t base = vxk_test_seed(FUZZ_SEED);
     int failures = 0;
-    for (int s = first; s < count && failures < 5; ++s) {
-        fuzz f;
-        memset(&f, 0, sizeof(f));
-        f.rng = seed ^ ((uint64_t)s * 0x9E3779B97F4A7C15ull);
-        f.sequence = s;
-        f.verbose = only != NULL;
-        f.terrain = below(&f, 2) != 0;
-        bool ok = run_sequence(&f);
-        failures += !ok || f.failures;
-        vxk_world_destroy(f.w);
-    }
+    for (int s = first; s < count && failures < 5; ++s)
+        failures += !run_one(base, s, only != NULL);
     uint64_t total = 0, total_ok = 0;
     for (size_t i = 0; i < sizeof(g_counts) / sizeof(g_counts[0]) && g_counts[i].function; ++i) {
         total += g_counts[i].calls;
@@ -523,8 +558,32 @@ static int test_api_sequences(void)
     return failures != 0;
 }
 
+// Sequences that once failed, by the VXK_TEST_SEED they ran under and their number, run whatever
+// the seed.
+static int test_api_regressions(void)
+{
+    static const struct {
+        uint64_t soak_seed;
+        int sequence;
+        const char* what;
+    } cases[] = {
+        {3, 4141,
+         "a box of half extents (0.85, 0.17, 628) spinning at 1000 rad/s into a capsule of radius "
+         "220: the solve's central friction (a tangent mass of -0.27) went to NaN"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i) {
+        uint64_t base = FUZZ_SEED ^ (cases[i].soak_seed * 0x9E3779B97F4A7C15ull);
+        VXK_CHECK_MSG(run_one(base, cases[i].sequence, false),
+                      "VXK_TEST_SEED=%llu, sequence %d: %s", (unsigned long long)cases[i].soak_seed,
+                      cases[i].sequence, cases[i].what);
+    }
+    VXK_CHECK_EQ_U64(vxk_allocated_bytes(), 0);
+    return 0;
+}
+
 int main(void)
 {
+    VXK_RUN(test_api_regressions);
     VXK_RUN(test_api_sequences);
     return vxk_test_finish();
 }

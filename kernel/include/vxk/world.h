@@ -285,8 +285,11 @@ typedef struct vxk_world_step_stats {
 // events stage) a body's velocity longer than VXK_MAX_LINEAR_SPEED is scaled to it, and its
 // angular velocity to VXK_MAX_ANGULAR_SPEED; a body's accumulated force is scaled down so that it
 // changes the velocity by at most 2 VXK_MAX_LINEAR_SPEED over the step, its torque likewise by at
-// most 2 VXK_MAX_ANGULAR_SPEED. A body may leave the position range by its motion (it meets no
-// terrain there; vxk_body_set_transform brings it back).
+// most 2 VXK_MAX_ANGULAR_SPEED. A body whose motion comes out of the solve not finite (a float
+// overflow in a contact of extreme lever arms, aspect or mass ratios) is put back at its pose of
+// the step's start, at rest, and its contacts start the next step cold. A body may leave the
+// position range by its motion (it meets no terrain there; vxk_body_set_transform brings it
+// back).
 // Errors (nothing changed; the written chunks stay listed for the next step): NULL world ->
 // VXK_ERR_INVALID_ARGUMENT; a NaN or infinite dt -> VXK_ERR_NOT_FINITE; dt < 0, 0 < dt <
 // VXK_MIN_DT or dt > VXK_MAX_DT -> VXK_ERR_OUT_OF_RANGE; VXK_ERR_OUT_OF_MEMORY (before the
