@@ -13,7 +13,7 @@
 // (a voxel body gathers the terrain around it voxel by voxel over its margin, whose cost at the
 // speeds the limits allow is the narrowphase's to bound, not the contract's).
 //
-// VXK_API_FUZZ_SEQUENCES=n runs n sequences (default 2000, 150 under sanitizers);
+// VXK_API_FUZZ_SEQUENCES=n runs n sequences (default 4000, 200 under sanitizers);
 // VXK_API_FUZZ_ONLY=k replays sequence k alone, printing each call.
 #include "status_lists.h"
 #include "test.h"
@@ -25,9 +25,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_BODIES 12
-#define ID_RING 32   // the last ids handed out, live or destroyed
-#define MAT_LIGHT 21 // solid, density 0.5 (a light body)
+#define MAX_BODIES 16 // live bodies at most
+#define ID_RING 32    // the last ids handed out, live or destroyed
+#define MAT_LIGHT 21  // solid, density 0.5 (a light body)
 #define STEP_DT (1.0f / 60.0f)
 
 typedef struct fuzz {
@@ -40,6 +40,9 @@ typedef struct fuzz {
     int sequence; // its number
     int call;     // the call being checked
     int failures; // checks failed
+    // The shape of the sequences: live bodies at most (<= MAX_BODIES), calls (min + [0, span)).
+    // Part of a sequence's seed: a regression (test_api_regressions) names the shape it ran in.
+    uint32_t max_bodies, calls_min, calls_span;
     vxk_body_id ids[ID_RING];
     uint32_t id_count; // ids handed out
 } fuzz;
@@ -307,7 +310,7 @@ static bool call_create(fuzz* f)
     d.awake = below(f, 8) != 0;
     vxk_body_id id = {0, 0};
     uint64_t hash = vxk_world_hash(f->w);
-    if (vxk_world_body_count(f->w) >= MAX_BODIES)
+    if (vxk_world_body_count(f->w) >= f->max_bodies)
         return true;
     vxk_status st = vxk_body_create(f->w, &d, &id);
     if (f->verbose)
@@ -504,7 +507,7 @@ static bool run_sequence(fuzz* f)
         CALL(f, vxk_world_fill_box, f->w, ((vxk_int_box){{2, 0, -3}, {5, 3, 0}}), VXK_MAT_WOOD);
     }
     CALL(f, vxk_world_step, f->w, 0.0f);
-    int calls = 20 + (int)below(f, 40);
+    int calls = (int)f->calls_min + (int)below(f, f->calls_span);
     for (int i = 0; i < calls; ++i) {
         f->wild = below(f, 2) != 0;
         uint32_t r = below(f, 10);
@@ -517,11 +520,17 @@ static bool run_sequence(fuzz* f)
 
 #define FUZZ_SEED 0xF022A11u
 
+// The sequences' shape (fuzz.max_bodies, calls_min, calls_span) now, and as it was.
+static const uint32_t k_shape[3] = {16, 30, 90}, k_first_shape[3] = {12, 20, 40};
+
 // One sequence, its generator made from the base seed and its number; whether it passed.
-static bool run_one(uint64_t base, int sequence, bool verbose)
+static bool run_one(uint64_t base, const uint32_t shape[3], int sequence, bool verbose)
 {
     fuzz f;
     memset(&f, 0, sizeof(f));
+    f.max_bodies = shape[0];
+    f.calls_min = shape[1];
+    f.calls_span = shape[2];
     f.rng = base ^ ((uint64_t)sequence * 0x9E3779B97F4A7C15ull);
     f.sequence = sequence;
     f.verbose = verbose;
@@ -535,7 +544,7 @@ static int test_api_sequences(void)
 {
     const char* env = getenv("VXK_API_FUZZ_SEQUENCES");
     const char* only = getenv("VXK_API_FUZZ_ONLY");
-    int count = env ? atoi(env) : VXK_TEST_SLOW ? 150 : 2000;
+    int count = env ? atoi(env) : VXK_TEST_SLOW ? 200 : 4000;
     int first = only ? atoi(only) : 0;
     if (only)
         count = first + 1;
@@ -543,7 +552,7 @@ static int test_api_sequences(void)
     uint64_t base = vxk_test_seed(FUZZ_SEED);
     int failures = 0;
     for (int s = first; s < count && failures < 5; ++s)
-        failures += !run_one(base, s, only != NULL);
+        failures += !run_one(base, k_shape, s, only != NULL);
     uint64_t total = 0, total_ok = 0;
     for (size_t i = 0; i < sizeof(g_counts) / sizeof(g_counts[0]) && g_counts[i].function; ++i) {
         total += g_counts[i].calls;
@@ -558,22 +567,23 @@ static int test_api_sequences(void)
     return failures != 0;
 }
 
-// Sequences that once failed, by the VXK_TEST_SEED they ran under and their number, run whatever
-// the seed.
+// Sequences that once failed, by the VXK_TEST_SEED they ran under, the shape and their number,
+// run whatever the seed.
 static int test_api_regressions(void)
 {
     static const struct {
         uint64_t soak_seed;
+        const uint32_t* shape;
         int sequence;
         const char* what;
     } cases[] = {
-        {3, 4141,
+        {3, k_first_shape, 4141,
          "a box of half extents (0.85, 0.17, 628) spinning at 1000 rad/s into a capsule of radius "
          "220: the solve's central friction (a tangent mass of -0.27) went to NaN"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i) {
         uint64_t base = FUZZ_SEED ^ (cases[i].soak_seed * 0x9E3779B97F4A7C15ull);
-        VXK_CHECK_MSG(run_one(base, cases[i].sequence, false),
+        VXK_CHECK_MSG(run_one(base, cases[i].shape, cases[i].sequence, false),
                       "VXK_TEST_SEED=%llu, sequence %d: %s", (unsigned long long)cases[i].soak_seed,
                       cases[i].sequence, cases[i].what);
     }
