@@ -13,7 +13,7 @@
 // (a voxel body gathers the terrain around it voxel by voxel over its margin, whose cost at the
 // speeds the limits allow is the narrowphase's to bound, not the contract's).
 //
-// VXK_API_FUZZ_SEQUENCES=n runs n sequences (default 4000, 200 under sanitizers);
+// VXK_API_FUZZ_SEQUENCES=n runs n sequences (default 8000, 1000 under sanitizers);
 // VXK_API_FUZZ_ONLY=k replays sequence k alone, printing each call.
 #include "status_lists.h"
 #include "test.h"
@@ -545,7 +545,7 @@ static int test_api_sequences(void)
 {
     const char* env = getenv("VXK_API_FUZZ_SEQUENCES");
     const char* only = getenv("VXK_API_FUZZ_ONLY");
-    int count = env ? atoi(env) : VXK_TEST_SLOW ? 200 : 4000;
+    int count = env ? atoi(env) : VXK_TEST_SLOW ? 1000 : 8000;
     int first = only ? atoi(only) : 0;
     if (only)
         count = first + 1;
