@@ -25,16 +25,20 @@ static vxk_status reserve(vxk_dynamics* dyn, int slot, size_t bytes)
 // a few times the maxima, whatever the bodies were given.
 static void limit_motion(vxk_body* b, float dt)
 {
-    b->v = vxk_v3_clamp_length(b->v, VXK_MAX_LINEAR_SPEED);
-    b->w = vxk_v3_clamp_length(b->w, VXK_MAX_ANGULAR_SPEED);
+    if (vxk_v3_longer(b->v, VXK_MAX_LINEAR_SPEED)) // (no store otherwise: a warm body stays clean)
+        b->v = vxk_v3_clamp_length(b->v, VXK_MAX_LINEAR_SPEED);
+    if (vxk_v3_longer(b->w, VXK_MAX_ANGULAR_SPEED))
+        b->w = vxk_v3_clamp_length(b->w, VXK_MAX_ANGULAR_SPEED);
     if (b->type != VXK_BODY_DYNAMIC)
         return;
     const double most_dv = 2.0 * VXK_MAX_LINEAR_SPEED, most_dw = 2.0 * VXK_MAX_ANGULAR_SPEED;
-    double dv = vxk_v3_length_d(b->force) * b->inv_mass * dt;
-    if (dv > most_dv) {
-        double s = most_dv / dv;
-        b->force =
-            vxk_v3((float)(b->force.x * s), (float)(b->force.y * s), (float)(b->force.z * s));
+    if (b->force.x != 0.0f || b->force.y != 0.0f || b->force.z != 0.0f) {
+        double dv = vxk_v3_length_d(b->force) * b->inv_mass * dt;
+        if (dv > most_dv) {
+            double s = most_dv / dv;
+            b->force =
+                vxk_v3((float)(b->force.x * s), (float)(b->force.y * s), (float)(b->force.z * s));
+        }
     }
     if (b->torque.x == 0.0f && b->torque.y == 0.0f && b->torque.z == 0.0f)
         return;
@@ -110,7 +114,7 @@ vxk_status vxk_dynamics_predict(vxk_dynamics* dyn, vxk_dynamics_frame* f)
         vxk_body* b = &dyn->bodies[i];
         if (!b->live)
             continue;
-        if (b->type != VXK_BODY_STATIC)
+        if (b->type != VXK_BODY_STATIC && b->awake) // a sleeping body is still, without forces
             limit_motion(b, dt);
         if (b->awake)
             b->aabb = vxk_body_compute_aabb(b);
