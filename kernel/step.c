@@ -193,7 +193,7 @@ vxk_status vxk_world_step(vxk_world* world, float dt)
         return VXK_ERR_INVALID_ARGUMENT;
     if (!vxk_is_finite(dt))
         return VXK_ERR_NOT_FINITE;
-    if (dt < 0.0f)
+    if (dt < 0.0f || (dt > 0.0f && dt < VXK_MIN_DT) || dt > VXK_MAX_DT)
         return VXK_ERR_OUT_OF_RANGE;
     step_context ctx;
     memset(&ctx, 0, sizeof(ctx));

@@ -64,9 +64,7 @@ vxk_status vxk_world_create(const vxk_world_def* def, vxk_world** out)
         return VXK_ERR_BAD_DEF;
     if (!vxk_is_finite(def->voxel_size))
         return VXK_ERR_NOT_FINITE;
-    // Positions are divided by the voxel size through its reciprocal: keep both normal floats.
-    if (!(def->voxel_size > 0.0f) || !(1.0f / def->voxel_size >= FLT_MIN) ||
-        !vxk_is_finite(1.0f / def->voxel_size))
+    if (!(def->voxel_size >= VXK_MIN_SIZE && def->voxel_size <= VXK_MAX_SIZE))
         return VXK_ERR_OUT_OF_RANGE;
     vxk_status status = vxk_dynamics_validate_def(def);
     if (status != VXK_OK)

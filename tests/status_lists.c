@@ -359,6 +359,13 @@ void vxk_test_status_expect_call(vxk_status expected, vxk_status got, const char
     vxk_test_status_expect(name, expected, got, call, file, line);
 }
 
+bool vxk_test_status_documented(const char* function, vxk_status status)
+{
+    vxk_test_status_lists_problems();
+    const api_function* f = find_function(function);
+    return f && (unsigned)status < VXK_STATUS_COUNT && (f->documented & STATUS_BIT(status));
+}
+
 int vxk_test_status_mismatches(void)
 {
     return g_mismatches;

@@ -39,6 +39,11 @@ void vxk_test_status_expect(const char* function, vxk_status expected, vxk_statu
 void vxk_test_status_expect_call(vxk_status expected, vxk_status got, const char* call,
                                  const char* file, int line);
 
+// Whether the header of function lists status (VXK_OK included): for calls whose input is random,
+// whose status is any the header allows (test_api_fuzz). False for a name that is not a status
+// function of the headers.
+bool vxk_test_status_documented(const char* function, vxk_status status);
+
 // The calls so far that got a wrong or unlisted status.
 int vxk_test_status_mismatches(void);
 

@@ -1393,6 +1393,322 @@ static int test_bad_calls(void)
     return 0;
 }
 
+// ---- limits (vxk/world.h, "Limits")
+// ---------------------------------------------------------------------------------
+
+// Every body's pose and velocities finite, the speeds within the maxima (a float's rounding
+// over).
+static int check_bodies_sane(const vxk_world* w, const char* what)
+{
+    vxk_body_id ids[64];
+    uint32_t n = vxk_world_get_bodies(w, ids, 64);
+    VXK_CHECK(n <= 64);
+    for (uint32_t i = 0; i < n; ++i) {
+        vxk_transform t;
+        vxk_vec3 v, av;
+        VXK_CHECK_EQ_INT(vxk_body_get_transform(w, ids[i], &t), VXK_OK);
+        VXK_CHECK_EQ_INT(vxk_body_get_velocity(w, ids[i], &v, &av), VXK_OK);
+        const float f[13] = {t.p.x, t.p.y, t.p.z, t.q.x, t.q.y, t.q.z, t.q.w,
+                             v.x,   v.y,   v.z,   av.x,  av.y,  av.z};
+        for (int k = 0; k < 13; ++k)
+            VXK_CHECK_MSG(isfinite(f[k]), "%s: body %u value %d is %g", what, ids[i].index, k,
+                          (double)f[k]);
+        double speed = sqrt((double)v.x * v.x + (double)v.y * v.y + (double)v.z * v.z);
+        double spin = sqrt((double)av.x * av.x + (double)av.y * av.y + (double)av.z * av.z);
+        VXK_CHECK_MSG(speed <= 1000.0 * (1 + 1e-6) && spin <= 1000.0 * (1 + 1e-6),
+                      "%s: body %u speed %.9g, spin %.9g", what, ids[i].index, speed, spin);
+    }
+    return 0;
+}
+
+// The steps after: each VXK_OK, the bodies sane after each.
+static int steps_ok(vxk_world* w, int count, float dt, const char* what)
+{
+    for (int i = 0; i < count; ++i) {
+        vxk_status st = vxk_world_step(w, dt);
+        VXK_CHECK_MSG(st == VXK_OK, "%s: step %d (dt %g): %s", what, i, (double)dt,
+                      vxk_status_string(st));
+        if (check_bodies_sane(w, what))
+            return 1;
+    }
+    return 0;
+}
+
+// A floor and a falling sphere, the world every limit case starts from.
+static vxk_world* limits_world(vxk_body_id* mover)
+{
+    vxk_world* w = make_world(NULL);
+    if (!w || flat_floor(w, -8, 7, -8, 7) != VXK_OK)
+        return NULL;
+    vxk_body_def d = sphere_def((vxk_vec3){0, 2, 0}, 0.5f);
+    d.linear_velocity = (vxk_vec3){1, 0, 0};
+    *mover = create_ok(w, &d);
+    return VXK_ID_IS_NULL(*mover) || vxk_world_step(w, STEP_DT) != VXK_OK ? NULL : w;
+}
+
+// Issue 26, items 6, 7 and 11: finite defs past the limits were accepted and then stuck every
+// step at VXK_ERR_NOT_FINITE, or turned the world to NaN (a sphere of radius 1e6), or were
+// refused with the wrong status (voxel size FLT_MAX). Each is refused now, nothing changed, and the
+// world steps on.
+static int test_limits_create(void)
+{
+    vxk_body_id mover;
+    vxk_world* w = limits_world(&mover);
+    VXK_CHECK(w != NULL);
+    static uint8_t cells[8];
+    memset(cells, VXK_MAT_STONE, sizeof(cells));
+    vxk_voxel_grid grid = {{2, 2, 2}, cells};
+    const vxk_vec3 at = {2, 3, 2};
+    const float tiny = FLT_TRUE_MIN;
+    typedef struct def_case {
+        const char* what;
+        vxk_body_def def;
+    } def_case;
+    def_case cases[64];
+    int n = 0;
+// An edit of the def d after its shape: one statement (may hold commas).
+#define CASE(text, shape_expr, ...)            \
+    do {                                       \
+        cases[n].what = text;                  \
+        cases[n].def = vxk_default_body_def(); \
+        cases[n].def.position = at;            \
+        cases[n].def.shape = shape_expr;       \
+        vxk_body_def* d = &cases[n].def;       \
+        __VA_ARGS__;                           \
+        (void)d;                               \
+        n++;                                   \
+    } while (0)
+    const vxk_shape_def ball = vxk_sphere_shape(0.5f, VXK_MAT_STONE);
+    CASE("linear_velocity.x 1e20", ball, d->linear_velocity.x = 1e20f);
+    CASE("linear_velocity.y 1e30", ball, d->linear_velocity.y = 1e30f);
+    CASE("linear_velocity.z FLT_MAX", ball, d->linear_velocity.z = FLT_MAX);
+    CASE("linear_velocity (800, -800, 0)", ball, d->linear_velocity = (vxk_vec3){800, -800, 0});
+    CASE("angular_velocity.x 1e30", ball, d->angular_velocity.x = 1e30f);
+    CASE("angular_velocity.y -FLT_MAX", ball, d->angular_velocity.y = -FLT_MAX);
+    CASE("angular_velocity 1000.1", ball, d->angular_velocity.z = 1000.1f);
+    CASE("kinematic linear_velocity 1e30", ball,
+         (d->type = VXK_BODY_KINEMATIC, d->linear_velocity.x = 1e30f));
+    CASE("gravity_scale 1e30", ball, d->gravity_scale = 1e30f);
+    CASE("gravity_scale FLT_MAX", ball, d->gravity_scale = FLT_MAX);
+    CASE("gravity_scale -10.01", ball, d->gravity_scale = -10.01f);
+    CASE("linear_damping FLT_MAX", ball, d->linear_damping = FLT_MAX);
+    CASE("angular_damping 1e30", ball, d->angular_damping = 1e30f);
+    CASE("friction FLT_MAX", ball, d->friction = FLT_MAX);
+    CASE("position.x 1e30", ball, d->position.x = 1e30f);
+    CASE("position.y -FLT_MAX", ball, d->position.y = -FLT_MAX);
+    CASE("position.z 2^31 voxels", ball, d->position.z = 2147483648.0f);
+    CASE("position.x -2^31 voxels - 256", ball, d->position.x = -2147483904.0f);
+    CASE("sphere radius 1e6", vxk_sphere_shape(1e6f, VXK_MAT_STONE), (void)0);
+    CASE("sphere radius 1000.001", vxk_sphere_shape(1000.001f, VXK_MAT_STONE), (void)0);
+    CASE("sphere radius subnormal", vxk_sphere_shape(tiny, VXK_MAT_STONE), (void)0);
+    CASE("sphere radius 0.99e-3", vxk_sphere_shape(0.99e-3f, VXK_MAT_STONE), (void)0);
+    CASE("box half extent x 1e30", vxk_box_shape((vxk_vec3){1e30f, 0.5f, 0.5f}, VXK_MAT_WOOD),
+         (void)0);
+    CASE("box half extent y FLT_MAX", vxk_box_shape((vxk_vec3){0.5f, FLT_MAX, 0.5f}, VXK_MAT_WOOD),
+         (void)0);
+    CASE("box half extent z subnormal", vxk_box_shape((vxk_vec3){0.5f, 0.5f, tiny}, VXK_MAT_WOOD),
+         (void)0);
+    CASE("box half extent x 1e-40", vxk_box_shape((vxk_vec3){1e-40f, 0.5f, 0.5f}, VXK_MAT_WOOD),
+         (void)0);
+    CASE("capsule radius 1e30", vxk_capsule_shape(0.5f, 1e30f, VXK_MAT_STONE), (void)0);
+    CASE("capsule half height 1e30", vxk_capsule_shape(1e30f, 0.5f, VXK_MAT_STONE), (void)0);
+    CASE("capsule half height subnormal", vxk_capsule_shape(tiny, 0.5f, VXK_MAT_STONE), (void)0);
+    CASE("voxel size 1e30", vxk_voxel_shape(&grid, 1e30f), (void)0);
+    CASE("voxel size FLT_MAX", vxk_voxel_shape(&grid, FLT_MAX), (void)0);
+    CASE("voxel size subnormal", vxk_voxel_shape(&grid, tiny), (void)0);
+    CASE("static linear_velocity.x 1e-45", ball,
+         (d->type = VXK_BODY_STATIC, d->linear_velocity.x = tiny));
+    CASE("static angular_velocity.z -1e-45", ball,
+         (d->type = VXK_BODY_STATIC, d->angular_velocity.z = -tiny));
+#undef CASE
+    for (int i = 0; i < n; ++i) {
+        EXPECT_CREATE(w, &cases[i].def, VXK_ERR_OUT_OF_RANGE, "%s", cases[i].what);
+        if (steps_ok(w, 1, STEP_DT, cases[i].what))
+            return 1;
+    }
+    vxk_world_destroy(w);
+    return 0;
+}
+
+// Calls with finite values past the limits: refused with VXK_ERR_OUT_OF_RANGE, nothing changed,
+// and the next steps fine. The impulse at (FLT_MAX, 2, 0.5) made the angular velocity NaN at once
+// (issue 26, item 7); a static body's velocity of 1e-45 was accepted (its squared length underflows
+// to 0, item 11).
+static int test_limits_calls(void)
+{
+    vxk_body_id mover;
+    vxk_world* w = limits_world(&mover);
+    VXK_CHECK(w != NULL);
+    vxk_body_def sd = box_def((vxk_vec3){-3, 0.5f, 0}, (vxk_vec3){0.5f, 0.5f, 0.5f});
+    sd.type = VXK_BODY_STATIC;
+    vxk_body_id fixed = create_ok(w, &sd);
+    VXK_CHECK(!VXK_ID_IS_NULL(fixed));
+    const vxk_vec3 zero = {0, 0, 0}, up = {0, 100, 0}, near = {0, 2, 0.5f};
+    const vxk_quat unit = {0, 0, 0, 1};
+    const float tiny = FLT_TRUE_MIN;
+    const vxk_body_id both[2] = {mover, fixed};
+    for (int k = 0; k < 2; ++k) {
+        vxk_body_id id = both[k];
+        const char* who = k == 0 ? "dynamic" : "static";
+        body_snapshot s0 = body_snap(w);
+        vxk_status got[20];
+        int c = 0;
+        got[c++] = vxk_body_set_velocity(w, id, (vxk_vec3){1e30f, 0, 0}, zero);
+        got[c++] = vxk_body_set_velocity(w, id, zero, (vxk_vec3){0, -FLT_MAX, 0});
+        got[c++] = vxk_body_set_velocity(w, id, (vxk_vec3){600, 600, 600}, zero);
+        got[c++] = vxk_body_set_transform(w, id, (vxk_vec3){1e30f, 0, 0}, unit);
+        got[c++] = vxk_body_set_transform(w, id, (vxk_vec3){0, 0, -FLT_MAX}, unit);
+        got[c++] = vxk_body_set_transform(w, id, (vxk_vec3){0, 2147483648.0f, 0}, unit);
+        got[c++] = vxk_body_apply_force(w, id, (vxk_vec3){FLT_MAX, 0, 0}, near);
+        got[c++] = vxk_body_apply_force(w, id, up, (vxk_vec3){1e30f, 2, 0.5f});
+        got[c++] = vxk_body_apply_force_to_center(w, id, (vxk_vec3){0, 0, 1e30f});
+        got[c++] = vxk_body_apply_torque(w, id, (vxk_vec3){0, FLT_MAX, 0});
+        got[c++] = vxk_body_apply_torque(w, id, (vxk_vec3){6e19f, 6e19f, 6e19f});
+        got[c++] = vxk_body_apply_impulse(w, id, (vxk_vec3){-FLT_MAX, 0, 0}, near);
+        got[c++] = vxk_body_apply_impulse(w, id, up, (vxk_vec3){FLT_MAX, 2, 0.5f});
+        got[c++] = vxk_body_apply_angular_impulse(w, id, (vxk_vec3){1e30f, 0, 0});
+        if (k == 1) {
+            got[c++] = vxk_body_set_velocity(w, id, (vxk_vec3){tiny, 0, 0}, zero);
+            got[c++] = vxk_body_set_velocity(w, id, zero, (vxk_vec3){0, 0, -tiny});
+        }
+        for (int i = 0; i < c; ++i)
+            VXK_CHECK_MSG(got[i] == VXK_ERR_OUT_OF_RANGE, "%s body, call %d: %s", who, i,
+                          vxk_status_string(got[i]));
+        CHECK_BODIES_UNCHANGED(w, s0);
+        if (steps_ok(w, 3, STEP_DT, who))
+            return 1;
+    }
+    vxk_world_destroy(w);
+    return 0;
+}
+
+// Calls at the limits are accepted and what they do stays within the maxima: impulses whose
+// velocity would pass them leave it clamped (direction kept), forces and torques summed past them
+// stay finite, the step clamps the motion they make.
+static int test_limits_clamped(void)
+{
+    vxk_body_id mover;
+    vxk_world* w = limits_world(&mover);
+    VXK_CHECK(w != NULL);
+    // A light, small body: a 1 mm sphere of density 0.5 (its inverse inertia times a torque of the
+    // limits overflows float).
+    vxk_body_def d = sphere_def((vxk_vec3){3, 1, 3}, 1e-3f);
+    d.shape.material = MAT_LIGHT;
+    vxk_body_id pebble = create_ok(w, &d);
+    VXK_CHECK(!VXK_ID_IS_NULL(pebble));
+    const float edge = 2147483520.0f; // the last float below 2^31 (voxel size 1)
+    const vxk_vec3 far = {edge, -edge, edge};
+    vxk_vec3 v, av;
+    VXK_CHECK_EQ_INT(vxk_body_apply_impulse(w, pebble, (vxk_vec3){1e20f, 0, 0}, far), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_body_get_velocity(w, pebble, &v, &av), VXK_OK);
+    VXK_CHECK_MSG(fabs(v.x - 1000.0) <= 1e-3 && v.y == 0.0f && v.z == 0.0f,
+                  "impulse 1e20: v (%g, %g, %g)", (double)v.x, (double)v.y, (double)v.z);
+    double spin = sqrt((double)av.x * av.x + (double)av.y * av.y + (double)av.z * av.z);
+    VXK_CHECK_MSG(spin <= 1000.0 && spin >= 999.0, "impulse 1e20 at the range's corner: spin %g",
+                  spin);
+    // The velocities read back are accepted when set again.
+    VXK_CHECK_EQ_INT(vxk_body_set_velocity(w, pebble, v, av), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_body_apply_angular_impulse(w, pebble, (vxk_vec3){0, -1e20f, 0}), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_body_get_velocity(w, pebble, &v, &av), VXK_OK);
+    spin = sqrt((double)av.x * av.x + (double)av.y * av.y + (double)av.z * av.z);
+    VXK_CHECK_MSG(isfinite(spin) && spin <= 1000.0, "angular impulse 1e20: spin %g", spin);
+    // Forces and torques at the limits, many times over, at the corners of the range.
+    for (int i = 0; i < 1000; ++i) {
+        vxk_vec3 point = {i & 1 ? edge : -edge, i & 2 ? edge : -edge, i & 4 ? edge : -edge};
+        vxk_vec3 force = {i & 8 ? 1e20f : -1e20f, 0, 0};
+        VXK_CHECK_EQ_INT(vxk_body_apply_force(w, pebble, force, point), VXK_OK);
+        VXK_CHECK_EQ_INT(vxk_body_apply_force(w, mover, force, point), VXK_OK);
+        VXK_CHECK_EQ_INT(vxk_body_apply_torque(w, mover, (vxk_vec3){0, 0, 1e20f}), VXK_OK);
+    }
+    if (steps_ok(w, 1, STEP_DT, "forces at the limits") || steps_ok(w, 1, 1.0f, "dt 1 s") ||
+        steps_ok(w, 3, 1e-6f, "dt 1e-6 s") || steps_ok(w, 30, STEP_DT, "after"))
+        return 1;
+    // The fastest a body may be set going, and a rolling ball's spin (radius 0.077 m at 50 m/s:
+    // 650 rad/s) well within the spin limit.
+    VXK_CHECK_EQ_INT(
+        vxk_body_set_velocity(w, mover, (vxk_vec3){0, -1000, 0}, (vxk_vec3){1000, 0, 0}), VXK_OK);
+    d = sphere_def((vxk_vec3){-3, 0.077f, -3}, 0.077f);
+    d.shape.material = VXK_MAT_METAL;
+    d.linear_velocity = (vxk_vec3){50, 0, 0};
+    d.angular_velocity = (vxk_vec3){0, 0, -50.0f / 0.077f};
+    VXK_CHECK(!VXK_ID_IS_NULL(create_ok(w, &d)));
+    if (steps_ok(w, 30, STEP_DT, "at the maximum speeds"))
+        return 1;
+    vxk_world_destroy(w);
+    return 0;
+}
+
+// One body of the extremes: moving at the maximum speed and spin into the floor, under the
+// strongest gravity, pushed by the largest force at a lever of its size and the largest torque.
+static vxk_body_id extreme_body(vxk_world* w, vxk_shape_def shape, float x, float size)
+{
+    vxk_body_def d = vxk_default_body_def();
+    d.shape = shape;
+    d.position = (vxk_vec3){x, 2.5f * size, 0};
+    d.linear_velocity = (vxk_vec3){0, -1000, 0};
+    d.angular_velocity = (vxk_vec3){0, 0, 1000};
+    d.gravity_scale = 10.0f;
+    vxk_body_id id = create_ok(w, &d);
+    if (!VXK_ID_IS_NULL(id) &&
+        (vxk_body_apply_force(w, id, (vxk_vec3){0, -1e20f, 0}, (vxk_vec3){x, 0, size}) != VXK_OK ||
+         vxk_body_apply_torque(w, id, (vxk_vec3){1e20f, 0, 0}) != VXK_OK))
+        return (vxk_body_id){0, 0};
+    return id;
+}
+
+// The extremes of the contract work (a sphere of radius 1e6 is refused now; every size inside the
+// limits must step): worlds of the least and the largest voxel size, each shape at the least and
+// the largest size, extreme_body's motion, stepped at the longest and the shortest dt. Spheres,
+// boxes and capsules fall onto terrain; voxel bodies onto a static box (a voxel body's terrain
+// region grows with its margin in terrain voxels: its cost at these speeds is the region
+// gathering's, not the limits').
+static int test_limits_extremes(void)
+{
+    const float voxel_sizes[3] = {1e-3f, 1.0f, 1e3f};
+    const float sizes[2] = {1e-3f, 1e3f};
+    uint8_t cells[8];
+    memset(cells, VXK_MAT_METAL, sizeof(cells));
+    cells[0] = MAT_LIGHT;
+    vxk_voxel_grid grid = {{2, 2, 2}, cells};
+    for (int vi = 0; vi < 3; ++vi) {
+        for (int voxels = 0; voxels < 2; ++voxels) {
+            vxk_world_def wd = vxk_default_world_def();
+            wd.materials = test_materials();
+            wd.voxel_size = voxel_sizes[vi];
+            wd.gravity = (vxk_vec3){0, -100, 0};
+            vxk_world* w = NULL;
+            VXK_CHECK_EQ_INT(vxk_world_create(&wd, &w), VXK_OK);
+            if (voxels) {
+                vxk_body_def floor = box_def((vxk_vec3){0, -1000, 0}, (vxk_vec3){1000, 1000, 1000});
+                floor.type = VXK_BODY_STATIC;
+                VXK_CHECK(!VXK_ID_IS_NULL(create_ok(w, &floor)));
+            } else {
+                VXK_CHECK_EQ_INT(flat_floor(w, -16, 15, -16, 15), VXK_OK);
+            }
+            for (int si = 0; si < 2; ++si) {
+                float s = sizes[si];
+                const vxk_shape_def shapes[3] = {vxk_sphere_shape(s, VXK_MAT_METAL),
+                                                 vxk_box_shape((vxk_vec3){s, s, s}, MAT_LIGHT),
+                                                 vxk_capsule_shape(s, s, VXK_MAT_STONE)};
+                for (int k = 0; k < (voxels ? 1 : 3); ++k) {
+                    vxk_shape_def shape = voxels ? vxk_voxel_shape(&grid, s) : shapes[k];
+                    vxk_body_id id = extreme_body(w, shape, (float)(k - 1) * 3.0f * s, s);
+                    VXK_CHECK_MSG(!VXK_ID_IS_NULL(id), "world voxel %g: shape %d of size %g",
+                                  (double)voxel_sizes[vi], (int)shape.type, (double)s);
+                }
+            }
+            char what[64];
+            snprintf(what, sizeof(what), "world voxel %g, %s", (double)voxel_sizes[vi],
+                     voxels ? "voxel bodies" : "primitives");
+            if (steps_ok(w, 2, 1.0f, what) || steps_ok(w, 2, 1e-6f, what) ||
+                steps_ok(w, 10, STEP_DT, what))
+                return 1;
+            vxk_world_destroy(w);
+        }
+    }
+    return 0;
+}
+
 // ---- voxel bodies
 // -----------------------------------------------------------------------------------
 
@@ -2167,18 +2483,20 @@ static int test_statuses_body(void)
     EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_body_get_info(w, id, NULL));
     EXPECT_STATUS(VXK_ERR_STALE_ID, vxk_body_get_info(w, stale, &info));
 
-    const vxk_vec3 zero = {0, 0, 0}, one = {1, 0, 0}, bad = {0, NAN, 0};
+    const vxk_vec3 zero = {0, 0, 0}, one = {1, 0, 0}, bad = {0, NAN, 0}, huge = {0, 1e30f, 0};
     const vxk_quat unit = {0, 0, 0, 1}, off = {0, 0, 0, 1.1f}, nan_q = {0, 0, NAN, 1};
     EXPECT_STATUS(VXK_OK, vxk_body_set_transform(w, id, (vxk_vec3){0, 0.6f, 0}, unit));
     EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_body_set_transform(NULL, id, zero, unit));
     EXPECT_STATUS(VXK_ERR_STALE_ID, vxk_body_set_transform(w, stale, zero, unit));
     EXPECT_STATUS(VXK_ERR_NOT_FINITE, vxk_body_set_transform(w, id, zero, nan_q));
     EXPECT_STATUS(VXK_ERR_OUT_OF_RANGE, vxk_body_set_transform(w, id, zero, off));
+    EXPECT_STATUS(VXK_ERR_OUT_OF_RANGE, vxk_body_set_transform(w, id, huge, unit));
     EXPECT_STATUS(VXK_OK, vxk_body_set_velocity(w, id, one, zero));
     EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_body_set_velocity(NULL, id, one, zero));
     EXPECT_STATUS(VXK_ERR_STALE_ID, vxk_body_set_velocity(w, stale, one, zero));
     EXPECT_STATUS(VXK_ERR_NOT_FINITE, vxk_body_set_velocity(w, id, bad, zero));
     EXPECT_STATUS(VXK_ERR_OUT_OF_RANGE, vxk_body_set_velocity(w, stat_id, one, zero));
+    EXPECT_STATUS(VXK_ERR_OUT_OF_RANGE, vxk_body_set_velocity(w, id, huge, zero));
     EXPECT_STATUS(VXK_OK, vxk_body_set_awake(w, id, false));
     EXPECT_STATUS(VXK_OK, vxk_body_set_awake(w, id, true));
     EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_body_set_awake(NULL, id, true));
@@ -2191,22 +2509,29 @@ static int test_statuses_body(void)
     EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_body_apply_force(NULL, id, one, zero));
     EXPECT_STATUS(VXK_ERR_STALE_ID, vxk_body_apply_force(w, stale, one, zero));
     EXPECT_STATUS(VXK_ERR_NOT_FINITE, vxk_body_apply_force(w, id, one, bad));
+    EXPECT_STATUS(VXK_ERR_OUT_OF_RANGE, vxk_body_apply_force(w, id, huge, zero));
+    EXPECT_STATUS(VXK_ERR_OUT_OF_RANGE, vxk_body_apply_force(w, id, one, huge));
     EXPECT_STATUS(VXK_OK, vxk_body_apply_force_to_center(w, id, one));
     EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_body_apply_force_to_center(NULL, id, one));
     EXPECT_STATUS(VXK_ERR_STALE_ID, vxk_body_apply_force_to_center(w, stale, one));
     EXPECT_STATUS(VXK_ERR_NOT_FINITE, vxk_body_apply_force_to_center(w, id, bad));
+    EXPECT_STATUS(VXK_ERR_OUT_OF_RANGE, vxk_body_apply_force_to_center(w, id, huge));
     EXPECT_STATUS(VXK_OK, vxk_body_apply_torque(w, id, one));
     EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_body_apply_torque(NULL, id, one));
     EXPECT_STATUS(VXK_ERR_STALE_ID, vxk_body_apply_torque(w, stale, one));
     EXPECT_STATUS(VXK_ERR_NOT_FINITE, vxk_body_apply_torque(w, id, bad));
+    EXPECT_STATUS(VXK_ERR_OUT_OF_RANGE, vxk_body_apply_torque(w, id, huge));
     EXPECT_STATUS(VXK_OK, vxk_body_apply_impulse(w, id, one, zero));
     EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_body_apply_impulse(NULL, id, one, zero));
     EXPECT_STATUS(VXK_ERR_STALE_ID, vxk_body_apply_impulse(w, stale, one, zero));
     EXPECT_STATUS(VXK_ERR_NOT_FINITE, vxk_body_apply_impulse(w, id, bad, zero));
+    EXPECT_STATUS(VXK_ERR_OUT_OF_RANGE, vxk_body_apply_impulse(w, id, huge, zero));
+    EXPECT_STATUS(VXK_ERR_OUT_OF_RANGE, vxk_body_apply_impulse(w, id, one, huge));
     EXPECT_STATUS(VXK_OK, vxk_body_apply_angular_impulse(w, id, one));
     EXPECT_STATUS(VXK_ERR_INVALID_ARGUMENT, vxk_body_apply_angular_impulse(NULL, id, one));
     EXPECT_STATUS(VXK_ERR_STALE_ID, vxk_body_apply_angular_impulse(w, stale, one));
     EXPECT_STATUS(VXK_ERR_NOT_FINITE, vxk_body_apply_angular_impulse(w, id, bad));
+    EXPECT_STATUS(VXK_ERR_OUT_OF_RANGE, vxk_body_apply_angular_impulse(w, id, huge));
 
     uint8_t ids[8], out[8];
     memset(ids, VXK_MAT_WOOD, sizeof(ids));
@@ -2273,6 +2598,10 @@ int main(void)
     VXK_RUN(test_bad_defs);
     VXK_RUN(test_zero_density);
     VXK_RUN(test_bad_calls);
+    VXK_RUN(test_limits_create);
+    VXK_RUN(test_limits_calls);
+    VXK_RUN(test_limits_clamped);
+    VXK_RUN(test_limits_extremes);
     VXK_RUN(test_set_voxels_errors);
     vxk_oom_tests_begin();
     VXK_RUN(test_no_malloc_after_warmup);

@@ -643,6 +643,58 @@ static int test_raycast(void)
     return 0;
 }
 
+// Rays of unlimited length that miss a capsule miss it: a miss left the capsule's test with an
+// infinite distance, which max_distance INFINITY let through as a hit at infinity (point NaN),
+// found by test_api_fuzz. Rays that hit report the same distance with or without the limit.
+static int test_raycast_unlimited(void)
+{
+    vxk_world_def wd = vxk_default_world_def();
+    vxk_world* w = NULL;
+    VXK_CHECK_EQ_INT(vxk_world_create(&wd, &w), VXK_OK);
+    uint64_t rng = vxk_test_seed(0xCA9A);
+    vxk_body_def bd = vxk_default_body_def();
+    bd.shape = vxk_capsule_shape(0.6f, 0.35f, VXK_MAT_WOOD);
+    bd.position = (vxk_vec3){-17.5f, 113.3f, 0.35f};
+    bd.rotation = random_quat(&rng);
+    vxk_body_id id;
+    VXK_CHECK_EQ_INT(vxk_body_create(w, &bd, &id), VXK_OK);
+    int misses = 0, hits = 0;
+    for (int k = 0; k < 400; ++k) {
+        vxk_ray_query q;
+        memset(&q, 0, sizeof(q));
+        q.ray.origin = (vxk_vec3){vxk_test_randf(&rng, -3, 3), vxk_test_randf(&rng, -3, 3),
+                                  vxk_test_randf(&rng, -3, 3)};
+        // Towards the capsule's neighbourhood: some hit, most pass by.
+        vxk_vec3 target = {bd.position.x + vxk_test_randf(&rng, -1.5f, 1.5f),
+                           bd.position.y + vxk_test_randf(&rng, -1.5f, 1.5f),
+                           bd.position.z + vxk_test_randf(&rng, -1.5f, 1.5f)};
+        q.ray.direction = (vxk_vec3){target.x - q.ray.origin.x, target.y - q.ray.origin.y,
+                                     target.z - q.ray.origin.z};
+        q.ray.max_distance = INFINITY;
+        q.filter = vxk_default_ray_filter();
+        vxk_ray_result unlimited, limited;
+        VXK_CHECK_EQ_INT(vxk_raycast_query(w, &unlimited, &q), VXK_OK);
+        q.ray.max_distance = 1000.0f;
+        VXK_CHECK_EQ_INT(vxk_raycast_query(w, &limited, &q), VXK_OK);
+        VXK_CHECK_MSG(unlimited.target == limited.target, "ray %d: target %d, with a limit %d", k,
+                      unlimited.target, limited.target);
+        if (unlimited.target == VXK_RAY_TARGET_NONE) {
+            misses++;
+            continue;
+        }
+        hits++;
+        VXK_CHECK(VXK_ID_EQUAL(unlimited.body, id));
+        VXK_CHECK_MSG(isfinite(unlimited.distance) && unlimited.distance == limited.distance &&
+                          isfinite(unlimited.point.x) && isfinite(unlimited.point.y) &&
+                          isfinite(unlimited.point.z),
+                      "ray %d: distance %g, with a limit %g", k, (double)unlimited.distance,
+                      (double)limited.distance);
+    }
+    VXK_CHECK(misses > 100 && hits > 10);
+    vxk_world_destroy(w);
+    return 0;
+}
+
 static int test_bad_defs(void)
 {
     vxk_world* w = floor_world(0.5f, true);
@@ -755,6 +807,7 @@ int main(void)
     VXK_RUN(test_rolling_incline);
     VXK_RUN(test_no_tunnelling);
     VXK_RUN(test_raycast);
+    VXK_RUN(test_raycast_unlimited);
     VXK_RUN(test_bad_defs);
     return vxk_test_finish();
 }

@@ -1550,6 +1550,68 @@ static int test_far_sparse(void)
     return 0;
 }
 
+// Rays that hit a voxel 2^24 voxels or more from their origin report the face they enter by:
+// there a voxel's two faces on the ray's axis round to one plane in the ray's frame, and the back
+// face (from (0.5, 33554304, 0.5) down onto voxel (0, 0, 0): normal (0, -1, 0) at 33554304) was
+// reported (issue 26, item 11). Every axis both ways, voxel sizes 1 and 0.5, near and far: the
+// normal faces the ray, the distance is the entry face's (to float precision) and the point lies
+// on that face; a column of two voxels is entered from its end.
+static int test_far_entry_face(void)
+{
+    const double distances[] = {100.0,      16777215.0, 16777217.0,
+                                33554304.0, 67108872.0, 1073741824.0};
+    const float voxel_sizes[] = {1.0f, 0.5f};
+    for (int vi = 0; vi < 2; ++vi) {
+        const float vs = voxel_sizes[vi];
+        vxk_world* world = vxk_scene_world_with(NULL, vs);
+        VXK_CHECK(world != NULL);
+        VXK_CHECK_EQ_INT(
+            vxk_world_fill_box(world, (vxk_int_box){{0, 0, 0}, {0, 0, 0}}, VXK_MAT_METAL), VXK_OK);
+        VXK_CHECK_EQ_INT(vxk_broadphase_build(world), VXK_OK);
+        for (size_t di = 0; di < sizeof(distances) / sizeof(distances[0]); ++di) {
+            for (int axis = 0; axis < 3; ++axis) {
+                for (int sign = -1; sign <= 1; sign += 2) {
+                    // From +D going -axis: enters by the face at 1; from -D going +axis: at 0.
+                    double start = sign < 0 ? distances[di] : -distances[di];
+                    double face = sign < 0 ? 1.0 : 0.0;
+                    vxk_ray ray = {{0.5f * vs, 0.5f * vs, 0.5f * vs}, {0, 0, 0}, INFINITY};
+                    (&ray.origin.x)[axis] = (float)(start * vs);
+                    (&ray.direction.x)[axis] = (float)sign;
+                    vxk_ray_hit hit;
+                    VXK_CHECK_EQ_INT(vxk_raycast(world, &hit, &ray), VXK_OK);
+                    double want = fabs(face - start) * vs;
+                    float normal = (&hit.normal.x)[axis], point = (&hit.point.x)[axis];
+                    VXK_CHECK_MSG(hit.hit && normal == (float)-sign &&
+                                      fabs(hit.distance - want) <= 1e-7 * want &&
+                                      point == (float)(face * vs),
+                                  "voxel %g, axis %d, direction %+d from %.0f: hit %d, normal %g, "
+                                  "distance %.9g (want %.9g), point %.9g (want %g)",
+                                  (double)vs, axis, sign, start, hit.hit, (double)normal,
+                                  (double)hit.distance, want, (double)point, face * vs);
+                    vxk_ray_query q = {ray, vxk_default_ray_filter()};
+                    vxk_ray_result r;
+                    VXK_CHECK_EQ_INT(vxk_raycast_query(world, &r, &q), VXK_OK);
+                    VXK_CHECK(r.target == VXK_RAY_TARGET_TERRAIN);
+                    VXK_CHECK(r.voxel.x == 0 && r.voxel.y == 0 && r.voxel.z == 0);
+                    VXK_CHECK((&r.normal.x)[axis] == (float)-sign && r.distance == hit.distance);
+                }
+            }
+        }
+        // A column of two voxels, entered from its top from 2^25 voxels up: its top face's normal
+        // (the distance may name either of its faces there, within the precision of vxk/raycast.h).
+        VXK_CHECK_EQ_INT(
+            vxk_world_fill_box(world, (vxk_int_box){{0, 0, 0}, {0, 1, 0}}, VXK_MAT_METAL), VXK_OK);
+        VXK_CHECK_EQ_INT(vxk_world_step(world, 0.0f), VXK_OK);
+        vxk_ray down = {{0.5f * vs, 33554304.0f * vs, 0.5f * vs}, {0, -1, 0}, INFINITY};
+        vxk_ray_hit hit;
+        VXK_CHECK_EQ_INT(vxk_raycast(world, &hit, &down), VXK_OK);
+        VXK_CHECK(hit.hit && hit.normal.y == 1.0f);
+        VXK_CHECK(fabs(hit.distance - 33554302.0 * vs) <= 2.0 * vs);
+        vxk_world_destroy(world);
+    }
+    return 0;
+}
+
 // One coordinate range everywhere: terrain is stored at any int32 voxel coordinate, and rays start
 // anywhere in that range and hit terrain anywhere in it (an origin outside it is refused).
 static int test_coordinate_range(void)
@@ -1855,6 +1917,7 @@ int main(void)
     VXK_RUN(test_seam_regression);
     VXK_RUN(test_watertight);
     VXK_RUN(test_far_sparse);
+    VXK_RUN(test_far_entry_face);
     VXK_RUN(test_coordinate_range);
     vxk_edge_tests_begin();
     VXK_RUN(test_raycast_edges);

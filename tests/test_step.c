@@ -11,6 +11,7 @@
 
 #include "narrow_cache.h"
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -218,6 +219,46 @@ static int test_stage_trace(void)
     return 0;
 }
 
+// The step's dt range (vxk/world.h, Limits): dt 1e30 was accepted and the world stuck at
+// VXK_ERR_NOT_FINITE (issue 26, item 6); a dt past VXK_MAX_DT, or below VXK_MIN_DT but not 0, is
+// refused with nothing changed, and the ends of the range step.
+static int test_step_dt_limits(void)
+{
+    vxk_world* w = vxk_scene_world();
+    VXK_CHECK(w != NULL);
+    vxk_body_def d = vxk_default_body_def();
+    d.position = (vxk_vec3){16, 60, 16};
+    d.linear_velocity = (vxk_vec3){3, 0, 1};
+    vxk_body_id id;
+    VXK_CHECK_EQ_INT(vxk_body_create(w, &d, &id), VXK_OK);
+    VXK_CHECK_EQ_INT(vxk_world_step(w, 1.0f / 60.0f), VXK_OK);
+    const float bad[] = {1e30f, FLT_MAX, 1.0001f, 2.0f, 0.99e-6f, 1e-30f, FLT_TRUE_MIN};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); ++i) {
+        uint64_t hash = vxk_world_hash(w);
+        vxk_world_step_stats before, after;
+        vxk_world_get_step_stats(w, &before);
+        vxk_status st = vxk_world_step(w, bad[i]);
+        VXK_CHECK_MSG(st == VXK_ERR_OUT_OF_RANGE, "dt %g: %s", (double)bad[i],
+                      vxk_status_string(st));
+        vxk_world_get_step_stats(w, &after);
+        VXK_CHECK_EQ_U64(vxk_world_hash(w), hash);
+        VXK_CHECK_EQ_U64(after.steps, before.steps);
+        VXK_CHECK_EQ_INT(vxk_world_step(w, 1.0f / 60.0f), VXK_OK);
+    }
+    const float ends[] = {1.0f, 1e-6f, 0.0f};
+    for (size_t i = 0; i < sizeof(ends) / sizeof(ends[0]); ++i) {
+        VXK_CHECK_EQ_INT(vxk_world_step(w, ends[i]), VXK_OK);
+        vxk_transform t;
+        vxk_vec3 v, av;
+        VXK_CHECK_EQ_INT(vxk_body_get_transform(w, id, &t), VXK_OK);
+        VXK_CHECK_EQ_INT(vxk_body_get_velocity(w, id, &v, &av), VXK_OK);
+        VXK_CHECK(isfinite(t.p.x) && isfinite(t.p.y) && isfinite(t.p.z) && isfinite(v.x) &&
+                  isfinite(v.y) && isfinite(v.z));
+    }
+    vxk_world_destroy(w);
+    return 0;
+}
+
 // ---- statuses: each call returns the status its header lists for its input (status_lists.h) ----
 
 // vxk_world_step for each status vxk/world.h lists for it: out of memory while the broadphase
@@ -236,6 +277,8 @@ static int test_statuses_step(void)
     EXPECT_STATUS(VXK_ERR_NOT_FINITE, vxk_world_step(w, nanf("")));
     EXPECT_STATUS(VXK_ERR_NOT_FINITE, vxk_world_step(w, INFINITY));
     EXPECT_STATUS(VXK_ERR_OUT_OF_RANGE, vxk_world_step(w, -1.0f));
+    EXPECT_STATUS(VXK_ERR_OUT_OF_RANGE, vxk_world_step(w, 1e30f));
+    EXPECT_STATUS(VXK_ERR_OUT_OF_RANGE, vxk_world_step(w, 1e-30f));
     vxk_world_destroy(w);
     return vxk_status_group_end(start);
 }
@@ -251,6 +294,7 @@ int main(void)
     VXK_RUN(test_step_follows_writes);
     VXK_RUN(test_cache_stage_drops_neighbourhood);
     VXK_RUN(test_stage_trace);
+    VXK_RUN(test_step_dt_limits);
     VXK_RUN(test_statuses_step);
     VXK_RUN(test_statuses_all_produced);
     return vxk_test_finish();

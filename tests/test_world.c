@@ -876,12 +876,38 @@ static int test_material_table(void)
                                     : &t.materials[VXK_MAT_STONE].restitution;
             *f = v;
             vxk_status st = vxk_material_table_validate(&t);
-            bool ok = isfinite(v) && v >= 0.0f && (field != 2 || v <= 1.0f);
-            if (ok)
-                VXK_CHECK_EQ_INT(st, VXK_OK);
-            else
-                VXK_CHECK_MSG(st != VXK_OK, "field %d value %g accepted", field, (double)v);
+            // The limits (vxk/world.h): density 0 or 1e-3..1e5, friction 0..100, restitution 0..1.
+            bool in_range = field == 0   ? v == 0.0f || (v >= 1e-3f && v <= 1e5f)
+                            : field == 1 ? v >= 0.0f && v <= 100.0f
+                                         : v >= 0.0f && v <= 1.0f;
+            VXK_CHECK_EQ_INT(st, !isfinite(v) ? VXK_ERR_NOT_FINITE
+                                 : in_range   ? VXK_OK
+                                              : VXK_ERR_OUT_OF_RANGE);
         }
+    }
+    // The edges of the ranges: finite values past them are refused (a subnormal or huge density
+    // made a body of no or infinite mass, a huge friction NaN impulses).
+    const struct {
+        int field;
+        float value;
+        vxk_status want;
+    } edges[] = {{0, 1e-3f, VXK_OK},
+                 {0, 0.99e-3f, VXK_ERR_OUT_OF_RANGE},
+                 {0, 1e-30f, VXK_ERR_OUT_OF_RANGE},
+                 {0, 1e5f, VXK_OK},
+                 {0, 1.001e5f, VXK_ERR_OUT_OF_RANGE},
+                 {0, 1e30f, VXK_ERR_OUT_OF_RANGE},
+                 {1, 100.0f, VXK_OK},
+                 {1, 100.01f, VXK_ERR_OUT_OF_RANGE},
+                 {1, FLT_MAX, VXK_ERR_OUT_OF_RANGE}};
+    for (size_t i = 0; i < sizeof(edges) / sizeof(edges[0]); ++i) {
+        t = base;
+        if (edges[i].field == 0)
+            t.materials[VXK_MAT_WOOD].density = edges[i].value;
+        else
+            t.materials[VXK_MAT_WOOD].friction = edges[i].value;
+        VXK_CHECK_MSG(vxk_material_table_validate(&t) == edges[i].want, "field %d value %g",
+                      edges[i].field, (double)edges[i].value);
     }
     t = base;
     t.materials[0].defined = 0;
@@ -909,6 +935,92 @@ static int test_material_table(void)
     return 0;
 }
 
+// The world def's dynamics past their limits (vxk/world.h): gravity of 1e30 and a linear slop of
+// FLT_MAX were accepted and every step then failed (issue 26, item 6). Each finite value past its
+// range is refused (VXK_ERR_OUT_OF_RANGE, *out untouched), and the ends of the ranges make worlds
+// whose steps succeed with a body moving.
+static int test_world_def_limits(void)
+{
+    typedef struct def_case {
+        const char* what;
+        int field;
+        float value;
+    } def_case;
+    // Fields: 0..2 gravity x..z, 3 hertz, 4 damping ratio, 5 push speed, 6 restitution
+    // threshold, 7 linear slop, 8 sleep threshold, 9 voxel size, 10 gravity (value, 0, 0).
+    const def_case bad[] = {
+        {"gravity.y -1e30", 1, -1e30f},          {"gravity.x 1e30", 0, 1e30f},
+        {"gravity (100.01, 0, 0)", 10, 100.01f}, {"gravity.z -FLT_MAX", 2, -FLT_MAX},
+        {"gravity.y 100.01", 1, 100.01f},        {"contact_hertz 1e30", 3, 1e30f},
+        {"contact_hertz 10001", 3, 10001.0f},    {"contact_damping_ratio FLT_MAX", 4, FLT_MAX},
+        {"contact_push_speed 1e30", 5, 1e30f},   {"restitution_threshold 1000.5", 6, 1000.5f},
+        {"linear_slop FLT_MAX", 7, FLT_MAX},     {"linear_slop 1.01", 7, 1.01f},
+        {"sleep_threshold 1e30", 8, 1e30f},      {"voxel_size 1e30", 9, 1e30f},
+        {"voxel_size FLT_MAX", 9, FLT_MAX},      {"voxel_size subnormal", 9, FLT_TRUE_MIN},
+    };
+    const def_case ok[] = {
+        {"gravity.y -100", 1, -100.0f},  {"gravity (100, 0, 0)", 10, 100.0f},
+        {"contact_hertz 1e4", 3, 1e4f},  {"contact_damping_ratio 1000", 4, 1000.0f},
+        {"push speed 1000", 5, 1000.0f}, {"restitution threshold 1000", 6, 1000.0f},
+        {"linear_slop 1", 7, 1.0f},      {"sleep threshold 1000", 8, 1000.0f},
+        {"voxel_size 1e-3", 9, 1e-3f},   {"voxel_size 1e3", 9, 1e3f},
+        {"contact_hertz 0", 3, 0.0f},    {"linear_slop 0", 7, 0.0f},
+    };
+    for (int pass = 0; pass < 2; ++pass) {
+        const def_case* cases = pass == 0 ? bad : ok;
+        size_t count = pass == 0 ? sizeof(bad) / sizeof(bad[0]) : sizeof(ok) / sizeof(ok[0]);
+        for (size_t i = 0; i < count; ++i) {
+            vxk_world_def d = vxk_default_world_def();
+            float* fields[10] = {&d.gravity.x,
+                                 &d.gravity.y,
+                                 &d.gravity.z,
+                                 &d.contact_hertz,
+                                 &d.contact_damping_ratio,
+                                 &d.contact_push_speed,
+                                 &d.restitution_threshold,
+                                 &d.linear_slop,
+                                 &d.sleep_threshold,
+                                 &d.voxel_size};
+            if (cases[i].field == 10) // the whole gravity along x: |gravity| is the limit's
+                d.gravity = (vxk_vec3){cases[i].value, 0, 0};
+            else
+                *fields[cases[i].field] = cases[i].value;
+            vxk_world* const canary = (vxk_world*)(uintptr_t)0xA5A5A5A0u;
+            vxk_world* w = canary;
+            vxk_status st = vxk_world_create(&d, &w);
+            if (pass == 0) {
+                VXK_CHECK_MSG(st == VXK_ERR_OUT_OF_RANGE && w == canary, "%s: %s", cases[i].what,
+                              vxk_status_string(st));
+                continue;
+            }
+            VXK_CHECK_MSG(st == VXK_OK, "%s: %s", cases[i].what, vxk_status_string(st));
+            float s = d.voxel_size;
+            VXK_CHECK_EQ_INT(
+                vxk_world_fill_box(w, (vxk_int_box){{-8, -8, -8}, {7, -1, 7}}, VXK_MAT_STONE),
+                VXK_OK);
+            vxk_body_def b = vxk_default_body_def();
+            b.position = (vxk_vec3){0, 2 * s, 0};
+            b.shape = vxk_sphere_shape(s, VXK_MAT_STONE);
+            b.linear_velocity = (vxk_vec3){1, -10, 0};
+            vxk_body_id id;
+            VXK_CHECK_EQ_INT(vxk_body_create(w, &b, &id), VXK_OK);
+            for (int k = 0; k < 30; ++k) {
+                VXK_CHECK_MSG((st = vxk_world_step(w, 1.0f / 60.0f)) == VXK_OK, "%s: step %d: %s",
+                              cases[i].what, k, vxk_status_string(st));
+                vxk_transform t;
+                vxk_vec3 v, av;
+                VXK_CHECK_EQ_INT(vxk_body_get_transform(w, id, &t), VXK_OK);
+                VXK_CHECK_EQ_INT(vxk_body_get_velocity(w, id, &v, &av), VXK_OK);
+                VXK_CHECK_MSG(
+                    isfinite(t.p.x + t.p.y + t.p.z + v.x + v.y + v.z + av.x + av.y + av.z),
+                    "%s: step %d not finite", cases[i].what, k);
+            }
+            vxk_world_destroy(w);
+        }
+    }
+    return 0;
+}
+
 static int test_world_create(void)
 {
     size_t before = vxk_allocated_bytes();
@@ -926,9 +1038,11 @@ static int test_world_create(void)
     forged.cookie = ~0u;
     VXK_CHECK_EQ_INT(vxk_world_create(&forged, &out), VXK_ERR_BAD_DEF);
     VXK_CHECK(out == canary);
-    // voxel_size: non-finite, zero, negative, and sizes whose reciprocal is not a normal float.
+    // voxel_size: non-finite, zero, negative, and sizes outside [1e-3, 1e3] (the limits of
+    // vxk/world.h: a body of the terrain's voxels at 1e30 m overflowed the step).
     const float bad_sizes[] = {f_nan(), INFINITY, -INFINITY, 0.0f,         -0.0f,
-                               -1.0f,   -FLT_MAX, FLT_MAX,   FLT_TRUE_MIN, FLT_MIN / 4.0f};
+                               -1.0f,   -FLT_MAX, FLT_MAX,   FLT_TRUE_MIN, FLT_MIN / 4.0f,
+                               1e30f,   1e-30f,   0.999e-3f, 1000.001f};
     for (size_t i = 0; i < sizeof(bad_sizes) / sizeof(bad_sizes[0]); ++i) {
         vxk_world_def d = def;
         d.voxel_size = bad_sizes[i];
@@ -940,14 +1054,17 @@ static int test_world_create(void)
             VXK_CHECK_EQ_INT(st, VXK_ERR_OUT_OF_RANGE);
         VXK_CHECK(out == canary);
     }
-    // Extreme but usable sizes are accepted and usable.
-    const float ok_sizes[] = {1e-30f, 1e30f, FLT_MIN * 8.0f};
+    // The extremes of the range are accepted and usable.
+    const float ok_sizes[] = {1e-3f, 1e3f, 0.25f};
     for (size_t i = 0; i < sizeof(ok_sizes) / sizeof(ok_sizes[0]); ++i) {
         vxk_world_def d = def;
         d.voxel_size = ok_sizes[i];
         vxk_world* w = NULL;
         VXK_CHECK_EQ_INT(vxk_world_create(&d, &w), VXK_OK);
         VXK_CHECK(vxk_world_voxel_size(w) == ok_sizes[i]);
+        VXK_CHECK_EQ_INT(
+            vxk_world_fill_box(w, (vxk_int_box){{-4, -4, -4}, {3, -1, 3}}, VXK_MAT_STONE), VXK_OK);
+        VXK_CHECK_EQ_INT(vxk_world_step(w, 1.0f / 60.0f), VXK_OK);
         vxk_world_destroy(w);
     }
     // A bad material table in the def.
@@ -1229,6 +1346,8 @@ static int test_statuses_world(void)
     EXPECT_STATUS(VXK_ERR_NOT_FINITE, vxk_world_create(&d, &w));
     d.voxel_size = -1.0f;
     EXPECT_STATUS(VXK_ERR_OUT_OF_RANGE, vxk_world_create(&d, &w));
+    d.voxel_size = FLT_MAX;
+    EXPECT_STATUS(VXK_ERR_OUT_OF_RANGE, vxk_world_create(&d, &w));
     d = def;
     d.materials = &t; // the name without its NUL
     EXPECT_STATUS(VXK_ERR_MALFORMED, vxk_world_create(&d, &w));
@@ -1295,6 +1414,7 @@ int main(void)
     vxk_edge_tests_begin();
     VXK_RUN(test_material_table);
     VXK_RUN(test_world_create);
+    VXK_RUN(test_world_def_limits);
     VXK_RUN(test_world_terrain);
     vxk_oom_tests_begin();
     VXK_RUN_SWEEP(test_oom_world_create);

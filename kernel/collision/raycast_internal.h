@@ -134,6 +134,8 @@ typedef struct ray_context {
 typedef struct ray_result {
     float t;
     bool found;
+    bool entry;     // the hit was moved to the face the ray enters by (raycast_traverse.c)
+    double entry_t; // then its distance, in double
     vxk_quad quad;
     vxk_int3 chunk;
 } ray_result;

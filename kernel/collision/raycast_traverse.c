@@ -546,9 +546,43 @@ ray_write_hit(const ray_setup* r, const ray_result* best, vxk_ray_hit* hit, bool
     hit->distance = best->t;
     hit->point = (vxk_vec3){r->origin.x + best->t * r->dn[0], r->origin.y + best->t * r->dn[1],
                             r->origin.z + best->t * r->dn[2]};
+    if (best->entry) // on the entry face: in double, as its distance
+        hit->point = (vxk_vec3){(float)(r->origin.x + best->entry_t * r->dn[0]),
+                                (float)(r->origin.y + best->entry_t * r->dn[1]),
+                                (float)(r->origin.z + best->entry_t * r->dn[2])};
     hit->normal = (vxk_vec3){n[0], n[1], n[2]};
     hit->material = q.material;
     hit->chunk = best->chunk;
+}
+
+// The face the ray enters a voxel by, when the quad tests cannot tell it from the voxel's back
+// face: two planes one voxel apart round to one float in the ray's frame once they lie 2^24 voxels
+// or more from the origin's chunk, the ray then meets both at one t, and the tree may report the
+// back face. When the closest hit is a face the ray meets from behind (it leaves the solid voxel
+// there) and the voxel's other face on that axis rounds to the same plane, the hit becomes that
+// other face, the one the ray enters by, at its distance computed in double.
+static void hit_entry_face(const ray_context* ctx, const ray_setup* r, ray_result* best)
+{
+    if (!best->found || !ctx->framed)
+        return;
+    uint32_t a = vxk_quad_axis(best->quad);
+    bool positive = vxk_quad_positive(best->quad);
+    if (positive ? !(r->dv[a] > 0.0f) : !(r->dv[a] < 0.0f))
+        return; // met from the front
+    const int32_t corner[3] = {best->quad.x, best->quad.y, best->quad.z};
+    const int32_t chunk[3] = {best->chunk.x, best->chunk.y, best->chunk.z};
+    double layer = 8.0 * (double)chunk[a] + (double)corner[a]; // the solid voxel's coordinate
+    double exit = positive ? layer + 1.0 : layer, entry = positive ? layer : layer + 1.0;
+    double shift = 8.0 * ctx->c_ref[a];
+    if ((float)(exit - shift) != (float)(entry - shift))
+        return; // the frame tells the faces apart: the back face is a true hit (an edge touch)
+    double t = (entry - (double)r->o[a]) / (double)r->dv[a];
+    if (!(t >= 0.0) || !(t <= (double)best->t))
+        return;
+    best->quad.normal = (uint8_t)(best->quad.normal ^ 4u); // the voxel's other face on the axis
+    best->t = (float)t;
+    best->entry = true;
+    best->entry_t = t;
 }
 
 vxk_status vxk_ray_trace(ray_context* ctx, const ray_setup* r, bool any, vxk_ray_hit* hit,
@@ -571,6 +605,8 @@ vxk_status vxk_ray_trace(ray_context* ctx, const ray_setup* r, bool any, vxk_ray
         vxk_status status = ray_traverse(ctx, r, &seg, any, &best);
         if (status != VXK_OK)
             return status;
+        if (!any)
+            hit_entry_face(ctx, r, &best);
     }
     ray_write_hit(r, &best, hit, hit_any);
     if (voxel)

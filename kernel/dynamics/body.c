@@ -111,10 +111,15 @@ vxk_status vxk_dynamics_validate_def(const vxk_world_def* def)
     if (!vxk_is_finite(def->restitution_threshold) || !vxk_is_finite(def->linear_slop) ||
         !vxk_is_finite(def->sleep_threshold) || !vxk_is_finite(def->time_to_sleep))
         return VXK_ERR_NOT_FINITE;
-    if (def->substeps < 1 || def->substeps > 64 || def->contact_hertz < 0.0f ||
-        def->contact_damping_ratio < 0.0f || def->contact_push_speed < 0.0f ||
-        def->restitution_threshold < 0.0f || def->linear_slop < 0.0f ||
-        def->sleep_threshold < 0.0f || def->time_to_sleep < 0.0f)
+    if (def->substeps < 1 || def->substeps > 64 || vxk_v3_longer(def->gravity, VXK_MAX_GRAVITY) ||
+        !(def->contact_hertz >= 0.0f && def->contact_hertz <= 1e4f) ||
+        !(def->contact_damping_ratio >= 0.0f && def->contact_damping_ratio <= 1000.0f) ||
+        !(def->contact_push_speed >= 0.0f && def->contact_push_speed <= VXK_MAX_LINEAR_SPEED) ||
+        !(def->restitution_threshold >= 0.0f &&
+          def->restitution_threshold <= VXK_MAX_LINEAR_SPEED) ||
+        !(def->linear_slop >= 0.0f && def->linear_slop <= 1.0f) ||
+        !(def->sleep_threshold >= 0.0f && def->sleep_threshold <= VXK_MAX_LINEAR_SPEED) ||
+        def->time_to_sleep < 0.0f)
         return VXK_ERR_OUT_OF_RANGE;
     return VXK_OK;
 }
@@ -339,6 +344,21 @@ vxk_obb vxk_body_obb(const vxk_body* body, const vxk_mat3* rot, uint32_t box)
 
 // ---- create / destroy ------------------------------------------------------------------------
 
+static bool vec3_is_zero(vxk_vec3 v)
+{
+    // Components, not a squared length, which underflows to 0 for 1e-45.
+    return v.x == 0.0f && v.y == 0.0f && v.z == 0.0f;
+}
+
+// Velocities within the maximum speeds; a static body's zero.
+static bool velocities_in_range(vxk_body_type type, vxk_vec3 linear, vxk_vec3 angular)
+{
+    if (type == VXK_BODY_STATIC)
+        return vec3_is_zero(linear) && vec3_is_zero(angular);
+    return !vxk_v3_longer(linear, VXK_MAX_LINEAR_SPEED) &&
+           !vxk_v3_longer(angular, VXK_MAX_ANGULAR_SPEED);
+}
+
 static vxk_status validate_def(const vxk_world* world, const vxk_body_def* def)
 {
     if (def->cookie != VXK_BODY_DEF_COOKIE)
@@ -356,11 +376,13 @@ static vxk_status validate_def(const vxk_world* world, const vxk_body_def* def)
         !vxk_is_finite(def->restitution) || !vxk_is_finite(s->radius) ||
         !vxk_vec3_is_finite(s->half_extents) || !vxk_is_finite(s->voxel_size))
         return VXK_ERR_NOT_FINITE;
-    if (!quat_near_unit(def->rotation) || def->linear_damping < 0.0f ||
-        def->angular_damping < 0.0f || def->restitution > 1.0f)
-        return VXK_ERR_OUT_OF_RANGE;
-    if (def->type == VXK_BODY_STATIC && (vxk_v3_length_sq(def->linear_velocity) > 0.0f ||
-                                         vxk_v3_length_sq(def->angular_velocity) > 0.0f))
+    if (!quat_near_unit(def->rotation) ||
+        !vxk_position_in_range(def->position, world->inv_voxel_size) ||
+        !velocities_in_range(def->type, def->linear_velocity, def->angular_velocity) ||
+        !(def->linear_damping >= 0.0f && def->linear_damping <= VXK_MAX_DAMPING) ||
+        !(def->angular_damping >= 0.0f && def->angular_damping <= VXK_MAX_DAMPING) ||
+        !(fabsf(def->gravity_scale) <= VXK_MAX_GRAVITY_SCALE) || def->friction > VXK_MAX_FRICTION ||
+        def->restitution > 1.0f)
         return VXK_ERR_OUT_OF_RANGE;
     vxk_status status = cls->validate(s);
     if (status != VXK_OK || !cls->mass) // a grid's materials are checked while it is built
@@ -589,7 +611,7 @@ vxk_status vxk_body_set_transform(vxk_world* world, vxk_body_id id, vxk_vec3 pos
         return status;
     if (!vxk_vec3_is_finite(position) || !quat_finite(rotation))
         return VXK_ERR_NOT_FINITE;
-    if (!quat_near_unit(rotation))
+    if (!quat_near_unit(rotation) || !vxk_position_in_range(position, world->inv_voxel_size))
         return VXK_ERR_OUT_OF_RANGE;
     b->pose = (vxk_transform){position, vxk_quat_normalize(rotation)};
     b->aabb = vxk_body_compute_aabb(b);
@@ -606,13 +628,26 @@ vxk_status vxk_body_set_velocity(vxk_world* world, vxk_body_id id, vxk_vec3 line
         return status;
     if (!vxk_vec3_is_finite(linear) || !vxk_vec3_is_finite(angular))
         return VXK_ERR_NOT_FINITE;
-    if (b->type == VXK_BODY_STATIC &&
-        (vxk_v3_length_sq(linear) > 0.0f || vxk_v3_length_sq(angular) > 0.0f))
+    if (!velocities_in_range((vxk_body_type)b->type, linear, angular))
         return VXK_ERR_OUT_OF_RANGE;
     b->v = linear;
     b->w = angular;
     body_wake(world, b);
     return VXK_OK;
+}
+
+void vxk_dynamics_place(vxk_world* world, vxk_body_id id, vxk_transform pose, vxk_vec3 v,
+                        vxk_vec3 w)
+{
+    vxk_body* b = body_get(world, id);
+    VXK_ASSERT(b && vxk_vec3_is_finite(pose.p));
+    b->pose = (vxk_transform){pose.p, vxk_quat_normalize(pose.q)};
+    b->aabb = vxk_body_compute_aabb(b);
+    if (b->type != VXK_BODY_STATIC) {
+        b->v = vxk_v3_clamp_length(v, VXK_MAX_LINEAR_SPEED);
+        b->w = vxk_v3_clamp_length(w, VXK_MAX_ANGULAR_SPEED);
+    }
+    body_wake(world, b);
 }
 
 vxk_status vxk_body_set_awake(vxk_world* world, vxk_body_id id, bool awake)
@@ -649,23 +684,66 @@ static vxk_vec3 apply_inv_inertia(const vxk_body* b, vxk_vec3 v)
     return vxk_mat3_mul_v(&r, local);
 }
 
+// w + r I^-1 r^T v, clamped to VXK_MAX_ANGULAR_SPEED. In float as the solver's, and again in
+// double when float overflows (a large angular impulse on a small body).
+static vxk_vec3 spin_after(const vxk_body* b, vxk_vec3 v)
+{
+    vxk_vec3 w = vxk_v3_add(b->w, apply_inv_inertia(b, v));
+    if (vxk_vec3_is_finite(w))
+        return vxk_v3_clamp_length(w, VXK_MAX_ANGULAR_SPEED);
+    vxk_mat3 r = vxk_mat3_from_quat(b->pose.q);
+    const vxk_vec3 cols[3] = {r.cx, r.cy, r.cz};
+    const vxk_vec3 inv[3] = {b->inv_inertia.cx, b->inv_inertia.cy, b->inv_inertia.cz};
+    double local[3], turned[3], out[3];
+    for (int i = 0; i < 3; ++i) // r^T v
+        local[i] = (double)cols[i].x * v.x + (double)cols[i].y * v.y + (double)cols[i].z * v.z;
+    for (int i = 0; i < 3; ++i) // I^-1 local (columns)
+        turned[i] = (double)vxk_v3_get(inv[0], (uint32_t)i) * local[0] +
+                    (double)vxk_v3_get(inv[1], (uint32_t)i) * local[1] +
+                    (double)vxk_v3_get(inv[2], (uint32_t)i) * local[2];
+    for (int i = 0; i < 3; ++i) // r turned
+        out[i] = (double)vxk_v3_get(b->w, (uint32_t)i) +
+                 (double)vxk_v3_get(cols[0], (uint32_t)i) * turned[0] +
+                 (double)vxk_v3_get(cols[1], (uint32_t)i) * turned[1] +
+                 (double)vxk_v3_get(cols[2], (uint32_t)i) * turned[2];
+    return vxk_clamp_length_d(out[0], out[1], out[2], VXK_MAX_ANGULAR_SPEED);
+}
+
+// The body of a push, then its vector's and point's checks: NaN or infinity, then a vector
+// longer than max or a point (when given) outside the position range.
 static vxk_status body_for_push(vxk_world* world, vxk_body_id id, vxk_body** out, vxk_vec3 a,
-                                vxk_vec3 b)
+                                float max, const vxk_vec3* point)
 {
     vxk_status status = body_lookup(world, id, true, out);
-    if (status == VXK_OK && (!vxk_vec3_is_finite(a) || !vxk_vec3_is_finite(b)))
-        status = VXK_ERR_NOT_FINITE;
-    return status;
+    if (status != VXK_OK)
+        return status;
+    if (!vxk_vec3_is_finite(a) || (point && !vxk_vec3_is_finite(*point)))
+        return VXK_ERR_NOT_FINITE;
+    if (vxk_v3_longer(a, max) || (point && !vxk_position_in_range(*point, world->inv_voxel_size)))
+        return VXK_ERR_OUT_OF_RANGE;
+    return VXK_OK;
+}
+
+// The accumulators stay within the limits: each addend is (a lever arm of the position range
+// times VXK_MAX_FORCE fits a float), so the sums never overflow.
+static void add_force(vxk_body* b, vxk_vec3 force)
+{
+    b->force = vxk_v3_clamp_length(vxk_v3_add(b->force, force), VXK_MAX_FORCE);
+}
+
+static void add_torque(vxk_body* b, vxk_vec3 torque)
+{
+    b->torque = vxk_v3_clamp_length(vxk_v3_add(b->torque, torque), VXK_MAX_TORQUE);
 }
 
 vxk_status vxk_body_apply_force(vxk_world* world, vxk_body_id id, vxk_vec3 force, vxk_vec3 point)
 {
     vxk_body* b;
-    vxk_status status = body_for_push(world, id, &b, force, point);
+    vxk_status status = body_for_push(world, id, &b, force, VXK_MAX_FORCE, &point);
     if (status != VXK_OK || b->type != VXK_BODY_DYNAMIC)
         return status;
-    b->force = vxk_v3_add(b->force, force);
-    b->torque = vxk_v3_add(b->torque, vxk_v3_cross(vxk_v3_sub(point, b->pose.p), force));
+    add_force(b, force);
+    add_torque(b, vxk_v3_cross(vxk_v3_sub(point, b->pose.p), force));
     body_wake(world, b);
     return VXK_OK;
 }
@@ -673,10 +751,10 @@ vxk_status vxk_body_apply_force(vxk_world* world, vxk_body_id id, vxk_vec3 force
 vxk_status vxk_body_apply_force_to_center(vxk_world* world, vxk_body_id id, vxk_vec3 force)
 {
     vxk_body* b;
-    vxk_status status = body_for_push(world, id, &b, force, force);
+    vxk_status status = body_for_push(world, id, &b, force, VXK_MAX_FORCE, NULL);
     if (status != VXK_OK || b->type != VXK_BODY_DYNAMIC)
         return status;
-    b->force = vxk_v3_add(b->force, force);
+    add_force(b, force);
     body_wake(world, b);
     return VXK_OK;
 }
@@ -684,10 +762,10 @@ vxk_status vxk_body_apply_force_to_center(vxk_world* world, vxk_body_id id, vxk_
 vxk_status vxk_body_apply_torque(vxk_world* world, vxk_body_id id, vxk_vec3 torque)
 {
     vxk_body* b;
-    vxk_status status = body_for_push(world, id, &b, torque, torque);
+    vxk_status status = body_for_push(world, id, &b, torque, VXK_MAX_TORQUE, NULL);
     if (status != VXK_OK || b->type != VXK_BODY_DYNAMIC)
         return status;
-    b->torque = vxk_v3_add(b->torque, torque);
+    add_torque(b, torque);
     body_wake(world, b);
     return VXK_OK;
 }
@@ -696,12 +774,13 @@ vxk_status vxk_body_apply_impulse(vxk_world* world, vxk_body_id id, vxk_vec3 imp
                                   vxk_vec3 point)
 {
     vxk_body* b;
-    vxk_status status = body_for_push(world, id, &b, impulse, point);
+    vxk_status status = body_for_push(world, id, &b, impulse, VXK_MAX_FORCE, &point);
     if (status != VXK_OK || b->type != VXK_BODY_DYNAMIC)
         return status;
-    b->v = vxk_v3_mul_add(b->v, b->inv_mass, impulse);
-    b->w =
-        vxk_v3_add(b->w, apply_inv_inertia(b, vxk_v3_cross(vxk_v3_sub(point, b->pose.p), impulse)));
+    // Within the limits every product here is a finite float (inverse mass and lever arm times
+    // VXK_MAX_FORCE) but the inverse inertia's, which spin_after takes care of.
+    b->v = vxk_v3_clamp_length(vxk_v3_mul_add(b->v, b->inv_mass, impulse), VXK_MAX_LINEAR_SPEED);
+    b->w = spin_after(b, vxk_v3_cross(vxk_v3_sub(point, b->pose.p), impulse));
     body_wake(world, b);
     return VXK_OK;
 }
@@ -709,10 +788,10 @@ vxk_status vxk_body_apply_impulse(vxk_world* world, vxk_body_id id, vxk_vec3 imp
 vxk_status vxk_body_apply_angular_impulse(vxk_world* world, vxk_body_id id, vxk_vec3 impulse)
 {
     vxk_body* b;
-    vxk_status status = body_for_push(world, id, &b, impulse, impulse);
+    vxk_status status = body_for_push(world, id, &b, impulse, VXK_MAX_TORQUE, NULL);
     if (status != VXK_OK || b->type != VXK_BODY_DYNAMIC)
         return status;
-    b->w = vxk_v3_add(b->w, apply_inv_inertia(b, impulse));
+    b->w = spin_after(b, impulse);
     body_wake(world, b);
     return VXK_OK;
 }
@@ -815,7 +894,8 @@ vxk_status vxk_body_set_voxels(vxk_world* world, vxk_body_id id, vxk_int_box box
     vxk_mat3 r = vxk_mat3_from_quat(b->pose.q);
     vxk_vec3 corner = vxk_v3_add(b->pose.p, vxk_mat3_mul_v(&r, old->origin));
     vxk_vec3 p = vxk_v3_sub(corner, vxk_mat3_mul_v(&r, vs->origin));
-    b->v = vxk_v3_add(b->v, vxk_v3_cross(b->w, vxk_v3_sub(p, b->pose.p)));
+    b->v = vxk_v3_clamp_length(vxk_v3_add(b->v, vxk_v3_cross(b->w, vxk_v3_sub(p, b->pose.p))),
+                               VXK_MAX_LINEAR_SPEED);
     b->pose.p = p;
     voxel_shape_free(old);
     b->voxels = vs;

@@ -19,6 +19,52 @@ static vxk_status reserve(vxk_dynamics* dyn, int slot, size_t bytes)
     return vxk_dynamics_reserve(&dyn->scratch[slot], &dyn->scratch_bytes[slot], bytes);
 }
 
+// The limits where the step begins (vxk/world.h, vxk_world_step): the velocities within the
+// maximum speeds, and the force and torque scaled down so that over dt they change the velocity
+// by at most twice the maximum (enough to turn it round). The solver then never sees a speed past
+// a few times the maxima, whatever the bodies were given.
+static void limit_motion(vxk_body* b, float dt)
+{
+    if (vxk_v3_longer(b->v, VXK_MAX_LINEAR_SPEED)) // (no store otherwise: a warm body stays clean)
+        b->v = vxk_v3_clamp_length(b->v, VXK_MAX_LINEAR_SPEED);
+    if (vxk_v3_longer(b->w, VXK_MAX_ANGULAR_SPEED))
+        b->w = vxk_v3_clamp_length(b->w, VXK_MAX_ANGULAR_SPEED);
+    if (b->type != VXK_BODY_DYNAMIC)
+        return;
+    const double most_dv = 2.0 * VXK_MAX_LINEAR_SPEED, most_dw = 2.0 * VXK_MAX_ANGULAR_SPEED;
+    if (b->force.x != 0.0f || b->force.y != 0.0f || b->force.z != 0.0f) {
+        double dv = vxk_v3_length_d(b->force) * b->inv_mass * dt;
+        if (dv > most_dv) {
+            double s = most_dv / dv;
+            b->force =
+                vxk_v3((float)(b->force.x * s), (float)(b->force.y * s), (float)(b->force.z * s));
+        }
+    }
+    if (b->torque.x == 0.0f && b->torque.y == 0.0f && b->torque.z == 0.0f)
+        return;
+    // |r I^-1 r^T t| = |I^-1 r^T t| (r a rotation), in double: a small body's inverse inertia
+    // times a large torque overflows float.
+    vxk_mat3 r = vxk_mat3_from_quat(b->pose.q);
+    const vxk_vec3 axes[3] = {r.cx, r.cy, r.cz};
+    const vxk_vec3 inv[3] = {b->inv_inertia.cx, b->inv_inertia.cy, b->inv_inertia.cz};
+    double local[3], sum = 0.0;
+    for (int i = 0; i < 3; ++i)
+        local[i] = (double)axes[i].x * b->torque.x + (double)axes[i].y * b->torque.y +
+                   (double)axes[i].z * b->torque.z;
+    for (int i = 0; i < 3; ++i) {
+        double c = (double)vxk_v3_get(inv[0], (uint32_t)i) * local[0] +
+                   (double)vxk_v3_get(inv[1], (uint32_t)i) * local[1] +
+                   (double)vxk_v3_get(inv[2], (uint32_t)i) * local[2];
+        sum += c * c;
+    }
+    double dw = sqrt(sum) * dt;
+    if (dw > most_dw) {
+        double s = most_dw / dw;
+        b->torque =
+            vxk_v3((float)(b->torque.x * s), (float)(b->torque.y * s), (float)(b->torque.z * s));
+    }
+}
+
 // A body's velocity at the end of this step's first integration (after gravity and forces), the
 // motion the margins must cover.
 static vxk_vec3 body_velocity(const vxk_dynamics* dyn, const vxk_body* b, float dt)
@@ -68,6 +114,8 @@ vxk_status vxk_dynamics_predict(vxk_dynamics* dyn, vxk_dynamics_frame* f)
         vxk_body* b = &dyn->bodies[i];
         if (!b->live)
             continue;
+        if (b->type != VXK_BODY_STATIC && b->awake) // a sleeping body is still, without forces
+            limit_motion(b, dt);
         if (b->awake)
             b->aabb = vxk_body_compute_aabb(b);
         f->vel[i] = body_velocity(dyn, b, dt);

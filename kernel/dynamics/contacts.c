@@ -200,10 +200,72 @@ static vxk_status record_events(vxk_dynamics* dyn, vxk_contact* now, uint32_t no
     return status;
 }
 
+static bool motion_finite(const vxk_body* b)
+{
+    // One sum first: finite (no overflow: positions and speeds are far below it) when all are.
+    const vxk_transform* t = &b->pose;
+    float sum = t->p.x + t->p.y + t->p.z + t->q.x + t->q.y + t->q.z + t->q.w + b->v.x + b->v.y +
+                b->v.z + b->w.x + b->w.y + b->w.z;
+    if (vxk_is_finite(sum))
+        return true;
+    return vxk_vec3_is_finite(t->p) && vxk_is_finite(t->q.x) && vxk_is_finite(t->q.y) &&
+           vxk_is_finite(t->q.z) && vxk_is_finite(t->q.w) && vxk_vec3_is_finite(b->v) &&
+           vxk_vec3_is_finite(b->w);
+}
+
+// A manifold with a value that is not finite starts cold (impulses 0): no NaN is warm started
+// into the next step.
+static void cool_manifold(vxk_contact* c)
+{
+    bool finite = vxk_vec3_is_finite(c->friction_impulse) && vxk_is_finite(c->twist_impulse);
+    for (uint32_t p = 0; p < c->point_count; ++p) {
+        const vxk_contact_point_state* cp = &c->points[p];
+        finite = finite && vxk_is_finite(cp->normal_impulse) &&
+                 vxk_is_finite(cp->max_normal_impulse) && vxk_is_finite(cp->separation) &&
+                 vxk_is_finite(cp->relative_velocity);
+    }
+    if (finite)
+        return;
+    c->friction_impulse = vxk_v3(0, 0, 0);
+    c->twist_impulse = 0.0f;
+    for (uint32_t p = 0; p < c->point_count; ++p) {
+        vxk_contact_point_state* cp = &c->points[p];
+        cp->normal_impulse = cp->max_normal_impulse = cp->relative_velocity = 0.0f;
+        if (!vxk_is_finite(cp->separation))
+            cp->separation = FLT_MAX; // measured anew by the next step's narrowphase
+    }
+}
+
+// The limits where the step ends (vxk/world.h, vxk_world_step): what the solve and the sweeps
+// made of the velocities within the maximum speeds. And their last guard: a body whose motion
+// came out of the step not finite (a float overflow in the solve of a contact of extreme lever
+// arms, aspect or mass ratios) is put back where the step began, at rest, and the step's manifolds
+// with a value that is not finite start cold. The forces are cleared and the boxes brought to the
+// poses.
+static void end_motion(vxk_dynamics* dyn, vxk_dynamics_frame* f)
+{
+    bool reset = false;
+    for (uint32_t i = 0; i < f->moving_count; ++i) {
+        vxk_body* b = &dyn->bodies[f->moving[i]];
+        if (!motion_finite(b)) {
+            b->pose = f->start[f->moving[i]];
+            b->v = b->w = vxk_v3(0, 0, 0);
+            reset = true;
+        }
+        b->v = vxk_v3_clamp_length(b->v, VXK_MAX_LINEAR_SPEED);
+        b->w = vxk_v3_clamp_length(b->w, VXK_MAX_ANGULAR_SPEED);
+        b->force = b->torque = vxk_v3(0, 0, 0);
+        b->aabb = vxk_body_compute_aabb(b);
+    }
+    for (uint32_t i = 0; reset && i < f->now_count; ++i)
+        cool_manifold(&f->now[i]);
+}
+
 vxk_status vxk_dynamics_events(vxk_dynamics* dyn, vxk_dynamics_frame* f,
                                vxk_world_step_stats* stats)
 {
     const float slop = dyn->settings.linear_slop;
+    end_motion(dyn, f);
     vxk_contact* now = f->now;
     const uint32_t now_count = f->now_count;
     // Whether each manifold touches: the solver decided it for those it solved, carried ones
@@ -230,11 +292,6 @@ vxk_status vxk_dynamics_events(vxk_dynamics* dyn, vxk_dynamics_frame* f,
     dyn->contact_capacity = dyn->next_capacity;
     dyn->next_contacts = old;
     dyn->next_capacity = old_cap;
-    for (uint32_t i = 0; i < f->moving_count; ++i) {
-        vxk_body* b = &dyn->bodies[f->moving[i]];
-        b->force = b->torque = vxk_v3(0, 0, 0);
-        b->aabb = vxk_body_compute_aabb(b);
-    }
     stats->awake_bodies = stats->sleeping_bodies = 0;
     for (uint32_t i = 0; i < f->cap; ++i) {
         const vxk_body* b = &dyn->bodies[i];

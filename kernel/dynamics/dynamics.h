@@ -13,6 +13,7 @@
 #include <vxk/broadphase.h>
 
 #include "body_bvh.h"
+#include "body_limits.h"
 #include "contact_geometry.h"
 #include "contact_voxel.h"
 #include "id_pool.h"
@@ -289,6 +290,12 @@ typedef struct vxk_dynamics_frame {
 // The published body edits and debris of the edit system become bodies and body grids (spawn.c,
 // spawn.h), in batch order; what came of each is written into the list.
 void vxk_dynamics_spawn(vxk_dynamics* dyn, vxk_spawn_list* list);
+// Places a live body the spawn made (body.c): its pose where its voxels were, without the
+// position range (a part of the terrain's last voxels, or of a body that moved out of the range,
+// lies where it lies), its velocities clamped to the maximum speeds (a part far from a spinning
+// body's centre); static bodies keep zero velocities. Wakes it.
+void vxk_dynamics_place(vxk_world* world, vxk_body_id id, vxk_transform pose, vxk_vec3 v,
+                        vxk_vec3 w);
 void vxk_spawn_scratch_free(vxk_spawn_scratch* scratch); // freed and made empty
 uint64_t vxk_spawn_scratch_bytes(const vxk_spawn_scratch* scratch);
 

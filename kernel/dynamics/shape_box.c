@@ -14,7 +14,9 @@ vxk_shape_def vxk_box_shape(vxk_vec3 half_extents, uint8_t material)
 static vxk_status box_validate(const vxk_shape_def* s)
 {
     vxk_vec3 h = s->half_extents;
-    return h.x > 0.0f && h.y > 0.0f && h.z > 0.0f ? VXK_OK : VXK_ERR_OUT_OF_RANGE;
+    return vxk_size_in_range(h.x) && vxk_size_in_range(h.y) && vxk_size_in_range(h.z)
+               ? VXK_OK
+               : VXK_ERR_OUT_OF_RANGE;
 }
 
 static vxk_status box_mass(vxk_mass_properties* out, const vxk_shape_def* s, float density)

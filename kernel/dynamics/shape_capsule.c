@@ -20,7 +20,8 @@ static vxk_status capsule_validate(const vxk_shape_def* s)
 {
     if (!vxk_is_finite(s->half_height))
         return VXK_ERR_NOT_FINITE;
-    return s->radius > 0.0f && s->half_height > 0.0f ? VXK_OK : VXK_ERR_OUT_OF_RANGE;
+    return vxk_size_in_range(s->radius) && vxk_size_in_range(s->half_height) ? VXK_OK
+                                                                             : VXK_ERR_OUT_OF_RANGE;
 }
 
 // A cylinder of length 2h and two hemispheres of radius r; each hemisphere's inertia about the
@@ -131,7 +132,8 @@ static void capsule_ray(const vxk_body_ray* r, const vxk_body* b, uint32_t index
         for (int j = 0; j < 3; ++j)
             n[j] = (oc[j] + t * d[j]) / rad;
     }
-    if (!(t_hit <= r->tmax) || !vxk_ray_takes(best, t_hit, index))
+    // No hit leaves t_hit infinite, which an unlimited ray's tmax would let through.
+    if (t_hit == INFINITY || !(t_hit <= r->tmax) || !vxk_ray_takes(best, t_hit, index))
         return;
     best->t = t_hit;
     best->index = index;

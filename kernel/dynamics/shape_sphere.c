@@ -13,7 +13,7 @@ vxk_shape_def vxk_sphere_shape(float radius, uint8_t material)
 
 static vxk_status sphere_validate(const vxk_shape_def* s)
 {
-    return s->radius > 0.0f ? VXK_OK : VXK_ERR_OUT_OF_RANGE;
+    return vxk_size_in_range(s->radius) ? VXK_OK : VXK_ERR_OUT_OF_RANGE;
 }
 
 static vxk_status sphere_mass(vxk_mass_properties* out, const vxk_shape_def* s, float density)

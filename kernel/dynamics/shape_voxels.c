@@ -17,9 +17,10 @@ static vxk_status voxel_validate(const vxk_shape_def* s)
 {
     if (!s->grid || !s->grid->voxels)
         return VXK_ERR_INVALID_ARGUMENT;
-    if (s->voxel_size < 0.0f || s->grid->size.x < 1 || s->grid->size.y < 1 || s->grid->size.z < 1 ||
-        s->grid->size.x > VXK_BODY_MAX_GRID || s->grid->size.y > VXK_BODY_MAX_GRID ||
-        s->grid->size.z > VXK_BODY_MAX_GRID)
+    // 0: the world's voxel size.
+    if ((s->voxel_size != 0.0f && !vxk_size_in_range(s->voxel_size)) || s->grid->size.x < 1 ||
+        s->grid->size.y < 1 || s->grid->size.z < 1 || s->grid->size.x > VXK_BODY_MAX_GRID ||
+        s->grid->size.y > VXK_BODY_MAX_GRID || s->grid->size.z > VXK_BODY_MAX_GRID)
         return VXK_ERR_OUT_OF_RANGE;
     return VXK_OK; // materials are checked while the shape is built
 }

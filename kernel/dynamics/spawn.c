@@ -55,13 +55,9 @@ static vxk_status create_part(vxk_world* world, vxk_body_def* def, vxk_vec3 corn
     status = vxk_body_get_info(world, *out, &info);
     VXK_ASSERT(status == VXK_OK);
     vxk_vec3 position = vxk_v3_sub(corner, vxk_quat_rotate(def->rotation, info.grid_origin));
-    status = vxk_body_set_transform(world, *out, position, def->rotation);
-    if (status == VXK_OK && def->type != VXK_BODY_STATIC)
-        status = vxk_body_set_velocity(world, *out,
-                                       vxk_v3_add(v, vxk_v3_cross(w, vxk_v3_sub(position, p))), w);
-    if (status != VXK_OK)
-        vxk_body_destroy(world, *out);
-    return status;
+    vxk_dynamics_place(world, *out, (vxk_transform){position, def->rotation},
+                       vxk_v3_add(v, vxk_v3_cross(w, vxk_v3_sub(position, p))), w);
+    return VXK_OK;
 }
 
 // The debris of a batch as dynamic bodies at rest, awake, of the world's voxel size, their voxels

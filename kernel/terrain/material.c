@@ -70,8 +70,10 @@ vxk_status vxk_material_table_validate(const vxk_material_table* table)
         if (!vxk_is_finite(m->density) || !vxk_is_finite(m->friction) ||
             !vxk_is_finite(m->restitution))
             return VXK_ERR_NOT_FINITE;
-        if (m->density < 0.0f || m->friction < 0.0f || m->restitution < 0.0f ||
-            m->restitution > 1.0f)
+        bool density_ok =
+            m->density == 0.0f || (m->density >= VXK_MIN_DENSITY && m->density <= VXK_MAX_DENSITY);
+        if (!density_ok || m->friction < 0.0f || m->friction > VXK_MAX_FRICTION ||
+            m->restitution < 0.0f || m->restitution > 1.0f)
             return VXK_ERR_OUT_OF_RANGE;
         if (memchr(m->name, 0, sizeof(m->name)) == NULL)
             return VXK_ERR_MALFORMED;

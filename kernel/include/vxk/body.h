@@ -29,6 +29,12 @@
 // written, and when a body of its island, or a static or kinematic body it rests on, is
 // destroyed. A body created with awake false sleeps alone until then.
 //
+// Limits (vxk/world.h, docs/api.md): sizes within [VXK_MIN_SIZE, VXK_MAX_SIZE], speeds up to
+// VXK_MAX_LINEAR_SPEED and VXK_MAX_ANGULAR_SPEED, positions within the position range, forces,
+// torques and impulses up to VXK_MAX_FORCE and VXK_MAX_TORQUE; a finite value outside them is
+// refused (VXK_ERR_OUT_OF_RANGE, nothing changed). An impulse, or a voxel edit, whose result would
+// be faster than the maxima leaves the velocity scaled to them (direction kept).
+//
 // Thread-safety: as the terrain writes (vxk/world.h): calls that change bodies must not run
 // concurrently with any other call on the same world; getters may run concurrently with each
 // other.
@@ -60,16 +66,17 @@ typedef enum vxk_shape_type {
 // A shape, made with vxk_sphere_shape, vxk_box_shape, vxk_capsule_shape or vxk_voxel_shape.
 typedef struct vxk_shape_def {
     vxk_shape_type type;
-    float radius;          // sphere, capsule: radius in metres (> 0)
-    vxk_vec3 half_extents; // box: half edge lengths in metres (> 0 each)
+    float radius;          // sphere, capsule: radius in metres, VXK_MIN_SIZE..VXK_MAX_SIZE
+    vxk_vec3 half_extents; // box: half edge lengths in metres, VXK_MIN_SIZE..VXK_MAX_SIZE each
     uint8_t material;      // sphere, box, capsule: a defined, non-air material of the world's table
     // Voxels: a grid of material ids (0 = empty, every other id defined in the world's table),
     // size 1..VXK_BODY_MAX_GRID per axis, at least one solid voxel; copied at creation. An array
     // of ids is a grid too: {size, pointer}, layout of vxk/voxel_grid.h. A .vox model loads into a
     // grid with vxk_vox_load_flat (vxk/vox.h).
     const vxk_voxel_grid* grid;
-    float voxel_size; // voxels: edge in metres (> 0; 0 = the world's voxel size)
-    // Capsule: half the length of its segment (> 0), which runs along the body's y axis through
+    float voxel_size; // voxels: edge in metres, VXK_MIN_SIZE..VXK_MAX_SIZE (0 = the world's)
+    // Capsule: half the length of its segment (VXK_MIN_SIZE..VXK_MAX_SIZE), which runs along the
+    // body's y axis through
     // the centre of mass from (0, -half_height, 0) to (0, half_height, 0); the capsule is that
     // segment swept by radius.
     float half_height;
@@ -85,14 +92,15 @@ vxk_shape_def vxk_capsule_shape(float half_height, float radius, uint8_t materia
 typedef struct vxk_body_def {
     uint32_t cookie;           // set by vxk_default_body_def
     vxk_body_type type;        // default dynamic
-    vxk_vec3 position;         // of the centre of mass, world (default 0)
+    vxk_vec3 position;         // of the centre of mass, world, in the position range (default 0)
     vxk_quat rotation;         // unit within 1e-3 (renormalized); default identity
-    vxk_vec3 linear_velocity;  // m/s, world (default 0)
-    vxk_vec3 angular_velocity; // rad/s, world (default 0)
-    float linear_damping;      // 1/s, >= 0 (default 0): v *= 1 / (1 + h * damping) per substep
-    float angular_damping;     // 1/s, >= 0 (default 0), likewise for w
-    float gravity_scale;       // default 1
-    float friction;            // >= 0; negative (default) = the material's
+    vxk_vec3 linear_velocity;  // m/s, world, length <= VXK_MAX_LINEAR_SPEED (default 0)
+    vxk_vec3 angular_velocity; // rad/s, world, length <= VXK_MAX_ANGULAR_SPEED (default 0)
+    float linear_damping;      // 1/s, 0..VXK_MAX_DAMPING (default 0): v *= 1 / (1 + h * damping)
+                               // per substep
+    float angular_damping;     // 1/s, 0..VXK_MAX_DAMPING (default 0), likewise for w
+    float gravity_scale;       // -VXK_MAX_GRAVITY_SCALE..VXK_MAX_GRAVITY_SCALE (default 1)
+    float friction;            // 0..VXK_MAX_FRICTION; negative (default) = the material's
     float restitution;         // 0..1; negative (default) = the material's
     void* user_data;           // default NULL
     bool is_bullet;            // swept every step to its first time of impact with the terrain
@@ -107,9 +115,11 @@ vxk_body_def vxk_default_body_def(void);
 // Creates a body. Errors (*out untouched, nothing changed): NULL world, def or out, a bad type or
 // shape type -> VXK_ERR_INVALID_ARGUMENT; a def not made by vxk_default_body_def ->
 // VXK_ERR_BAD_DEF; NaN or infinity in any float of the def or shape -> VXK_ERR_NOT_FINITE; a
-// rotation off unit by more than 1e-3, a radius, half extent, half height or voxel size <= 0, a
-// negative damping, a restitution over 1, a grid size outside 1..VXK_BODY_MAX_GRID, a grid without
-// solid voxels, a dynamic body of zero mass (zero density) -> VXK_ERR_OUT_OF_RANGE; an undefined or
+// rotation off unit by more than 1e-3, a position, velocity, damping, gravity scale, friction,
+// radius, half extent, half height or voxel size (other than 0) outside its range (the fields
+// above), a restitution over 1, a nonzero velocity component of a static body, a grid size outside
+// 1..VXK_BODY_MAX_GRID, a grid without solid voxels, a dynamic body of zero mass (zero density) ->
+// VXK_ERR_OUT_OF_RANGE; an undefined or
 // air material (grid voxels: undefined) -> VXK_ERR_BAD_MATERIAL; a NULL grid or grid voxels ->
 // VXK_ERR_INVALID_ARGUMENT; VXK_ERR_OUT_OF_MEMORY.
 // Cost: O(1) for spheres and boxes; a voxel body O(grid) (types, box compound, mass).
@@ -157,12 +167,14 @@ vxk_status vxk_body_get_info(const vxk_world* world, vxk_body_id id, vxk_body_in
 
 // Teleports the body (its contacts are found anew at the next step) and wakes it. Errors
 // (nothing changed): VXK_ERR_INVALID_ARGUMENT (NULL world), VXK_ERR_STALE_ID; NaN or infinity ->
-// VXK_ERR_NOT_FINITE; a rotation off unit by more than 1e-3 -> VXK_ERR_OUT_OF_RANGE.
+// VXK_ERR_NOT_FINITE; a position outside the position range (vxk/world.h, VXK_POSITION_VOXELS),
+// a rotation off unit by more than 1e-3 -> VXK_ERR_OUT_OF_RANGE.
 vxk_status vxk_body_set_transform(vxk_world* world, vxk_body_id id, vxk_vec3 position,
                                   vxk_quat rotation);
 // Sets the velocities and wakes the body. Errors (nothing changed): VXK_ERR_INVALID_ARGUMENT
-// (NULL world), VXK_ERR_STALE_ID; NaN or infinity -> VXK_ERR_NOT_FINITE; a nonzero velocity for
-// a static body -> VXK_ERR_OUT_OF_RANGE.
+// (NULL world), VXK_ERR_STALE_ID; NaN or infinity -> VXK_ERR_NOT_FINITE; a velocity longer than
+// VXK_MAX_LINEAR_SPEED, an angular velocity longer than VXK_MAX_ANGULAR_SPEED, a nonzero component
+// (however small) of either for a static body -> VXK_ERR_OUT_OF_RANGE.
 vxk_status vxk_body_set_velocity(vxk_world* world, vxk_body_id id, vxk_vec3 linear,
                                  vxk_vec3 angular);
 // Wakes the body and the island it fell asleep with (awake true), or puts it to sleep alone
@@ -175,34 +187,43 @@ vxk_status vxk_body_set_awake(vxk_world* world, vxk_body_id id, bool awake);
 vxk_status vxk_body_set_user_data(vxk_world* world, vxk_body_id id, void* user_data);
 
 // Forces and torques accumulate until the next vxk_world_step, which applies them over its dt
-// and clears them; impulses change the velocity at once. A point is in world coordinates.
-// Non-dynamic bodies ignore them (VXK_OK). Each wakes a dynamic body.
+// and clears them; impulses change the velocity at once. A point is in world coordinates, in the
+// position range. Non-dynamic bodies ignore them (VXK_OK). Each wakes a dynamic body.
+// Limits: a force or impulse longer than VXK_MAX_FORCE, a torque or angular impulse longer than
+// VXK_MAX_TORQUE, a point outside the position range are refused (VXK_ERR_OUT_OF_RANGE, nothing
+// changed). The accumulated force and torque are kept within VXK_MAX_FORCE and VXK_MAX_TORQUE
+// (scaled down, direction kept); the step limits what they do (vxk_world_step). An impulse whose
+// velocity (or angular velocity) would exceed VXK_MAX_LINEAR_SPEED (VXK_MAX_ANGULAR_SPEED) leaves
+// it scaled to that maximum.
 
 // A force at a world point (a torque about the centre of mass too). Errors (nothing changed):
-// VXK_ERR_INVALID_ARGUMENT (NULL world), VXK_ERR_STALE_ID, VXK_ERR_NOT_FINITE.
+// VXK_ERR_INVALID_ARGUMENT (NULL world), VXK_ERR_STALE_ID, VXK_ERR_NOT_FINITE,
+// VXK_ERR_OUT_OF_RANGE (the limits above).
 vxk_status vxk_body_apply_force(vxk_world* world, vxk_body_id id, vxk_vec3 force, vxk_vec3 point);
 // A force at the centre of mass. Errors (nothing changed): VXK_ERR_INVALID_ARGUMENT (NULL world),
-// VXK_ERR_STALE_ID, VXK_ERR_NOT_FINITE.
+// VXK_ERR_STALE_ID, VXK_ERR_NOT_FINITE, VXK_ERR_OUT_OF_RANGE (the limits above).
 vxk_status vxk_body_apply_force_to_center(vxk_world* world, vxk_body_id id, vxk_vec3 force);
 // A torque (world frame). Errors (nothing changed): VXK_ERR_INVALID_ARGUMENT (NULL world),
-// VXK_ERR_STALE_ID, VXK_ERR_NOT_FINITE.
+// VXK_ERR_STALE_ID, VXK_ERR_NOT_FINITE, VXK_ERR_OUT_OF_RANGE (the limits above).
 vxk_status vxk_body_apply_torque(vxk_world* world, vxk_body_id id, vxk_vec3 torque);
-// An impulse at a world point: v += J / m, w += I^-1 ((point - centre) x J). Errors (nothing
-// changed): VXK_ERR_INVALID_ARGUMENT (NULL world), VXK_ERR_STALE_ID, VXK_ERR_NOT_FINITE.
+// An impulse at a world point: v += J / m, w += I^-1 ((point - centre) x J), each clamped to its
+// maximum speed. Errors (nothing changed): VXK_ERR_INVALID_ARGUMENT (NULL world),
+// VXK_ERR_STALE_ID, VXK_ERR_NOT_FINITE, VXK_ERR_OUT_OF_RANGE (the limits above).
 vxk_status vxk_body_apply_impulse(vxk_world* world, vxk_body_id id, vxk_vec3 impulse,
                                   vxk_vec3 point);
-// An angular impulse: w += I^-1 L (world inverse inertia). Errors (nothing changed):
-// VXK_ERR_INVALID_ARGUMENT (NULL world), VXK_ERR_STALE_ID, VXK_ERR_NOT_FINITE.
+// An angular impulse: w += I^-1 L (world inverse inertia), clamped to VXK_MAX_ANGULAR_SPEED.
+// Errors (nothing changed): VXK_ERR_INVALID_ARGUMENT (NULL world), VXK_ERR_STALE_ID,
+// VXK_ERR_NOT_FINITE, VXK_ERR_OUT_OF_RANGE (the limits above).
 vxk_status vxk_body_apply_angular_impulse(vxk_world* world, vxk_body_id id, vxk_vec3 impulse);
 
 // Voxel bodies: writes a box of the grid (ids dense in the layout of vxk_world_read_box, box in
 // grid coordinates, inside the grid). Recomputes the voxel types and normals, the box compound
 // and the mass; the body frame moves to the new centre of mass with the world pose of the grid
 // kept, and the linear velocity of the new centre of mass is the old body's velocity at that
-// point. Errors (nothing changed): VXK_ERR_STALE_ID; NULL world or ids, not a voxel body, an
-// inverted box -> VXK_ERR_INVALID_ARGUMENT; a box outside the grid, a write that leaves no solid
-// voxel -> VXK_ERR_OUT_OF_RANGE; an undefined id -> VXK_ERR_BAD_MATERIAL; VXK_ERR_OUT_OF_MEMORY.
-// Cost: O(grid) (the shape is rebuilt).
+// point (clamped to VXK_MAX_LINEAR_SPEED). Errors (nothing changed): VXK_ERR_STALE_ID; NULL world
+// or ids, not a voxel body, an inverted box -> VXK_ERR_INVALID_ARGUMENT; a box outside the grid, a
+// write that leaves no solid voxel -> VXK_ERR_OUT_OF_RANGE; an undefined id ->
+// VXK_ERR_BAD_MATERIAL; VXK_ERR_OUT_OF_MEMORY. Cost: O(grid) (the shape is rebuilt).
 vxk_status vxk_body_set_voxels(vxk_world* world, vxk_body_id id, vxk_int_box box,
                                const uint8_t* ids);
 // Reads a box of a voxel body's grid (layout of vxk_world_read_box). Errors: VXK_ERR_STALE_ID;

@@ -21,6 +21,33 @@
 extern "C" {
 #endif
 
+// ---- Limits ----------------------------------------------------------------------------------
+//
+// The ranges of what the dynamics take (docs/api.md, "Limits"). A call given a finite value
+// outside its range refuses it with VXK_ERR_OUT_OF_RANGE and changes nothing (NaN and infinity
+// stay VXK_ERR_NOT_FINITE), and the step clamps the speeds it makes to the maxima, so no sequence
+// of calls that each returned VXK_OK makes a later vxk_world_step fail on a value, and after every
+// VXK_OK each body's pose and velocities are finite. Magnitudes are Euclidean lengths.
+#define VXK_MIN_SIZE \
+    1e-3f                 // m: the least voxel size (world, body), radius, half height, half extent
+#define VXK_MAX_SIZE 1e3f // m: the largest
+#define VXK_MAX_LINEAR_SPEED 1000.0f  // m/s: a body's speed
+#define VXK_MAX_ANGULAR_SPEED 1000.0f // rad/s: a body's spin
+// A position (a body's, a point of a force or impulse) divided by the world's voxel size lies in
+// [-VXK_POSITION_VOXELS, VXK_POSITION_VOXELS) on each axis: the terrain's int32 voxel range, as a
+// ray's origin (vxk/raycast.h).
+#define VXK_POSITION_VOXELS 2147483648.0f
+#define VXK_MAX_GRAVITY 100.0f      // m/s^2: a world's gravity
+#define VXK_MAX_GRAVITY_SCALE 10.0f // a body's |gravity_scale|
+#define VXK_MAX_DAMPING 1000.0f     // 1/s: a body's linear and angular damping
+#define VXK_MAX_FORCE 1e20f         // N, N s: a force, an impulse
+#define VXK_MAX_TORQUE 1e20f        // N m, N m s: a torque, an angular impulse
+#define VXK_MIN_DT 1e-6f            // s: the shortest step that moves bodies (dt 0 moves none)
+#define VXK_MAX_DT 1.0f             // s: the longest step
+#define VXK_MIN_DENSITY 1e-3f       // kg/m^3: a material's least nonzero density
+#define VXK_MAX_DENSITY 1e5f        // kg/m^3
+#define VXK_MAX_FRICTION 100.0f     // a material's or a body's friction coefficient
+
 // ---- Materials -------------------------------------------------------------------------------
 
 typedef enum vxk_material_kind {
@@ -35,8 +62,8 @@ typedef struct vxk_material {
     uint8_t color[3];  // sRGB, for export and .vox mapping
     uint8_t anchored;  // 0 or 1: terrain voxels of it hold up what touches them (connectivity
                        // splitting, vxk/edit.h); default 1 for bedrock only
-    float density;     // kg/m^3
-    float friction;    // Coulomb coefficient
+    float density;     // kg/m^3: 0 (no mass) or VXK_MIN_DENSITY..VXK_MAX_DENSITY
+    float friction;    // Coulomb coefficient, 0..VXK_MAX_FRICTION
     float restitution; // 0..1
     char name[24];
 } vxk_material;
@@ -65,13 +92,14 @@ typedef struct vxk_material_table {
 
 // The default table: ids above, every other id undefined (id 0 is always air).
 void vxk_default_material_table(vxk_material_table* table);
-// Checks a table: id 0 is air, finite non-negative density/friction, restitution in [0,1].
-// Also: no defined id other than 0 has kind air, names are NUL-terminated. Returns VXK_OK, or
-// VXK_ERR_INVALID_ARGUMENT (NULL); VXK_ERR_BAD_MATERIAL (id 0 not a defined air material, a
-// defined flag other than 0 and 1, a kind past water, kind air on another id);
-// VXK_ERR_NOT_FINITE (a NaN or infinite density, friction or restitution); VXK_ERR_OUT_OF_RANGE
-// (a negative density or friction, a restitution outside [0, 1]); VXK_ERR_MALFORMED (a name
-// without its NUL). Ids are checked in order; the first entry that breaks a rule decides.
+// Checks a table: id 0 is air, density 0 or in [VXK_MIN_DENSITY, VXK_MAX_DENSITY], friction in
+// [0, VXK_MAX_FRICTION], restitution in [0,1]. Also: no defined id other than 0 has kind air,
+// names are NUL-terminated. Returns VXK_OK, or VXK_ERR_INVALID_ARGUMENT (NULL);
+// VXK_ERR_BAD_MATERIAL (id 0 not a defined air material, a defined flag other than 0 and 1, a
+// kind past water, kind air on another id); VXK_ERR_NOT_FINITE (a NaN or infinite density,
+// friction or restitution); VXK_ERR_OUT_OF_RANGE (a density, friction or restitution outside its
+// range); VXK_ERR_MALFORMED (a name without its NUL). Ids are checked in order; the first entry
+// that breaks a rule decides.
 vxk_status vxk_material_table_validate(const vxk_material_table* table);
 
 // ---- World -----------------------------------------------------------------------------------
@@ -80,27 +108,29 @@ typedef struct vxk_world vxk_world;
 
 typedef struct vxk_world_def {
     uint32_t cookie;                     // set by vxk_default_world_def
-    float voxel_size;                    // metres per voxel edge (default 1)
+    float voxel_size;                    // metres per voxel edge, VXK_MIN_SIZE..VXK_MAX_SIZE
+                                         // (default 1)
     const vxk_material_table* materials; // copied; NULL = vxk_default_material_table
     vxk_jobs* jobs;                      // NULL = run everything inline on the caller
     size_t narrow_cache_bytes;           // budget of the lazy mesh/kD cache (default 64 MiB)
     // Dynamics (vxk/body.h). The solver is Box2D v3's soft step: each step runs `substeps`
     // substeps of velocity integration, a soft contact solve, position integration and a relax
     // solve, then restitution.
-    vxk_vec3 gravity;            // m/s^2 (default 0, -9.81, 0)
+    vxk_vec3 gravity;            // m/s^2, |gravity| <= VXK_MAX_GRAVITY (default 0, -9.81, 0)
     uint32_t substeps;           // 1..64 (default 4)
-    float contact_hertz;         // contact stiffness (default 30; capped at a quarter of the
-                                 // substep rate)
-    float contact_damping_ratio; // default 10
-    // The most speed at which one contact pushes an overlap apart within a substep (default
-    // 3 m/s). The push moves the bodies and the relax pass takes the velocity back, so two
-    // overlapping bodies part with little speed (under 0.5 m/s for boxes); a body in many
-    // overlapping contacts at once keeps some of each: 10 boxes created at one point leave at up
-    // to about 8 m/s, 100 at up to about 55 m/s (docs/api.md, "Overlap").
+    float contact_hertz;         // contact stiffness, 0..1e4 Hz (default 30; capped at a quarter
+                                 // of the substep rate)
+    float contact_damping_ratio; // 0..1000 (default 10)
+    // The most speed at which one contact pushes an overlap apart within a substep,
+    // 0..VXK_MAX_LINEAR_SPEED (default 3 m/s). The push moves the bodies and the relax pass takes
+    // the velocity back, so two overlapping bodies part with little speed (under 0.5 m/s for
+    // boxes); a body in many overlapping contacts at once keeps some of each: 10 boxes created at
+    // one point leave at up to about 8 m/s, 100 at up to about 55 m/s (docs/api.md, "Overlap").
     float contact_push_speed;
-    float restitution_threshold; // closing speeds below it do not bounce (default 1 m/s)
-    float linear_slop;           // overlap allowed at rest and the speculative base (default
-                                 // 0.005 m)
+    float restitution_threshold; // closing speeds below it do not bounce, 0..VXK_MAX_LINEAR_SPEED
+                                 // (default 1 m/s)
+    float linear_slop;           // overlap allowed at rest and the speculative base, 0..1 m
+                                 // (default 0.005 m)
     bool contact_recycling;      // Box3D's contact recycling: a pair whose relative pose moved
                                  // less than 10 slops (5 cm by default; 4 slops if it was not
                                  // touching), neither body turning more than 10 degrees, keeps
@@ -110,17 +140,17 @@ typedef struct vxk_world_def {
     // Sleeping: an island whose bodies all move slower than sleep_threshold (m/s: speed plus spin
     // times the bounding radius) for time_to_sleep seconds falls asleep as one (vxk/body.h).
     bool enable_sleep;     // default true
-    float sleep_threshold; // default 0.05 m/s
-    float time_to_sleep;   // default 0.5 s
+    float sleep_threshold; // 0..VXK_MAX_LINEAR_SPEED (default 0.05 m/s)
+    float time_to_sleep;   // >= 0 (default 0.5 s)
 } vxk_world_def;
 
 vxk_world_def vxk_default_world_def(void);
 // Creates an empty world. Errors (*out untouched): NULL def or out -> VXK_ERR_INVALID_ARGUMENT;
 // a def not made by vxk_default_world_def -> VXK_ERR_BAD_DEF; a NaN/Inf voxel size ->
-// VXK_ERR_NOT_FINITE; a voxel size <= 0 or whose reciprocal is not a normal float ->
-// VXK_ERR_OUT_OF_RANGE; NaN or infinity in a dynamics field -> VXK_ERR_NOT_FINITE; substeps outside
-// 1..64, a negative hertz, damping ratio, push speed, threshold or slop -> VXK_ERR_OUT_OF_RANGE;
-// a material table that fails validation -> the errors of
+// VXK_ERR_NOT_FINITE; a voxel size outside [VXK_MIN_SIZE, VXK_MAX_SIZE] -> VXK_ERR_OUT_OF_RANGE;
+// NaN or infinity in a dynamics field -> VXK_ERR_NOT_FINITE; substeps outside 1..64, a gravity,
+// hertz, damping ratio, push speed, threshold, slop or time to sleep outside the range its field
+// gives -> VXK_ERR_OUT_OF_RANGE; a material table that fails validation -> the errors of
 // vxk_material_table_validate; VXK_ERR_OUT_OF_MEMORY.
 vxk_status vxk_world_create(const vxk_world_def* def, vxk_world** out);
 void vxk_world_destroy(vxk_world* world);
@@ -253,12 +283,23 @@ typedef struct vxk_world_step_stats {
 // the last step once and hands
 // them to every stage that derives data from terrain (masks, caches; the broadphase is built in
 // full on the first step if it never was), then moves the bodies (vxk/body.h): candidates,
-// narrowphase, the soft-step solve and events. dt 0 only brings derived data up to date.
+// narrowphase, the soft-step solve and events. dt 0 only brings derived data up to date; a dt
+// that moves bodies lies in [VXK_MIN_DT, VXK_MAX_DT].
+// Clamps (the Limits above): where the step begins (the predict stage) and where it ends (the
+// events stage) a body's velocity longer than VXK_MAX_LINEAR_SPEED is scaled to it, and its
+// angular velocity to VXK_MAX_ANGULAR_SPEED; a body's accumulated force is scaled down so that it
+// changes the velocity by at most 2 VXK_MAX_LINEAR_SPEED over the step, its torque likewise by at
+// most 2 VXK_MAX_ANGULAR_SPEED. A body whose motion comes out of the solve not finite (a float
+// overflow in a contact of extreme lever arms, aspect or mass ratios) is put back at its pose of
+// the step's start, at rest, and its contacts start the next step cold. A body may leave the
+// position range by its motion (it meets no terrain there; vxk_body_set_transform brings it
+// back).
 // Errors (nothing changed; the written chunks stay listed for the next step): NULL world ->
-// VXK_ERR_INVALID_ARGUMENT; a NaN or infinite dt -> VXK_ERR_NOT_FINITE; dt < 0 ->
-// VXK_ERR_OUT_OF_RANGE; VXK_ERR_OUT_OF_MEMORY (before the solve: nothing moved; when only the
-// events could not be recorded: the motion is kept and events are missing). An error after the
-// publish leaves the publish done.
+// VXK_ERR_INVALID_ARGUMENT; a NaN or infinite dt -> VXK_ERR_NOT_FINITE; dt < 0, 0 < dt <
+// VXK_MIN_DT or dt > VXK_MAX_DT -> VXK_ERR_OUT_OF_RANGE; VXK_ERR_OUT_OF_MEMORY (before the
+// solve: nothing moved; when only the events could not be recorded: the motion is kept and events
+// are missing). An error after the publish leaves the publish done. No other error: bodies and
+// settings that their calls accepted never make a step fail.
 // Thread-safety: a terrain write (no other call on the world meanwhile, but vxk/edit.h's calls,
 // which may run alongside a step). Cost: the stages'.
 vxk_status vxk_world_step(vxk_world* world, float dt);
