@@ -1187,19 +1187,32 @@ static int test_int32_ends(void)
     return 0;
 }
 
-// A body past the int32 voxel range finds no terrain there, and the others keep theirs: a sphere
-// resting on the floor stays on it while a box falls at x = 3e9 m.
+// A body that leaves the int32 voxel range finds no terrain there, and the others keep theirs: a
+// sphere resting on the floor stays on it while a box flies out of the range at the maximum speed
+// (bodies are created inside the range, vxk/world.h's VXK_POSITION_VOXELS; voxels of 1 cm put its
+// end at 2.1e7 m, where floats are 2 m apart, so the box moves).
 static int test_beyond_int32(void)
 {
-    vxk_world* w = world_with(k_gravity, NULL, NULL);
-    VXK_CHECK(w != NULL);
-    VXK_CHECK_EQ_INT(flat_floor(w, -8, 7, -8, 7), VXK_OK);
+    vxk_world_def wd = vxk_default_world_def();
+    wd.voxel_size = 0.01f;
+    vxk_world* w = NULL;
+    VXK_CHECK_EQ_INT(vxk_world_create(&wd, &w), VXK_OK);
+    VXK_CHECK_EQ_INT(
+        vxk_world_fill_box(w, (vxk_int_box){{-100, -10, -100}, {99, -1, 99}}, VXK_MAT_STONE),
+        VXK_OK);
     vxk_body_id sphere = add_sphere(w, (vxk_vec3){0.0f, 0.5f, 0.0f}, 0.5f);
-    vxk_body_id far = add_box(w, (vxk_vec3){3e9f, 0.5f, 0.0f}, (vxk_vec3){0.5f, 0.5f, 0.5f});
+    const float end = VXK_POSITION_VOXELS * 0.01f;
+    vxk_body_def d = vxk_default_body_def();
+    d.shape = vxk_box_shape((vxk_vec3){0.5f, 0.5f, 0.5f}, VXK_MAT_WOOD);
+    d.position = (vxk_vec3){end - 200.0f, 0.5f, 0.0f};
+    d.linear_velocity = (vxk_vec3){VXK_MAX_LINEAR_SPEED, 0.0f, 0.0f};
+    vxk_body_id far = add_body(w, &d);
     VXK_CHECK(!VXK_ID_IS_NULL(sphere) && !VXK_ID_IS_NULL(far));
     for (int step = 0; step < 60; ++step)
         VXK_CHECK_EQ_INT(vxk_world_step(w, STEP_DT), VXK_OK);
     vxk_vec3 p = position(w, sphere), q = position(w, far);
+    VXK_CHECK_MSG(q.x > end + 500.0f, "the box stayed at x %.9g, the range ends at %.9g",
+                  (double)q.x, (double)end);
     VXK_CHECK_MSG(fabsf(p.y - 0.5f) <= 0.015f, "the sphere sank to %.6g", (double)p.y);
     VXK_CHECK_MSG(q.y < -3.0f, "the box past the range stopped at %.6g", (double)q.y);
     vxk_world_destroy(w);

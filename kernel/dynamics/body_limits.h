@@ -45,12 +45,13 @@ static inline vxk_vec3 vxk_v3_clamp_length(vxk_vec3 a, float max)
 }
 
 // Whether a world position lies in the position range: p / voxel size in [-VXK_POSITION_VOXELS,
-// VXK_POSITION_VOXELS) on each axis, computed as a ray's origin is (p * (1 / voxel size), float).
+// VXK_POSITION_VOXELS] on each axis (the end of the last voxel included), computed as a ray's
+// origin is (p * (1 / voxel size), float).
 static inline bool vxk_position_in_range(vxk_vec3 p, float inv_voxel_size)
 {
     const float q[3] = {p.x * inv_voxel_size, p.y * inv_voxel_size, p.z * inv_voxel_size};
     for (int i = 0; i < 3; ++i)
-        if (!(q[i] >= -VXK_POSITION_VOXELS && q[i] < VXK_POSITION_VOXELS))
+        if (!(q[i] >= -VXK_POSITION_VOXELS && q[i] <= VXK_POSITION_VOXELS))
             return false;
     return true;
 }

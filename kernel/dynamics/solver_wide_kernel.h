@@ -270,11 +270,18 @@ WATTR void WNAME(vxk_wide_prepare)(vxk_wide_constraint* c, const vxk_solver_stat
     WF k22 = W(add)(W(add)(ima_imb, WNAME(dot)(a2, ia2)), WNAME(dot)(b2, ib2));
     WF k12 = W(add)(WNAME(dot)(a1, ia2), WNAME(dot)(b1, ib2));
     WF det = W(sub)(W(mul)(k11, k22), W(mul)(k12, k12));
-    WF inv_det = W(select)(W(cmpneq)(det, zero), W(div)(one, det), zero);
+    // The 2x2 mass is positive definite; where rounding leaves it nearly singular or not
+    // definite (a long thin body spinning fast: k12^2 ~ k11 k22), its diagonal alone, so that
+    // friction never gets a negative mass and grows without bound.
+    WM definite = W(cmpgt)(det, W(mul)(W(broadcast)(1e-6f), W(mul)(k11, k22)));
+    WF inv_det = W(select)(definite, W(div)(one, det), zero);
     inv_det = W(select)(has_points, inv_det, zero);
-    W(store)(c->tangent_mass[0], W(mul)(inv_det, k22));
-    W(store)(c->tangent_mass[1], W(sub)(zero, W(mul)(inv_det, k12)));
-    W(store)(c->tangent_mass[2], W(mul)(inv_det, k11));
+    WF diag11 = W(select)(W(cmpgt)(k11, zero), W(div)(one, k11), zero);
+    WF diag22 = W(select)(W(cmpgt)(k22, zero), W(div)(one, k22), zero);
+    WM fallback = WMASK(andnot)(has_points, definite);
+    W(store)(c->tangent_mass[0], W(select)(fallback, diag11, W(mul)(inv_det, k22)));
+    W(store)(c->tangent_mass[1], W(select)(fallback, zero, W(sub)(zero, W(mul)(inv_det, k12))));
+    W(store)(c->tangent_mass[2], W(select)(fallback, diag22, W(mul)(inv_det, k11)));
     WF kt =
         W(add)(WNAME(dot)(n, WNAME(sym_mul)(&q.IA, n)), WNAME(dot)(n, WNAME(sym_mul)(&q.IB, n)));
     WF twist = W(select)(W(cmpgt)(kt, zero), W(div)(one, kt), zero);

@@ -34,8 +34,8 @@ extern "C" {
 #define VXK_MAX_LINEAR_SPEED 1000.0f  // m/s: a body's speed
 #define VXK_MAX_ANGULAR_SPEED 1000.0f // rad/s: a body's spin
 // A position (a body's, a point of a force or impulse) divided by the world's voxel size lies in
-// [-VXK_POSITION_VOXELS, VXK_POSITION_VOXELS) on each axis: the terrain's int32 voxel range, as a
-// ray's origin (vxk/raycast.h).
+// [-VXK_POSITION_VOXELS, VXK_POSITION_VOXELS] on each axis: the terrain's int32 voxel range, the
+// end of its last voxel included (a body may sit on the last voxel).
 #define VXK_POSITION_VOXELS 2147483648.0f
 #define VXK_MAX_GRAVITY 100.0f      // m/s^2: a world's gravity
 #define VXK_MAX_GRAVITY_SCALE 10.0f // a body's |gravity_scale|
