@@ -95,6 +95,10 @@ static void random_batch(uint64_t* s, vxk_wide_constraint* c)
         c->bias_rate[lane] = rand_range(s, 0, 30);
         c->mass_scale[lane] = rand_range(s, 0.5f, 1);
         c->impulse_scale[lane] = rand_range(s, 0, 0.5f);
+        // Round bodies (spheres, capsules) on some lanes: the anchors' cores in the solve.
+        c->radius_a[lane] = static_a ? 0.0f : rand_value(s, 0, 0.6f);
+        c->radius_b[lane] = rand_value(s, 0, 0.6f);
+        c->has_round |= c->radius_a[lane] != 0.0f || c->radius_b[lane] != 0.0f;
         // Random inverse inertias, friction centre and masses (prepare overwrites them half the
         // time); large friction impulses put some lanes outside the Coulomb disc.
         for (int k = 0; k < 6; ++k) {

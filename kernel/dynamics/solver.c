@@ -425,6 +425,7 @@ static void pack_lane(const solve_ctx* x, const bundle* kb, vxk_wide_constraint*
     w->impulse_scale[lane] = soft.impulse_scale;
     w->radius_a[lane] = k->terrain ? 0.0f : x->dyn->bodies[k->a].radius;
     w->radius_b[lane] = x->dyn->bodies[k->b].radius;
+    w->has_round |= w->radius_a[lane] != 0.0f || w->radius_b[lane] != 0.0f;
     if (k->point_count > w->point_count)
         w->point_count = k->point_count;
     for (uint32_t p = 0; p < k->point_count; ++p) {

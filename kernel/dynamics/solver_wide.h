@@ -57,7 +57,8 @@ typedef struct vxk_wide_constraint {
     uint32_t
         has_restitution; // some point may bounce (restitution != 0, closing past the threshold)
     uint32_t point_lanes[VXK_MANIFOLD_POINTS]; // point p: bit per lane that has it
-    uint32_t pad[7];
+    uint32_t has_round; // some lane has a rounding radius (radius_a, radius_b below)
+    uint32_t pad[6];
     float inv_mass_a[VXK_WIDE_LANES], inv_mass_b[VXK_WIDE_LANES];
     // World inverse inertias (symmetric: xx, xy, xz, yy, yz, zz), fixed over the step.
     float inv_i_a[6][VXK_WIDE_LANES], inv_i_b[6][VXK_WIDE_LANES];

@@ -353,9 +353,13 @@ WATTR void WNAME(vxk_wide_solve)(vxk_solver_state* states, vxk_wide_constraint* 
         uint32_t p = prm->reverse ? last - k : k;
         vxk_wide_point* wp = &c->points[p];
         WNAME(vec) ra = WNAME(load3)(wp->ra), rb = WNAME(load3)(wp->rb);
-        // The anchors' cores turn with their bodies; a round surface's point stays on the normal.
-        WNAME(vec) core_a = WNAME(mul_sub)(ra, radius_a, n);
-        WNAME(vec) core_b = WNAME(mul_add)(rb, radius_b, n);
+        // The anchors' cores turn with their bodies; a round surface's point stays on the normal
+        // (batches of boxes and voxels skip the arithmetic).
+        WNAME(vec) core_a = ra, core_b = rb;
+        if (c->has_round) {
+            core_a = WNAME(mul_sub)(ra, radius_a, n);
+            core_b = WNAME(mul_add)(rb, radius_b, n);
+        }
         WF s = W(add)(WNAME(dot)(n, WNAME(sub3)(WNAME(anchor_delta)(&PB, core_b),
                                                 WNAME(anchor_delta)(&PA, core_a))),
                       W(load)(wp->separation));
