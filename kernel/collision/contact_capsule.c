@@ -242,6 +242,24 @@ static float overlap_axis(vxk_vec3* axis, int* edge, vxk_vec3 p0, vxk_vec3 p1, v
     return best;
 }
 
+// Narrows [*t0, *t1] to the parameters where o + t d lies in [lo, hi] (empty: *t0 > *t1).
+static void clip_slab(float* t0, float* t1, float o, float d, float lo, float hi)
+{
+    if (d == 0.0f) {
+        if (o < lo || o > hi)
+            *t0 = 2.0f, *t1 = -1.0f;
+        return;
+    }
+    float ta = (lo - o) / d, tb = (hi - o) / d;
+    if (ta > tb) {
+        float x = ta;
+        ta = tb;
+        tb = x;
+    }
+    *t0 = fmaxf(*t0, ta);
+    *t1 = fminf(*t1, tb);
+}
+
 // The box's face of axis `i`, sign `sign` (box frame): the segment clipped to its rectangle gives
 // up to 2 points (on the face, in world through the box's frame) of separation along the face
 // normal minus r. False when the clip is empty.
@@ -253,20 +271,8 @@ static bool face_points(vxk_manifold* out, const vxk_obb* box, vxk_vec3 p0, vxk_
     for (uint32_t j = 0; j < 3; ++j) {
         if (j == i)
             continue;
-        float o = vxk_v3_get(p0, j), dj = vxk_v3_get(d, j), h = vxk_v3_get(box->half, j);
-        if (dj == 0.0f) {
-            if (o < -h || o > h)
-                return false;
-            continue;
-        }
-        float ta = (-h - o) / dj, tb = (h - o) / dj;
-        if (ta > tb) {
-            float x = ta;
-            ta = tb;
-            tb = x;
-        }
-        t0 = fmaxf(t0, ta);
-        t1 = fminf(t1, tb);
+        float h = vxk_v3_get(box->half, j);
+        clip_slab(&t0, &t1, vxk_v3_get(p0, j), vxk_v3_get(d, j), -h, h);
     }
     if (t0 > t1)
         return false;
@@ -375,21 +381,8 @@ uint32_t vxk_collide_face_capsule(vxk_manifold out[2], const vxk_face* a, const 
     const uint32_t along[2] = {u, v};
     for (uint32_t k = 0; k < 2; ++k) {
         uint32_t j = along[k];
-        float o = vxk_v3_get(b->p0, j), dj = vxk_v3_get(d, j);
-        float l = vxk_v3_get(lo, j), h = vxk_v3_get(hi, j);
-        if (dj == 0.0f) {
-            if (o < l || o > h)
-                t0 = 2.0f;
-            continue;
-        }
-        float ta = (l - o) / dj, tb = (h - o) / dj;
-        if (ta > tb) {
-            float x = ta;
-            ta = tb;
-            tb = x;
-        }
-        t0 = fmaxf(t0, ta);
-        t1 = fminf(t1, tb);
+        clip_slab(&t0, &t1, vxk_v3_get(b->p0, j), vxk_v3_get(d, j), vxk_v3_get(lo, j),
+                  vxk_v3_get(hi, j));
     }
     float h0 = sign * (vxk_v3_get(b->p0, axis) - plane), dh = sign * vxk_v3_get(d, axis);
     if (dh > 0.0f)
