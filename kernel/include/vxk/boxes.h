@@ -12,6 +12,7 @@
 #ifndef VXK_BOXES_H
 #define VXK_BOXES_H
 
+#include <assert.h> // static_assert, in C as in C++
 #include <vxk/base.h>
 #include <vxk/voxel_grid.h>
 
@@ -25,7 +26,7 @@ typedef struct vxk_voxel_box {
     uint8_t material;                // VXK_BOXES_PER_MATERIAL: the id of every voxel; else 0
     uint8_t pad[3];
 } vxk_voxel_box; // 16 bytes
-_Static_assert(sizeof(vxk_voxel_box) == 16, "vxk_voxel_box is 16 bytes");
+static_assert(sizeof(vxk_voxel_box) == 16, "vxk_voxel_box is 16 bytes");
 
 typedef enum vxk_boxes_mode {
     VXK_BOXES_ANY_SOLID = 0,    // a box may mix solid materials

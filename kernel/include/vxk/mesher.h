@@ -4,6 +4,7 @@
 #ifndef VXK_MESHER_H
 #define VXK_MESHER_H
 
+#include <assert.h> // static_assert, in C as in C++
 #include <vxk/base.h>
 #include <vxk/mesh.h>
 
@@ -62,7 +63,7 @@ typedef struct vxk_quad {
     uint8_t material;
     uint8_t edges; // class of edge slot s in bits 2s..2s+1
 } vxk_quad;        // 8 bytes
-_Static_assert(sizeof(vxk_quad) == 8, "vxk_quad is 8 bytes");
+static_assert(sizeof(vxk_quad) == 8, "vxk_quad is 8 bytes");
 
 static inline uint32_t vxk_quad_axis(vxk_quad q)
 {

@@ -16,6 +16,7 @@
 #ifndef VXK_SIMD_H
 #define VXK_SIMD_H
 
+#include <assert.h> // static_assert, in C as in C++
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
@@ -56,11 +57,11 @@ typedef struct vxk_u64x4_lanes {
     uint64_t lane[4];
 } vxk_u64x4_lanes;
 
-_Static_assert(sizeof(vxk_f32x8) == 32, "vxk_f32x8 is 32 bytes");
-_Static_assert(sizeof(vxk_u64x4) == 32, "vxk_u64x4 is 32 bytes");
-_Static_assert(sizeof(vxk_f32x8_lanes) == 32, "twin lanes match the vector size");
-_Static_assert(sizeof(vxk_mask8_lanes) == 32, "twin lanes match the vector size");
-_Static_assert(sizeof(vxk_u64x4_lanes) == 32, "twin lanes match the vector size");
+static_assert(sizeof(vxk_f32x8) == 32, "vxk_f32x8 is 32 bytes");
+static_assert(sizeof(vxk_u64x4) == 32, "vxk_u64x4 is 32 bytes");
+static_assert(sizeof(vxk_f32x8_lanes) == 32, "twin lanes match the vector size");
+static_assert(sizeof(vxk_mask8_lanes) == 32, "twin lanes match the vector size");
+static_assert(sizeof(vxk_u64x4_lanes) == 32, "twin lanes match the vector size");
 
 // ---- vxk_f32x8 ------------------------------------------------------------------------------
 

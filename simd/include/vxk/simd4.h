@@ -16,6 +16,7 @@
 #ifndef VXK_SIMD4_H
 #define VXK_SIMD4_H
 
+#include <assert.h> // static_assert, in C as in C++
 #include <vxk/simd.h>
 
 #ifdef __cplusplus
@@ -33,9 +34,9 @@ typedef struct vxk_mask4_lanes {
     uint32_t lane[4]; // 0xFFFFFFFF or 0
 } vxk_mask4_lanes;
 
-_Static_assert(sizeof(vxk_f32x4) == 16, "vxk_f32x4 is 16 bytes");
-_Static_assert(sizeof(vxk_f32x4_lanes) == 16, "twin lanes match the vector size");
-_Static_assert(sizeof(vxk_mask4_lanes) == 16, "twin lanes match the vector size");
+static_assert(sizeof(vxk_f32x4) == 16, "vxk_f32x4 is 16 bytes");
+static_assert(sizeof(vxk_f32x4_lanes) == 16, "twin lanes match the vector size");
+static_assert(sizeof(vxk_mask4_lanes) == 16, "twin lanes match the vector size");
 
 // ---- vxk_f32x4 ------------------------------------------------------------------------------
 

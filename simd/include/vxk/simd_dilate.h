@@ -7,6 +7,7 @@
 #ifndef VXK_SIMD_DILATE_H
 #define VXK_SIMD_DILATE_H
 
+#include <assert.h> // static_assert, in C as in C++
 #include <stddef.h>
 #include <stdint.h>
 
@@ -21,7 +22,7 @@ extern "C" {
 typedef struct vxk_dilate_rows {
     uint16_t rows[100][2];
 } vxk_dilate_rows;
-_Static_assert(sizeof(vxk_dilate_rows) == 400, "dilation input is 100 rows x 2 kinds x 16 bit");
+static_assert(sizeof(vxk_dilate_rows) == 400, "dilation input is 100 rows x 2 kinds x 16 bit");
 
 // A dilated 8^3 mask pair: bit x + 8*z of slice y is set when any voxel of the 3x3x3
 // neighbourhood of chunk voxel (x, y, z) is solid (water). 128 bytes.
@@ -29,7 +30,7 @@ typedef struct vxk_dilate_mask {
     uint64_t solid[8];
     uint64_t water[8];
 } vxk_dilate_mask;
-_Static_assert(sizeof(vxk_dilate_mask) == 128, "mask pair is 2 x 8 x 64 bit");
+static_assert(sizeof(vxk_dilate_mask) == 128, "mask pair is 2 x 8 x 64 bit");
 
 // Classification of a neighbourhood (seed 000: redundant chunks are filtered out).
 typedef enum vxk_dilate_kind {

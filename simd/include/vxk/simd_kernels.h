@@ -10,6 +10,7 @@
 #ifndef VXK_SIMD_KERNELS_H
 #define VXK_SIMD_KERNELS_H
 
+#include <assert.h> // static_assert, in C as in C++
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -59,7 +60,7 @@ typedef struct vxk_ray8 {
     float inv_dx[8], inv_dy[8], inv_dz[8];
     float tmin[8], tmax[8];
 } vxk_ray8;
-_Static_assert(sizeof(vxk_ray8) == 256, "vxk_ray8 is 8 lanes of 8 floats");
+static_assert(sizeof(vxk_ray8) == 256, "vxk_ray8 is 8 lanes of 8 floats");
 
 // Writes ray `lane` (0..7) of rays: origin o, direction d (inverted here with one IEEE division
 // per component), interval [tmin, tmax].
@@ -101,7 +102,7 @@ typedef struct vxk_tri8 {
     float e2x[8], e2y[8], e2z[8];
 } vxk_tri8;
 typedef vxk_tri8 vxk_quad8;
-_Static_assert(sizeof(vxk_tri8) == 288, "vxk_tri8 is 9 components of 8 lanes");
+static_assert(sizeof(vxk_tri8) == 288, "vxk_tri8 is 9 components of 8 lanes");
 
 // Per-lane hit: the hit point is o + t*d = v0 + u*e1 + v*e2.
 typedef struct vxk_hit8 {
@@ -143,7 +144,7 @@ typedef struct vxk_rect_ray {
     uint32_t flat;
     float tmin, tmax;
 } vxk_rect_ray;
-_Static_assert(sizeof(vxk_rect_ray) == 48, "vxk_rect_ray is 12 floats");
+static_assert(sizeof(vxk_rect_ray) == 48, "vxk_rect_ray is 12 floats");
 
 void vxk_rect_ray_set(vxk_rect_ray* ray, const float o[3], const float d[3], float tmin,
                       float tmax);
