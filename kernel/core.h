@@ -99,6 +99,15 @@ static inline uint64_t vxk_hash_bytes(uint64_t hash, const void* data, size_t si
         hash = (hash ^ p[i]) * 0x100000001B3ull;
     return hash;
 }
+// The number of nonzero bytes of voxels[0 .. n) (solid voxels: material 0 is air).
+static inline uint64_t vxk_count_solid(const uint8_t* voxels, size_t n)
+{
+    uint64_t count = 0;
+    for (size_t i = 0; i < n; ++i)
+        count += voxels[i] != 0;
+    return count;
+}
+
 #define VXK_HASH_SEED 0xCBF29CE484222325ull
 
 #endif

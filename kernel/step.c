@@ -35,13 +35,15 @@ typedef struct step_context {
     vxk_world_step_stats stats;
 } step_context;
 
+// The stages' trace span names; vxk_step_stage_name is the part after "step_".
 static const char* const stage_names[VXK_STEP_STAGE_COUNT] = {
-    "publish",     "spawn",   "masks", "caches", "predict",    "candidates",
-    "narrowphase", "islands", "solve", "sleep",  "continuous", "events"};
+    "step_publish", "step_spawn",      "step_masks",       "step_caches",
+    "step_predict", "step_candidates", "step_narrowphase", "step_islands",
+    "step_solve",   "step_sleep",      "step_continuous",  "step_events"};
 
 const char* vxk_step_stage_name(vxk_step_stage stage)
 {
-    return (unsigned)stage < VXK_STEP_STAGE_COUNT ? stage_names[stage] : "unknown";
+    return (unsigned)stage < VXK_STEP_STAGE_COUNT ? stage_names[stage] + 5 : "unknown";
 }
 
 // The time since the last lap, as the stage's.
@@ -140,15 +142,11 @@ static vxk_status stage_events(step_context* ctx)
 // after another from the step's start, so each begins where the one before ended.
 static void trace_stages(vxk_jobs* jobs, uint64_t start, const vxk_world_step_stats* stats)
 {
-    static const char* const names[VXK_STEP_STAGE_COUNT] = {
-        "step_publish", "step_spawn",      "step_masks",       "step_caches",
-        "step_predict", "step_candidates", "step_narrowphase", "step_islands",
-        "step_solve",   "step_sleep",      "step_continuous",  "step_events"};
     uint64_t at = start;
     for (int i = 0; i < VXK_STEP_STAGE_COUNT; ++i) {
         uint64_t end = at + (uint64_t)(stats->stage_seconds[i] * 1e9);
         if (end > at)
-            vxk_jobs_trace_span(jobs, names[i], at, end);
+            vxk_jobs_trace_span(jobs, stage_names[i], at, end);
         at = end;
     }
 }

@@ -5,6 +5,7 @@
 // side on terrain and on a voxel body, rolling down an incline at g sin(theta) / (1 + I / (m r^2)),
 // no tunnelling at 100 m/s, and bad shape defs refused.
 #include "contact_capsule.h"
+#include "ref_geometry.h"
 #include "test.h"
 
 #include <vxk/body.h>
@@ -15,55 +16,13 @@
 
 // ---- references (double) -----------------------------------------------------------------------
 
-typedef struct dvec {
-    double x, y, z;
-} dvec;
-
-static dvec dv(vxk_vec3 v)
-{
-    return (dvec){v.x, v.y, v.z};
-}
-static dvec dsub(dvec a, dvec b)
-{
-    return (dvec){a.x - b.x, a.y - b.y, a.z - b.z};
-}
-static dvec dadd(dvec a, dvec b)
-{
-    return (dvec){a.x + b.x, a.y + b.y, a.z + b.z};
-}
-static dvec dscale(dvec a, double s)
-{
-    return (dvec){a.x * s, a.y * s, a.z * s};
-}
-static double ddot(dvec a, dvec b)
-{
-    return a.x * b.x + a.y * b.y + a.z * b.z;
-}
-static double dlen(dvec a)
-{
-    return sqrt(ddot(a, a));
-}
-
 // Distance from p to segment [a, b].
 static double ref_point_segment(dvec p, dvec a, dvec b)
 {
-    dvec d = dsub(b, a);
-    double dd = ddot(d, d), t = dd > 0.0 ? ddot(dsub(p, a), d) / dd : 0.0;
+    dvec d = d_sub(b, a);
+    double dd = d_dot(d, d), t = dd > 0.0 ? d_dot(d_sub(p, a), d) / dd : 0.0;
     t = t < 0.0 ? 0.0 : (t > 1.0 ? 1.0 : t);
-    return dlen(dsub(p, dadd(a, dscale(d, t))));
-}
-
-// Distance from p to an oriented box (centre c, unit axes ax[3], half extents h).
-static double ref_point_box(dvec p, dvec c, const dvec ax[3], const double h[3])
-{
-    dvec l = dsub(p, c);
-    double s = 0.0;
-    for (int i = 0; i < 3; ++i) {
-        double x = ddot(l, ax[i]);
-        double e = x < -h[i] ? -h[i] - x : (x > h[i] ? x - h[i] : 0.0);
-        s += e * e;
-    }
-    return sqrt(s);
+    return d_len(d_sub(p, d_add(a, d_scale(d, t))));
 }
 
 typedef double (*point_distance)(dvec p, const void* ctx);
@@ -76,33 +35,28 @@ static double ref_segment_min(dvec a, dvec b, point_distance f, const void* ctx)
     double best = INFINITY;
     int at = 0;
     for (int i = 0; i <= n; ++i) {
-        double v = f(dadd(a, dscale(dsub(b, a), (double)i / n)), ctx);
+        double v = f(d_add(a, d_scale(d_sub(b, a), (double)i / n)), ctx);
         if (v < best)
             best = v, at = i;
     }
     double lo = (at > 0 ? at - 1 : 0) / (double)n, hi = (at < n ? at + 1 : n) / (double)n;
     for (int it = 0; it < 100; ++it) {
         double m1 = lo + (hi - lo) / 3.0, m2 = hi - (hi - lo) / 3.0;
-        double f1 = f(dadd(a, dscale(dsub(b, a), m1)), ctx);
-        double f2 = f(dadd(a, dscale(dsub(b, a), m2)), ctx);
+        double f1 = f(d_add(a, d_scale(d_sub(b, a), m1)), ctx);
+        double f2 = f(d_add(a, d_scale(d_sub(b, a), m2)), ctx);
         if (f1 < f2)
             hi = m2;
         else
             lo = m1;
     }
-    double v = f(dadd(a, dscale(dsub(b, a), 0.5 * (lo + hi))), ctx);
+    double v = f(d_add(a, d_scale(d_sub(b, a), 0.5 * (lo + hi))), ctx);
     return v < best ? v : best;
 }
 
-typedef struct ref_box {
-    dvec c, ax[3];
-    double h[3];
-} ref_box;
-
+// Distance from p to the box (0 inside).
 static double box_distance_fn(dvec p, const void* ctx)
 {
-    const ref_box* b = (const ref_box*)ctx;
-    return ref_point_box(p, b->c, b->ax, b->h);
+    return fmax(box_sdf((const dbox*)ctx, p), 0.0);
 }
 
 typedef struct ref_segment {
@@ -172,7 +126,7 @@ static int check_manifold(const vxk_manifold* m, double ref, float margin, const
                       ref);
     if (!m->point_count)
         return 0;
-    VXK_CHECK_MSG(fabs(dlen(dv(m->normal)) - 1.0) < 1e-4, "%s %d: normal not unit", what, k);
+    VXK_CHECK_MSG(fabs(d_len(dv(m->normal)) - 1.0) < 1e-4, "%s %d: normal not unit", what, k);
     double got = min_separation(m);
     if (ref > 1e-4)
         VXK_CHECK_MSG(fabs(got - ref) < 2e-4, "%s %d: separation %g, reference %g", what, k, got,
@@ -226,17 +180,6 @@ static int test_capsules_random(void)
     return 0;
 }
 
-static void obb_ref(const vxk_obb* o, ref_box* r)
-{
-    r->c = dv(o->center);
-    r->ax[0] = dv(o->axes.cx);
-    r->ax[1] = dv(o->axes.cy);
-    r->ax[2] = dv(o->axes.cz);
-    r->h[0] = o->half.x;
-    r->h[1] = o->half.y;
-    r->h[2] = o->half.z;
-}
-
 static vxk_obb random_obb(uint64_t* rng)
 {
     vxk_quat q = random_quat(rng);
@@ -261,8 +204,7 @@ static int test_box_capsule_random(void)
         float margin = 0.05f;
         vxk_manifold m;
         vxk_collide_box_capsule(&m, &o, &c, margin);
-        ref_box rb;
-        obb_ref(&o, &rb);
+        dbox rb = dbox_of(&o);
         double dist = ref_segment_min(dv(c.p0), dv(c.p1), box_distance_fn, &rb);
         double ref = dist - c.radius;
         if (dist > 1e-6) {
@@ -278,9 +220,9 @@ static int test_box_capsule_random(void)
         double depth = -min_separation(&m);
         VXK_CHECK_MSG(depth > c.radius - 1e-4, "box-capsule %d: depth %g below radius %g", k, depth,
                       (double)c.radius);
-        dvec move = dscale(dv(m.normal), depth + 1e-3);
+        dvec move = d_scale(dv(m.normal), depth + 1e-3);
         double after =
-            ref_segment_min(dadd(dv(c.p0), move), dadd(dv(c.p1), move), box_distance_fn, &rb) -
+            ref_segment_min(d_add(dv(c.p0), move), d_add(dv(c.p1), move), box_distance_fn, &rb) -
             c.radius;
         VXK_CHECK_MSG(after > 0.0, "box-capsule %d: still overlapping by %g after the move", k,
                       -after);
@@ -329,7 +271,7 @@ static int test_face_capsule_random(void)
         int over = 0;
         for (int i = 0; i <= 4000; ++i) {
             double t = i / 4000.0;
-            dvec p = dadd(dv(c.p0), dscale(dsub(dv(c.p1), dv(c.p0)), t));
+            dvec p = d_add(dv(c.p0), d_scale(d_sub(dv(c.p1), dv(c.p0)), t));
             double pc[3] = {p.x, p.y, p.z}, lo[3] = {f.min.x, f.min.y, f.min.z};
             double hu = lo[u] + f.size_u, hv = lo[v] + f.size_v;
             double height = sign * (pc[f.axis] - lo[f.axis]);
@@ -519,8 +461,8 @@ static int test_rolling_incline(void)
     VXK_CHECK_EQ_INT(vxk_body_get_transform(w, id, &pose), VXK_OK);
     vxk_vec3 p = pose.p;
     vxk_world_destroy(w);
-    dvec moved = dsub(dv(p), dv(start));
-    double along = ddot(moved, dv(down)), off = ddot(moved, dv(up));
+    dvec moved = d_sub(dv(p), dv(start));
+    double along = d_dot(moved, dv(down)), off = d_dot(moved, dv(up));
     double want = 0.5 * a * 1.0 * 1.0;
     VXK_CHECK_MSG(fabs(along / want - 1.0) < 0.02, "rolled %g m, analytic %g m", along, want);
     VXK_CHECK_MSG(fabs(off) < 0.01, "left the surface by %g m", off);
@@ -588,7 +530,7 @@ static int test_raycast(void)
     vxk_body_id id;
     VXK_CHECK_EQ_INT(vxk_body_create(w, &bd, &id), VXK_OK);
     vxk_vec3 axis = rotate(bd.rotation, (vxk_vec3){0, h, 0});
-    dvec s0 = dsub(dv(bd.position), dv(axis)), s1 = dadd(dv(bd.position), dv(axis));
+    dvec s0 = d_sub(dv(bd.position), dv(axis)), s1 = d_add(dv(bd.position), dv(axis));
     int hits = 0;
     for (int k = 0; k < 400; ++k) {
         vxk_vec3 o = {bd.position.x + vxk_test_randf(&rng, -3, 3),
@@ -597,8 +539,8 @@ static int test_raycast(void)
         vxk_vec3 target = {bd.position.x + vxk_test_randf(&rng, -1, 1),
                            bd.position.y + vxk_test_randf(&rng, -1, 1),
                            bd.position.z + vxk_test_randf(&rng, -1, 1)};
-        dvec d = dsub(dv(target), dv(o));
-        d = dscale(d, 1.0 / dlen(d));
+        dvec d = d_sub(dv(target), dv(o));
+        d = d_scale(d, 1.0 / d_len(d));
         vxk_ray_query q;
         memset(&q, 0, sizeof(q));
         q.ray.origin = o;
@@ -614,12 +556,12 @@ static int test_raycast(void)
             ref = 0.0;
         } else {
             for (; t < 20.0; t += 1e-3) {
-                dvec p = dadd(od, dscale(d, t));
+                dvec p = d_add(od, d_scale(d, t));
                 if (ref_point_segment(p, s0, s1) <= r) {
                     double lo = t - 1e-3, hi = t;
                     for (int it = 0; it < 60; ++it) {
                         double mid = 0.5 * (lo + hi);
-                        if (ref_point_segment(dadd(od, dscale(d, mid)), s0, s1) <= r)
+                        if (ref_point_segment(d_add(od, d_scale(d, mid)), s0, s1) <= r)
                             hi = mid;
                         else
                             lo = mid;
@@ -739,11 +681,10 @@ static int test_toi_separation(void)
             {vxk_test_randf(&rng, -2, 2), vxk_test_randf(&rng, -2, 2), vxk_test_randf(&rng, -2, 2)},
             random_quat(&rng)};
         vxk_vec3 c = rotate(pose.q, piece.center), axis = rotate(pose.q, (vxk_vec3){0, h, 0});
-        dvec mid = dadd(dv(pose.p), dv(c));
-        ref_segment seg = {dsub(mid, dv(axis)), dadd(mid, dv(axis))};
+        dvec mid = d_add(dv(pose.p), dv(c));
+        ref_segment seg = {d_sub(mid, dv(axis)), d_add(mid, dv(axis))};
         vxk_obb box = random_obb(&rng);
-        ref_box rb;
-        obb_ref(&box, &rb);
+        dbox rb = dbox_of(&box);
         vxk_toi_obstacle obstacles[3];
         double refs[3];
         obstacles[0] = vxk_toi_box_obstacle(&box);
@@ -758,7 +699,7 @@ static int test_toi_separation(void)
         vxk_aabb world, local;
         obstacles[2] = vxk_toi_piece_obstacle(&other, at, (vxk_vec3){0, 0, 0}, &world, &local);
         vxk_vec3 oaxis = rotate(at.q, (vxk_vec3){0, 0.5f, 0});
-        ref_segment oseg = {dsub(dv(at.p), dv(oaxis)), dadd(dv(at.p), dv(oaxis))};
+        ref_segment oseg = {d_sub(dv(at.p), dv(oaxis)), d_add(dv(at.p), dv(oaxis))};
         refs[2] = ref_segment_min(seg.a, seg.b, segment_distance_fn, &oseg) - r - 0.2;
         for (int j = 0; j < 3; ++j) {
             vxk_vec3 n;
@@ -771,7 +712,7 @@ static int test_toi_separation(void)
             apart++;
             VXK_CHECK_MSG(fabs(got - refs[j]) < 2e-4, "pair %d/%d: separation %g, reference %g", k,
                           j, (double)got, refs[j]);
-            VXK_CHECK(fabs(dlen(dv(n)) - 1.0) < 1e-4);
+            VXK_CHECK(fabs(d_len(dv(n)) - 1.0) < 1e-4);
         }
         vxk_toi_piece ball = {{0, 0, 0}, {0, 0, 0}, sr, VXK_TOI_SPHERE, NULL};
         vxk_transform ball_pose = {sc, {0, 0, 0, 1}};
@@ -782,11 +723,11 @@ static int test_toi_separation(void)
             VXK_CHECK_MSG(fabs(got - ref) < 2e-4, "sphere %d: separation %g, reference %g", k,
                           (double)got, ref);
             // The axis points from the capsule obstacle's nearest point towards the sphere.
-            dvec d = dsub(oseg.b, oseg.a);
-            double t = ddot(dsub(dv(sc), oseg.a), d) / ddot(d, d);
+            dvec d = d_sub(oseg.b, oseg.a);
+            double t = d_dot(d_sub(dv(sc), oseg.a), d) / d_dot(d, d);
             t = t < 0 ? 0 : (t > 1 ? 1 : t);
-            dvec towards = dsub(dv(sc), dadd(oseg.a, dscale(d, t)));
-            VXK_CHECK(ddot(dv(n), towards) > 0.999 * dlen(towards));
+            dvec towards = d_sub(dv(sc), d_add(oseg.a, d_scale(d, t)));
+            VXK_CHECK(d_dot(dv(n), towards) > 0.999 * d_len(towards));
         }
     }
     VXK_CHECK(apart > 600);

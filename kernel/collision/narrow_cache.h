@@ -59,6 +59,19 @@ typedef struct vxk_narrow_chunk {
     size_t bytes; // what the entry holds (quads + ray structure + entry)
 } vxk_narrow_chunk;
 
+// The quads of an entry whose boxes overlap box (chunk-local voxel units), through whichever
+// tree the entry holds: their indices in hits (VXK_MESHER_MAX_QUADS of room), in the tree's
+// order; returns how many.
+static inline uint32_t vxk_narrow_chunk_query(const vxk_narrow_chunk* chunk, uint32_t* hits,
+                                              const vxk_aabb* box)
+{
+    uint32_t n =
+        chunk->quantized
+            ? vxk_kdtree16_query_aabb(&chunk->tree16, hits, VXK_MESHER_MAX_QUADS, box, NULL)
+            : vxk_kdtree_query_aabb(&chunk->tree, hits, VXK_MESHER_MAX_QUADS, box, NULL);
+    return n < VXK_MESHER_MAX_QUADS ? n : VXK_MESHER_MAX_QUADS;
+}
+
 typedef struct vxk_narrow_cache vxk_narrow_cache;
 
 // A pin on an entry; release it with vxk_narrow_release. Zero-initialised = nothing pinned.

@@ -97,12 +97,7 @@ static void sweep_chunk(bullet_sweep* s, const vxk_aabb* swept, vxk_int3 coord)
     vxk_aabb box = {vxk_v3_sub(vxk_v3_scale(swept->min, inv), corner),
                     vxk_v3_sub(vxk_v3_scale(swept->max, inv), corner)};
     uint32_t hits[VXK_MESHER_MAX_QUADS];
-    uint32_t n =
-        chunk->quantized
-            ? vxk_kdtree16_query_aabb(&chunk->tree16, hits, VXK_MESHER_MAX_QUADS, &box, NULL)
-            : vxk_kdtree_query_aabb(&chunk->tree, hits, VXK_MESHER_MAX_QUADS, &box, NULL);
-    if (n > VXK_MESHER_MAX_QUADS)
-        n = VXK_MESHER_MAX_QUADS;
+    uint32_t n = vxk_narrow_chunk_query(chunk, hits, &box);
     for (uint32_t i = 0; i < n; ++i) {
         vxk_face f;
         vxk_face_from_quad(&f, chunk->quads[hits[i]], coord, ctx->voxel_size);

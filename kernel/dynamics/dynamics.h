@@ -170,7 +170,7 @@ typedef struct vxk_spawn_scratch {
     vxk_split split;
     vxk_split_result result;
     uint64_t* rows;
-    size_t row_capacity;
+    size_t row_bytes;
     vxk_int3* removed;
     uint32_t removed_capacity;
 } vxk_spawn_scratch;

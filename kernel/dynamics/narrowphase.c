@@ -56,11 +56,12 @@ typedef struct gatherer {
     cluster clusters[VXK_TASK_MANIFOLDS];
 } gatherer;
 
-static float min_separation(const cluster* c)
+// The deepest separation of n points (FLT_MAX for none).
+static float deepest_of(const vxk_manifold_point* points, uint32_t n)
 {
     float s = FLT_MAX;
-    for (uint32_t i = 0; i < c->count; ++i)
-        s = fminf(s, c->points[i].separation);
+    for (uint32_t i = 0; i < n; ++i)
+        s = fminf(s, points[i].separation);
     return s;
 }
 
@@ -81,13 +82,11 @@ static void gather(gatherer* g, const vxk_manifold* m, uint32_t key, uint8_t mat
         if (g->count < VXK_TASK_MANIFOLDS) {
             c = &g->clusters[g->count++];
         } else {
-            float deepest = FLT_MAX;
-            for (uint32_t i = 0; i < m->point_count; ++i)
-                deepest = fminf(deepest, m->points[i].separation);
+            float deepest = deepest_of(m->points, m->point_count);
             uint32_t worst = 0;
             float worst_s = -FLT_MAX;
             for (uint32_t i = 0; i < g->count; ++i) {
-                float s = min_separation(&g->clusters[i]);
+                float s = deepest_of(g->clusters[i].points, g->clusters[i].count);
                 if (s > worst_s)
                     worst_s = s, worst = i;
             }
@@ -125,15 +124,6 @@ typedef struct narrow_ctx {
     vxk_status status; // first failure (set under no lock: any failure sets OUT_OF_MEMORY)
 } narrow_ctx;
 
-// The deepest separation of a manifold's points (FLT_MAX when it has none).
-static float manifold_deepest(const vxk_manifold* m)
-{
-    float d = FLT_MAX;
-    for (uint32_t i = 0; i < m->point_count; ++i)
-        d = fminf(d, m->points[i].separation);
-    return d;
-}
-
 // The sink a task's shape functions write into: the task's gatherer, and the deepest separation
 // seen (FLT_MAX for none), which names the chunk of a terrain task's manifolds.
 typedef struct gather_sink {
@@ -155,7 +145,7 @@ static void gather_add(vxk_contact_sink* sink, const vxk_manifold* m, uint32_t k
         m = &moved;
     }
     gather(s->g, m, key, material);
-    s->deepest = fminf(s->deepest, manifold_deepest(m));
+    s->deepest = fminf(s->deepest, deepest_of(m->points, m->point_count));
 }
 
 // Coordinates (voxels) past which a body collides with the terrain in a frame at its position:
@@ -230,12 +220,7 @@ static void terrain_chunk(narrow_ctx* ctx, const vxk_narrow_task* t, const body_
             {(float)(hi[0] - corner[0]), (float)(hi[1] - corner[1]), (float)(hi[2] - corner[2])}};
     }
     uint32_t hits[VXK_MESHER_MAX_QUADS];
-    uint32_t n =
-        chunk->quantized
-            ? vxk_kdtree16_query_aabb(&chunk->tree16, hits, VXK_MESHER_MAX_QUADS, &box, NULL)
-            : vxk_kdtree_query_aabb(&chunk->tree, hits, VXK_MESHER_MAX_QUADS, &box, NULL);
-    if (n > VXK_MESHER_MAX_QUADS)
-        n = VXK_MESHER_MAX_QUADS;
+    uint32_t n = vxk_narrow_chunk_query(chunk, hits, &box);
     // Quad order, so that the points gathered do not depend on the tree (quantized or float).
     for (uint32_t i = 1; i < n; ++i) {
         uint32_t x = hits[i], j = i;
@@ -408,7 +393,7 @@ static void collide_region(narrow_ctx* ctx, const vxk_narrow_task* t, const body
         uint8_t material;
         vxk_terrain_read(terrain, &material, (vxk_int_box){v, v});
         gather(g, &vm.manifolds[k], 0, material);
-        float d = manifold_deepest(&vm.manifolds[k]);
+        float d = deepest_of(vm.manifolds[k].points, vm.manifolds[k].point_count);
         if (d < *deepest) {
             *deepest = d;
             *chunk = (vxk_int3){v.x >> 3, v.y >> 3, v.z >> 3};

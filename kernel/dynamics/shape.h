@@ -27,7 +27,6 @@ struct vxk_contact_sink {
 };
 
 typedef struct vxk_shape_class {
-    const char* name;
     // The def's sizes: VXK_OK or VXK_ERR_OUT_OF_RANGE (VXK_ERR_INVALID_ARGUMENT for missing
     // data). Finiteness is checked before.
     vxk_status (*validate)(const vxk_shape_def* shape);

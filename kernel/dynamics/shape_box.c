@@ -59,17 +59,12 @@ static vxk_toi_piece box_piece(const vxk_body* b, uint32_t i)
 }
 
 const vxk_shape_class vxk_box_class = {
-    "box",
-    box_validate,
-    box_mass,
-    box_init,
-    box_aabb,
-    box_extent,
-    box_min_extent,
-    vxk_ray_box,
-    vxk_shape_one_piece,
-    box_piece,
-    vxk_collide_face_boxes,
+
+    box_validate, box_mass,
+    box_init,     box_aabb,
+    box_extent,   box_min_extent,
+    vxk_ray_box,  vxk_shape_one_piece,
+    box_piece,    vxk_collide_face_boxes,
 };
 
 static void box_sphere(vxk_contact_sink* sink, const vxk_body* a, const vxk_body* b, float margin,

@@ -155,9 +155,8 @@ static void capsule_face(vxk_contact_sink* sink, const vxk_body* b, const vxk_ma
 }
 
 const vxk_shape_class vxk_capsule_class = {
-    "capsule",           capsule_validate, capsule_mass,       capsule_init,
-    capsule_aabb,        capsule_extent,   capsule_min_extent, capsule_ray,
-    vxk_shape_one_piece, capsule_piece,    capsule_face,
+    capsule_validate,   capsule_mass, capsule_init,        capsule_aabb,  capsule_extent,
+    capsule_min_extent, capsule_ray,  vxk_shape_one_piece, capsule_piece, capsule_face,
 };
 
 static void capsule_sphere(vxk_contact_sink* sink, const vxk_body* a, const vxk_body* b,

@@ -62,9 +62,8 @@ static void sphere_face(vxk_contact_sink* sink, const vxk_body* b, const vxk_mat
 }
 
 const vxk_shape_class vxk_sphere_class = {
-    "sphere",      sphere_validate,   sphere_mass,    sphere_init,         sphere_aabb,
-    sphere_extent, sphere_min_extent, vxk_ray_sphere, vxk_shape_one_piece, sphere_piece,
-    sphere_face,
+    sphere_validate,   sphere_mass,    sphere_init,         sphere_aabb,  sphere_extent,
+    sphere_min_extent, vxk_ray_sphere, vxk_shape_one_piece, sphere_piece, sphere_face,
 };
 
 static void sphere_sphere(vxk_contact_sink* sink, const vxk_body* a, const vxk_body* b,

@@ -79,8 +79,11 @@ static vxk_toi_piece voxel_piece(const vxk_body* b, uint32_t i)
 }
 
 const vxk_shape_class vxk_voxel_class = {
-    "voxels",     voxel_validate,   NULL,           voxel_init,        voxel_aabb,
-    voxel_extent, voxel_min_extent, vxk_ray_voxels, voxel_piece_count, voxel_piece,
+    voxel_validate, NULL,
+    voxel_init,     voxel_aabb,
+    voxel_extent,   voxel_min_extent,
+    vxk_ray_voxels, voxel_piece_count,
+    voxel_piece,
     NULL, // the terrain voxel against voxel (narrowphase.c)
 };
 

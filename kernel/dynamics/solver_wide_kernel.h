@@ -308,17 +308,17 @@ WATTR void WNAME(vxk_wide_warm_start)(vxk_solver_state* states, vxk_wide_constra
     WNAME(vec) n = WNAME(load3)(c->normal), t1 = WNAME(load3)(c->t1), t2 = WNAME(load3)(c->t2);
     for (uint32_t p = 0; p < c->point_count; ++p) {
         vxk_wide_point* wp = &c->points[p];
-        WNAME(vec) ca = WNAME(cross)(WNAME(load3)(wp->ra), n);
-        WNAME(vec) cb = WNAME(cross)(WNAME(load3)(wp->rb), n);
-        WF applied = W(load)(wp->normal_impulse);
-        if (c->has_restitution) {
-            WF before =
-                WNAME(normal_velocity)(&q, n, WNAME(load3)(wp->ra), WNAME(load3)(wp->rb), &ca, &cb);
-            WNAME(normal_apply)(&q, n, ca, cb, applied);
-            WNAME(add_work)(wp, &q, n, applied, before);
+        WNAME(vec) ra = WNAME(load3)(wp->ra), rb = WNAME(load3)(wp->rb), ca, cb;
+        WF applied = W(load)(wp->normal_impulse), before = W(broadcast)(0.0f);
+        if (c->has_restitution) { // the work is counted where a bounce may spend it
+            before = WNAME(normal_velocity)(&q, n, ra, rb, &ca, &cb);
         } else {
-            WNAME(normal_apply)(&q, n, ca, cb, applied);
+            ca = WNAME(cross)(ra, n);
+            cb = WNAME(cross)(rb, n);
         }
+        WNAME(normal_apply)(&q, n, ca, cb, applied);
+        if (c->has_restitution)
+            WNAME(add_work)(wp, &q, n, applied, before);
     }
     WF f1 = W(load)(c->friction_impulse[0]), f2 = W(load)(c->friction_impulse[1]);
     WNAME(vec)

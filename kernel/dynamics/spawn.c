@@ -8,14 +8,6 @@
 #include "math3.h"
 #include "spawn.h"
 
-static uint64_t count_solid(const uint8_t* voxels, size_t n)
-{
-    uint64_t count = 0;
-    for (size_t i = 0; i < n; ++i)
-        count += voxels[i] != VXK_MAT_AIR;
-    return count;
-}
-
 // Reads a voxel body's whole grid into a new buffer.
 static vxk_status read_grid(vxk_world* world, vxk_body_id id, vxk_int3* size, uint8_t** grid)
 {
@@ -87,14 +79,8 @@ static bool split_rows(vxk_spawn_scratch* sc, const uint8_t* before, const uint8
 {
     size_t words = vxk_split_grid_words(size);
     uint32_t row_words = (uint32_t)((size.x + 63) / 64);
-    if (words > sc->row_capacity) {
-        uint64_t* rows = (uint64_t*)vxk_alloc(words * sizeof(uint64_t));
-        if (!rows)
-            return false;
-        vxk_free(sc->rows, sc->row_capacity * sizeof(uint64_t));
-        sc->rows = rows;
-        sc->row_capacity = words;
-    }
+    if (vxk_dynamics_reserve((void**)&sc->rows, &sc->row_bytes, words * sizeof(uint64_t)) != VXK_OK)
+        return false;
     if (!vxk_grow_items((void**)&sc->removed, &sc->removed_capacity, removed, sizeof(*sc->removed)))
         return false;
     memset(sc->rows, 0, words * sizeof(uint64_t));
@@ -232,7 +218,7 @@ static void edit_body(vxk_dynamics* dyn, vxk_spawn_list* list, const vxk_spawn_b
     vxk_status status = read_grid(world, id, &size, &grid);
     vxk_int_box all = {{0, 0, 0}, {size.x - 1, size.y - 1, size.z - 1}};
     size_t n = (size_t)size.x * (size_t)size.y * (size_t)size.z;
-    uint64_t solid = status == VXK_OK ? count_solid(grid, n) : 0;
+    uint64_t solid = status == VXK_OK ? vxk_count_solid(grid, n) : 0;
     // The grid before the edits, for splitting (without it the body is not split).
     uint8_t* before = status == VXK_OK && list->split ? (uint8_t*)vxk_alloc(n) : NULL;
     if (before)
@@ -252,7 +238,7 @@ static void edit_body(vxk_dynamics* dyn, vxk_spawn_list* list, const vxk_spawn_b
             if (!VXK_ID_EQUAL(s->edit.body, id))
                 continue;
             vxk_status st = vxk_body_read_voxels(world, id, grid, all);
-            uint64_t count = count_solid(grid, n);
+            uint64_t count = vxk_count_solid(grid, n);
             if (st == VXK_OK)
                 st = list->apply(s, grid, size, &count);
             if (st == VXK_OK)
@@ -288,7 +274,7 @@ void vxk_spawn_scratch_free(vxk_spawn_scratch* sc)
 {
     vxk_split_destroy(&sc->split);
     vxk_split_result_free(&sc->result);
-    vxk_free(sc->rows, sc->row_capacity * sizeof(uint64_t));
+    vxk_free(sc->rows, sc->row_bytes);
     vxk_free(sc->removed, (size_t)sc->removed_capacity * sizeof(*sc->removed));
     memset(sc, 0, sizeof(*sc));
     vxk_split_init(&sc->split);
@@ -296,6 +282,5 @@ void vxk_spawn_scratch_free(vxk_spawn_scratch* sc)
 
 uint64_t vxk_spawn_scratch_bytes(const vxk_spawn_scratch* sc)
 {
-    return sc->row_capacity * sizeof(uint64_t) +
-           (uint64_t)sc->removed_capacity * sizeof(*sc->removed);
+    return sc->row_bytes + (uint64_t)sc->removed_capacity * sizeof(*sc->removed);
 }

@@ -506,14 +506,6 @@ static void grid_box_copy(uint8_t* grid, vxk_int3 size, uint8_t* dense, vxk_int_
         }
 }
 
-static uint64_t count_solid(const uint8_t* voxels, size_t n)
-{
-    uint64_t count = 0;
-    for (size_t i = 0; i < n; ++i)
-        count += voxels[i] != VXK_MAT_AIR;
-    return count;
-}
-
 // vxk_spawn_edit_fn: one staged edit applied to a copy of a body's grid, refusing one that would
 // leave it empty. *solid is the grid's solid count, updated.
 static vxk_status body_edit_on_grid(const staged_body_edit* s, uint8_t* grid, vxk_int3 size,
@@ -528,9 +520,9 @@ static vxk_status body_edit_on_grid(const staged_body_edit* s, uint8_t* grid, vx
     if (!dense)
         return VXK_ERR_OUT_OF_MEMORY;
     grid_box_copy(grid, size, dense, region, true);
-    uint64_t before = count_solid(dense, n);
+    uint64_t before = vxk_count_solid(dense, n);
     vxk_edit_apply_dense(&s->edit, dense, region);
-    uint64_t after = count_solid(dense, n);
+    uint64_t after = vxk_count_solid(dense, n);
     if (*solid - before + after == 0) {
         status = VXK_ERR_OUT_OF_RANGE; // vxk_body_set_voxels' rule: a body keeps a voxel
     } else {
